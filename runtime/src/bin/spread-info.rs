@@ -1,0 +1,54 @@
+//! `spread-info`: lists the devices Spread's runtime sees, like `llvm-omp-device-info`.
+
+use clap::Parser;
+use spread_rt::config::Config;
+use spread_rt::runtime::Runtime;
+
+/// Lists the devices Spread's runtime would offer a program started with the same environment
+/// (`SPREAD_HOST_DEVICES`, `SPREAD_HOST_THREADS`).
+#[derive(Parser)]
+#[command(version, about)]
+struct Args {
+    /// Print one device only.
+    #[arg(short, long)]
+    device: Option<usize>,
+}
+
+fn gib(bytes: u64) -> String {
+    format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64)
+}
+
+fn main() -> std::process::ExitCode {
+    let args = Args::parse();
+    let rt = Runtime::new(Config::from_env());
+    if let Some(d) = args.device {
+        if d >= rt.num_devices() {
+            eprintln!(
+                "spread-info: no device {d}: the runtime has {} devices",
+                rt.num_devices()
+            );
+            return std::process::ExitCode::FAILURE;
+        }
+    }
+    println!(
+        "Spread runtime: {} devices (initial device {})",
+        rt.num_devices(),
+        rt.initial_device()
+    );
+    for slot in rt
+        .devices
+        .iter()
+        .filter(|s| args.device.is_none_or(|d| d == s.id))
+    {
+        let i = slot.dev.info();
+        println!(
+            "device {}: {} | {} | memory {} | {} compute units",
+            slot.id,
+            i.kind.as_str(),
+            i.name,
+            gib(i.memory_bytes),
+            i.compute_units
+        );
+    }
+    std::process::ExitCode::SUCCESS
+}

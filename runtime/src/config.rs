@@ -1,0 +1,106 @@
+//! Settings read from the environment once, at start-up.
+
+/// Spread's own settings (`SPREAD_*`) and the libomptarget ones it honours.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// `SPREAD_HOST_DEVICES`: how many host devices (default 4, as libomptarget's host plugin).
+    pub host_devices: usize,
+    /// `SPREAD_HOST_THREADS`: threads a host-device kernel may use when it runs alone
+    /// (default: all cores, shared equally among host devices running at once).
+    pub host_threads: Option<usize>,
+    /// `LIBOMPTARGET_INFO`: bit mask of diagnostic output.
+    pub info: u32,
+    /// Problems found while reading the settings, reported once by the runtime.
+    pub warnings: Vec<String>,
+}
+
+/// Largest accepted `SPREAD_HOST_DEVICES`.
+pub const MAX_HOST_DEVICES: usize = 64;
+
+impl Config {
+    /// Reads the settings through `var` (the process environment in production).
+    pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> Self {
+        let mut warnings = Vec::new();
+        let host_devices = match var("SPREAD_HOST_DEVICES") {
+            None => 4,
+            Some(v) => match v.trim().parse::<usize>() {
+                Ok(n) if n <= MAX_HOST_DEVICES => n,
+                _ => {
+                    warnings.push(format!(
+                        "SPREAD_HOST_DEVICES={v:?} is not a number from 0 to {MAX_HOST_DEVICES}; using 4"
+                    ));
+                    4
+                }
+            },
+        };
+        let host_threads = match var("SPREAD_HOST_THREADS") {
+            None => None,
+            Some(v) => match v.trim().parse::<usize>() {
+                Ok(n) if n >= 1 => Some(n),
+                _ => {
+                    warnings.push(format!(
+                        "SPREAD_HOST_THREADS={v:?} is not a positive number; ignoring it"
+                    ));
+                    None
+                }
+            },
+        };
+        let info = var("LIBOMPTARGET_INFO").map_or(0, |v| parse_info(&v));
+        Config {
+            host_devices,
+            host_threads,
+            info,
+            warnings,
+        }
+    }
+
+    /// Reads the process environment.
+    pub fn from_env() -> Self {
+        Self::from_lookup(|k| std::env::var(k).ok())
+    }
+}
+
+/// `LIBOMPTARGET_INFO` accepts decimal, hex (`0x`) and -1 (everything).
+fn parse_info(v: &str) -> u32 {
+    let v = v.trim();
+    let parsed = if let Some(hex) = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+        i64::from_str_radix(hex, 16).ok()
+    } else {
+        v.parse::<i64>().ok()
+    };
+    parsed.map_or(0, |n| n as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn cfg(pairs: &[(&str, &str)]) -> Config {
+        let m: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Config::from_lookup(|k| m.get(k).cloned())
+    }
+
+    #[test]
+    fn defaults_match_libomptarget() {
+        let c = cfg(&[]);
+        assert_eq!(c.host_devices, 4);
+        assert_eq!(c.info, 0);
+        assert!(c.warnings.is_empty());
+    }
+
+    #[test]
+    fn values_and_bad_values() {
+        assert_eq!(cfg(&[("SPREAD_HOST_DEVICES", "2")]).host_devices, 2);
+        let bad = cfg(&[("SPREAD_HOST_DEVICES", "many")]);
+        assert_eq!(bad.host_devices, 4);
+        assert_eq!(bad.warnings.len(), 1);
+        assert_eq!(cfg(&[("LIBOMPTARGET_INFO", "0x20")]).info, 0x20);
+        assert_eq!(cfg(&[("LIBOMPTARGET_INFO", "-1")]).info, u32::MAX);
+        assert_eq!(cfg(&[("SPREAD_HOST_THREADS", "3")]).host_threads, Some(3));
+        assert_eq!(cfg(&[("SPREAD_HOST_THREADS", "0")]).host_threads, None);
+    }
+}

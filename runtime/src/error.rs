@@ -1,0 +1,76 @@
+//! Errors of the runtime and how they reach the user.
+//!
+//! An [`Error`] carries the cause (what libomptarget prints as `omptarget message:`) and the
+//! steps it went through on its way up (printed as `omptarget error:` lines), so the report of a
+//! failed construct reads like libomptarget's and tests written for it keep matching.
+
+use std::fmt;
+
+/// What went wrong, coarsely; the message says precisely.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// A mapping the program asked for cannot be honoured (`present`, explicit extension, ...).
+    Mapping,
+    /// A device number outside `0..num_devices`.
+    BadDevice,
+    /// A device ran out of memory.
+    OutOfMemory,
+    /// A kernel the program launches is not in any image loaded on the device.
+    MissingKernel,
+    /// An offload image could not be read or loaded.
+    Image,
+    /// The backend failed an operation.
+    Backend,
+}
+
+/// A runtime error with its cause and context.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    pub kind: ErrorKind,
+    /// The cause, in libomptarget's words where libomptarget has words for it.
+    pub message: String,
+    /// Outermost last: each layer that saw the error and gave up.
+    pub context: Vec<String>,
+}
+
+impl Error {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Error {
+            kind,
+            message: message.into(),
+            context: Vec::new(),
+        }
+    }
+
+    /// Adds the step that failed because of this error.
+    pub fn context(mut self, step: impl Into<String>) -> Self {
+        self.context.push(step.into());
+        self
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        for c in &self.context {
+            write!(f, "; {c}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Shorthand used throughout the runtime.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Adds context to a failing result.
+pub trait ResultExt<T> {
+    fn context(self, step: impl FnOnce() -> String) -> Result<T>;
+}
+
+impl<T> ResultExt<T> for Result<T> {
+    fn context(self, step: impl FnOnce() -> String) -> Result<T> {
+        self.map_err(|e| e.context(step()))
+    }
+}

@@ -1,0 +1,61 @@
+//! The dynamic loader: host-device images are shared objects loaded once per device.
+
+use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
+use std::ffi::CString;
+use std::io::Write;
+use std::os::fd::{FromRawFd, OwnedFd};
+
+/// A shared object loaded from memory; unloading it runs its destructors.
+pub struct LoadedObject {
+    lib: Library,
+    /// Kept open while loaded: the loader identifies objects by path, and a closed descriptor's
+    /// number (so its /proc path) would be reused by the next device's image.
+    _file: std::fs::File,
+}
+
+impl LoadedObject {
+    /// Loads `bytes` as a new copy of a shared object, with globals of its own.
+    ///
+    /// The bytes go to an anonymous memory file, so nothing is left in /tmp and two devices that
+    /// load the same image get two copies of its globals (the loader keys objects by file).
+    pub fn load(bytes: &[u8], label: &str) -> Result<Self, String> {
+        let name = CString::new(label.replace('\0', "")).map_err(|e| e.to_string())?;
+        // SAFETY: memfd_create takes a NUL-terminated name and flags; the returned descriptor,
+        // when non-negative, is owned by nobody else and is wrapped at once.
+        let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(format!(
+                "memfd_create failed: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        // SAFETY: `fd` is a fresh descriptor owned by this function (see above).
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        let mut file = std::fs::File::from(fd);
+        file.write_all(bytes)
+            .map_err(|e| format!("writing the image failed: {e}"))?;
+        let path = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&file));
+        // SAFETY: loading runs the image's constructors, which is what offloading a program's
+        // image means; the image was produced by clang for this program.
+        let lib = unsafe { Library::open(Some(&path), RTLD_NOW | RTLD_LOCAL) }
+            .map_err(|e| e.to_string())?;
+        Ok(LoadedObject { lib, _file: file })
+    }
+
+    /// Address of the symbol `name`, if defined.
+    pub fn symbol(&self, name: &str) -> Option<usize> {
+        let name = CString::new(name).ok()?;
+        // SAFETY: the symbol is only turned into an address; nothing is called or read here.
+        let sym = unsafe { self.lib.get::<*mut libc::c_void>(name.as_bytes_with_nul()) }.ok()?;
+        let addr = sym.into_raw() as usize;
+        (addr != 0).then_some(addr)
+    }
+}
+
+/// Address of a symbol in the process's global scope (libomp's entry points).
+pub fn global_symbol(name: &str) -> Option<usize> {
+    let name = CString::new(name).ok()?;
+    // SAFETY: dlsym with RTLD_DEFAULT only looks the name up.
+    let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
+    (!p.is_null()).then_some(p as usize)
+}

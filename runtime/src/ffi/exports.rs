@@ -1,0 +1,1211 @@
+//! The C ABI: every entry point of LLVM 19's `libomptarget.so.19.1` (version `VERS1.0`), plus
+//! `__tgt_get_num_devices` for libomp. Each function converts its arguments and calls the safe
+//! runtime; none holds logic of its own beyond libomptarget's argument checks.
+
+use super::{kmp, mem};
+use crate::abi::{BinDesc, DeviceImage, Ident, KernelArgs, OffloadEntry, KERNEL_FLAG_NOWAIT};
+use crate::api::{self, Rect, Side};
+use crate::device::{AllocKind, LaunchConfig};
+use crate::error::ErrorKind;
+use crate::info::{self, bits};
+use crate::location::SourceLoc;
+use crate::report;
+use crate::runtime::{self, EntryInfo, Placement, Runtime};
+use crate::targetdata::MapArgs;
+use std::ffi::{c_char, c_int, c_void};
+
+/// libomptarget's OFFLOAD_FAIL / OMP_TGT_FAIL.
+const FAIL: c_int = -1;
+
+fn loc_of(loc: *const Ident) -> Option<SourceLoc> {
+    let ident = mem::read(loc)?;
+    SourceLoc::parse(&mem::c_string(ident.psource)?)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn map_args(
+    n: i32,
+    bases: *mut *mut c_void,
+    begins: *mut *mut c_void,
+    sizes: *const i64,
+    types: *const i64,
+    names: *const *mut c_void,
+    mappers: *const *mut c_void,
+) -> MapArgs {
+    let n = usize::try_from(n).unwrap_or(0);
+    MapArgs {
+        bases: mem::ptr_array(bases, n),
+        begins: mem::ptr_array(begins, n),
+        sizes: mem::array(sizes, n),
+        types: mem::array(types, n),
+        names: mem::ptr_array(names, n),
+        mappers: mem::ptr_array(mappers, n),
+    }
+}
+
+/// The `LIBOMPTARGET_INFO` 0x1 listing of a construct's map arguments.
+fn list_arguments(device: i64, what: &str, loc: Option<&SourceLoc>, a: &MapArgs) {
+    if !info::enabled(bits::KERNEL_ARGS) {
+        return;
+    }
+    use crate::abi::map;
+    let dev = usize::try_from(device).unwrap_or(0);
+    let at = loc.map_or_else(|| "unknown:0:0".to_string(), |l| l.to_string());
+    info::print(
+        dev,
+        format_args!("{what} at {at} with {} arguments:", a.len()),
+    );
+    for i in 0..a.len() {
+        let t = a.types[i];
+        let ty = if t & map::TO != 0 && t & map::FROM != 0 {
+            "tofrom"
+        } else if t & map::TO != 0 {
+            "to"
+        } else if t & map::FROM != 0 {
+            "from"
+        } else if t & map::PRIVATE != 0 {
+            "private"
+        } else if t & map::LITERAL != 0 {
+            "firstprivate"
+        } else if a.sizes[i] != 0 {
+            "alloc"
+        } else {
+            "use_address"
+        };
+        let implicit = if t & map::IMPLICIT != 0 {
+            "(implicit)"
+        } else {
+            ""
+        };
+        info::print(
+            dev,
+            format_args!(
+                "{ty}({})[{}] {implicit}",
+                info::var_name(a.names[i]),
+                a.sizes[i]
+            ),
+        );
+    }
+}
+
+/// Resolves a construct's device; `None` means run on the host (or do nothing). Bad devices and
+/// unusable images end the program as libomptarget does.
+fn resolve(
+    rt: &'static Runtime,
+    device: i64,
+    loc: Option<&SourceLoc>,
+) -> Option<&'static runtime::DeviceSlot> {
+    match rt.placement(device) {
+        Ok(Placement::Host) => None,
+        Ok(Placement::Device(slot)) => Some(slot),
+        Err(e) if e.kind == ErrorKind::BadDevice => {
+            let id = if device == -1 {
+                i64::from(kmp::default_device())
+            } else {
+                device
+            };
+            report::fatal_device(&e, id, loc)
+        }
+        Err(e) => report::fatal_construct(rt, &e, loc),
+    }
+}
+
+fn after_success(rt: &Runtime, loc: Option<&SourceLoc>) {
+    if info::enabled(bits::DUMP_TABLE) {
+        report::dump_all(rt, loc);
+    }
+}
+
+#[derive(Clone, Copy)]
+enum DataOp {
+    Begin,
+    End,
+    Update,
+}
+
+impl DataOp {
+    fn region(self, nowait: bool) -> &'static str {
+        match (self, nowait) {
+            (DataOp::Begin, false) => "Entering OpenMP data region with being_mapper",
+            (DataOp::Begin, true) => "Entering OpenMP data region with being_nowait_mapper",
+            (DataOp::End, false) => "Exiting OpenMP data region with end_mapper",
+            (DataOp::End, true) => "Exiting OpenMP data region with end_nowait_mapper",
+            (DataOp::Update, false) => {
+                "Updating data within the OpenMP data region with update_mapper"
+            }
+            (DataOp::Update, true) => {
+                "Updating data within the OpenMP data region with update_nowait_mapper"
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn target_data(
+    op: DataOp,
+    nowait: bool,
+    loc: *const Ident,
+    device: i64,
+    n: i32,
+    bases: *mut *mut c_void,
+    begins: *mut *mut c_void,
+    sizes: *const i64,
+    types: *const i64,
+    names: *const *mut c_void,
+    mappers: *const *mut c_void,
+) {
+    let rt = runtime::get();
+    let loc = loc_of(loc);
+    let Some(slot) = resolve(rt, device, loc.as_ref()) else {
+        return;
+    };
+    let mut args = map_args(n, bases, begins, sizes, types, names, mappers);
+    list_arguments(slot.id as i64, op.region(nowait), loc.as_ref(), &args);
+    let returns_bases = args
+        .types
+        .iter()
+        .any(|t| t & crate::abi::map::RETURN_PARAM != 0);
+    if nowait && !returns_bases {
+        if let Some(h) = kmp::async_handle_slot() {
+            let loc2 = loc.clone();
+            let ev = slot.queue.submit(move || run_data(rt, slot, op, &mut args));
+            kmp::set_async_handle(h, rt.add_pending(ev, loc2));
+            return;
+        }
+    }
+    match run_data(rt, slot, op, &mut args) {
+        Ok(()) => {
+            if returns_bases {
+                mem::write_ptr_array(bases, &args.bases);
+            }
+            after_success(rt, loc.as_ref());
+        }
+        Err(e) => report::fatal_construct(rt, &e, loc.as_ref()),
+    }
+}
+
+fn run_data(
+    rt: &Runtime,
+    slot: &runtime::DeviceSlot,
+    op: DataOp,
+    args: &mut MapArgs,
+) -> crate::error::Result<()> {
+    match op {
+        DataOp::Begin => slot.data_begin(rt, args),
+        DataOp::End => slot.data_end(rt, args),
+        DataOp::Update => slot.data_update(rt, args),
+    }
+}
+
+fn target_kernel(
+    loc: *const Ident,
+    device: i64,
+    host_ptr: *mut c_void,
+    kargs: *mut KernelArgs,
+) -> c_int {
+    let rt = runtime::get();
+    let Some(ka) = mem::read(kargs) else {
+        return FAIL;
+    };
+    let loc = loc_of(loc);
+    let Some(slot) = resolve(rt, device, loc.as_ref()) else {
+        return FAIL;
+    };
+    let mut args = map_args(
+        ka.num_args as i32,
+        ka.arg_base_ptrs,
+        ka.arg_ptrs,
+        ka.arg_sizes,
+        ka.arg_types,
+        ka.arg_names,
+        ka.arg_mappers,
+    );
+    list_arguments(
+        slot.id as i64,
+        "Entering OpenMP kernel",
+        loc.as_ref(),
+        &args,
+    );
+    let norm = |v: u32| if v == 0 || v == u32::MAX { 1 } else { v };
+    let cfg = LaunchConfig {
+        num_teams: [
+            norm(ka.num_teams[0]),
+            norm(ka.num_teams[1]),
+            norm(ka.num_teams[2]),
+        ],
+        thread_limit: ka.thread_limit,
+        tripcount: ka.tripcount,
+        dyn_cgroup_mem: ka.dyn_cgroup_mem,
+    };
+    let region = host_ptr as usize;
+    if ka.flags & KERNEL_FLAG_NOWAIT != 0 {
+        if let Some(h) = kmp::async_handle_slot() {
+            let loc2 = loc.clone();
+            let ev = slot
+                .queue
+                .submit(move || slot.launch(rt, region, &mut args, &cfg));
+            kmp::set_async_handle(h, rt.add_pending(ev, loc2));
+            return 0;
+        }
+    }
+    match slot.launch(rt, region, &mut args, &cfg) {
+        Ok(()) => {
+            after_success(rt, loc.as_ref());
+            0
+        }
+        Err(e) => report::fatal_construct(rt, &e, loc.as_ref()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Registration and initialisation.
+
+/// Registers the offload images of a program or shared library (called by its constructor).
+#[no_mangle]
+pub extern "C" fn __tgt_register_lib(desc: *mut BinDesc) {
+    let Some(d) = mem::read(desc) else { return };
+    let n = usize::try_from(d.num_device_images).unwrap_or(0);
+    let images: Vec<DeviceImage> = mem::range(d.device_images, d.device_images.wrapping_add(n));
+    let entries: Vec<EntryInfo> = mem::range(d.host_entries_begin, d.host_entries_end)
+        .iter()
+        .map(|e: &OffloadEntry| EntryInfo {
+            addr: e.addr as usize,
+            name: mem::c_string(e.name).unwrap_or_default(),
+            size: e.size,
+            flags: e.flags,
+            data: e.data,
+        })
+        .collect();
+    let regs = images
+        .iter()
+        .map(|img| {
+            let start = img.image_start as usize;
+            let len = (img.image_end as usize).saturating_sub(start);
+            (mem::bytes(start, len), entries.clone())
+        })
+        .collect();
+    runtime::get().register(desc as usize, regs);
+}
+
+/// Unloads a program's or library's images (called at exit or `dlclose`).
+#[no_mangle]
+pub extern "C" fn __tgt_unregister_lib(desc: *mut BinDesc) {
+    runtime::get().unregister(desc as usize);
+}
+
+/// Initialises the runtime (tools call this; programs need not).
+#[no_mangle]
+pub extern "C" fn __tgt_init_all_rtls() {
+    runtime::get();
+}
+
+#[no_mangle]
+pub extern "C" fn __tgt_rtl_init() {
+    runtime::get();
+}
+
+#[no_mangle]
+pub extern "C" fn __tgt_rtl_deinit() {}
+
+/// Removed in LLVM 19; kept for old binaries, with libomptarget's message.
+#[no_mangle]
+pub extern "C" fn __tgt_register_requires(_flags: i64) {
+    eprintln!(
+        "omptarget message: The void __tgt_register_requires(int64_t) function has been removed. Old OpenMP requirements will not be handled"
+    );
+}
+
+/// Device count for libomp's `omp_get_num_devices` (libomp looks it up by name).
+#[no_mangle]
+pub extern "C" fn __tgt_get_num_devices() -> c_int {
+    runtime::get().num_devices() as c_int
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kernels.
+
+/// Runs a target region; 0 when it ran on the device, non-zero to run the host fallback.
+#[no_mangle]
+pub extern "C" fn __tgt_target_kernel(
+    loc: *mut Ident,
+    device: i64,
+    _num_teams: i32,
+    _thread_limit: i32,
+    host_ptr: *mut c_void,
+    kargs: *mut KernelArgs,
+) -> c_int {
+    target_kernel(loc, device, host_ptr, kargs)
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn __tgt_target_kernel_nowait(
+    loc: *mut Ident,
+    device: i64,
+    num_teams: i32,
+    thread_limit: i32,
+    host_ptr: *mut c_void,
+    kargs: *mut KernelArgs,
+    _dep_num: i32,
+    _dep_list: *mut c_void,
+    _noalias_num: i32,
+    _noalias_list: *mut c_void,
+) -> c_int {
+    __tgt_target_kernel(loc, device, num_teams, thread_limit, host_ptr, kargs)
+}
+
+/// Completes a `nowait` construct for libomp: clears `*handle` once the work is done.
+#[no_mangle]
+pub extern "C" fn __tgt_target_nowait_query(handle: *mut *mut c_void) {
+    let rt = runtime::get();
+    let h = if handle.is_null() {
+        0
+    } else {
+        kmp::get_async_handle(handle as usize)
+    };
+    if h == 0 {
+        report::fatal(
+            1,
+            "Receive an invalid async handle from the current OpenMP task. Is this a target nowait region?\n",
+        );
+    }
+    match rt.poll_pending(h) {
+        None => {}
+        Some((Ok(()), _)) => kmp::set_async_handle(handle as usize, 0),
+        Some((Err(e), loc)) => report::fatal_construct(rt, &e, loc.as_ref()),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn legacy_kernel(
+    loc: *mut Ident,
+    device: i64,
+    host_ptr: *mut c_void,
+    n: i32,
+    bases: *mut *mut c_void,
+    begins: *mut *mut c_void,
+    sizes: *mut i64,
+    types: *mut i64,
+    names: *mut *mut c_void,
+    mappers: *mut *mut c_void,
+    teams: i32,
+    threads: i32,
+) -> c_int {
+    let mut ka = KernelArgs {
+        version: 3,
+        num_args: u32::try_from(n).unwrap_or(0),
+        arg_base_ptrs: bases,
+        arg_ptrs: begins,
+        arg_sizes: sizes,
+        arg_types: types,
+        arg_names: names,
+        arg_mappers: mappers,
+        tripcount: 0,
+        flags: 0,
+        num_teams: [teams as u32, 0, 0],
+        thread_limit: [threads as u32, 0, 0],
+        dyn_cgroup_mem: 0,
+    };
+    target_kernel(loc, device, host_ptr, &mut ka)
+}
+
+macro_rules! legacy_target {
+    ($($name:ident ( $($loc:ident,)? ; $($mp:ident,)? ; $($teams:ident,)? ; $($dep:ident,)? );)*) => {$(
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments, unused_variables)]
+        pub extern "C" fn $name(
+            $($loc: *mut Ident,)?
+            device: i64,
+            host_ptr: *mut c_void,
+            n: i32,
+            bases: *mut *mut c_void,
+            begins: *mut *mut c_void,
+            sizes: *mut i64,
+            types: *mut i64,
+            $(names: *mut *mut c_void, $mp: *mut *mut c_void,)?
+            $($teams: i32, thread_limit: i32,)?
+            $($dep: i32, dep_list: *mut c_void, noalias_num: i32, noalias_list: *mut c_void,)?
+        ) -> c_int {
+            let loc: *mut Ident = std::ptr::null_mut();
+            $(let loc = $loc;)?
+            let (names, mappers): (*mut *mut c_void, *mut *mut c_void) = (std::ptr::null_mut(), std::ptr::null_mut());
+            $(let (names, mappers) = (names, $mp);)?
+            let (teams, threads) = (-1, 0);
+            $(let (teams, threads) = ($teams, thread_limit);)?
+            legacy_kernel(loc, device, host_ptr, n, bases, begins, sizes, types, names, mappers, teams, threads)
+        }
+    )*};
+}
+
+legacy_target! {
+    __tgt_target(;;;);
+    __tgt_target_nowait(;;; dep_num,);
+    __tgt_target_mapper(loc,; mappers,;;);
+    __tgt_target_nowait_mapper(loc,; mappers,;; dep_num,);
+    __tgt_target_teams(;; num_teams,;);
+    __tgt_target_teams_nowait(;; num_teams,; dep_num,);
+    __tgt_target_teams_mapper(loc,; mappers,; num_teams,;);
+    __tgt_target_teams_nowait_mapper(loc,; mappers,; num_teams,; dep_num,);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data constructs.
+
+macro_rules! data_entry {
+    ($($name:ident => $op:expr, $nowait:expr, mapper: $m:tt, nowait_args: $w:tt;)*) => {$(
+        data_entry!(@one $name, $op, $nowait, $m, $w);
+    )*};
+    (@one $name:ident, $op:expr, $nowait:expr, yes, no) => {
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub extern "C" fn $name(
+            loc: *mut Ident, device: i64, n: i32, bases: *mut *mut c_void, begins: *mut *mut c_void,
+            sizes: *mut i64, types: *mut i64, names: *mut *mut c_void, mappers: *mut *mut c_void,
+        ) {
+            target_data($op, $nowait, loc, device, n, bases, begins, sizes, types, names, mappers)
+        }
+    };
+    (@one $name:ident, $op:expr, $nowait:expr, yes, yes) => {
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub extern "C" fn $name(
+            loc: *mut Ident, device: i64, n: i32, bases: *mut *mut c_void, begins: *mut *mut c_void,
+            sizes: *mut i64, types: *mut i64, names: *mut *mut c_void, mappers: *mut *mut c_void,
+            _dep_num: i32, _dep_list: *mut c_void, _noalias_num: i32, _noalias_list: *mut c_void,
+        ) {
+            target_data($op, $nowait, loc, device, n, bases, begins, sizes, types, names, mappers)
+        }
+    };
+    (@one $name:ident, $op:expr, $nowait:expr, no, no) => {
+        #[no_mangle]
+        pub extern "C" fn $name(
+            device: i64, n: i32, bases: *mut *mut c_void, begins: *mut *mut c_void,
+            sizes: *mut i64, types: *mut i64,
+        ) {
+            let none = std::ptr::null_mut();
+            target_data($op, $nowait, std::ptr::null(), device, n, bases, begins, sizes, types, none, none)
+        }
+    };
+    (@one $name:ident, $op:expr, $nowait:expr, no, yes) => {
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub extern "C" fn $name(
+            device: i64, n: i32, bases: *mut *mut c_void, begins: *mut *mut c_void,
+            sizes: *mut i64, types: *mut i64,
+            _dep_num: i32, _dep_list: *mut c_void, _noalias_num: i32, _noalias_list: *mut c_void,
+        ) {
+            let none = std::ptr::null_mut();
+            target_data($op, $nowait, std::ptr::null(), device, n, bases, begins, sizes, types, none, none)
+        }
+    };
+}
+
+data_entry! {
+    __tgt_target_data_begin_mapper => DataOp::Begin, false, mapper: yes, nowait_args: no;
+    __tgt_target_data_end_mapper => DataOp::End, false, mapper: yes, nowait_args: no;
+    __tgt_target_data_update_mapper => DataOp::Update, false, mapper: yes, nowait_args: no;
+    __tgt_target_data_begin_nowait_mapper => DataOp::Begin, true, mapper: yes, nowait_args: yes;
+    __tgt_target_data_end_nowait_mapper => DataOp::End, true, mapper: yes, nowait_args: yes;
+    __tgt_target_data_update_nowait_mapper => DataOp::Update, true, mapper: yes, nowait_args: yes;
+    __tgt_target_data_begin => DataOp::Begin, false, mapper: no, nowait_args: no;
+    __tgt_target_data_end => DataOp::End, false, mapper: no, nowait_args: no;
+    __tgt_target_data_update => DataOp::Update, false, mapper: no, nowait_args: no;
+    __tgt_target_data_begin_nowait => DataOp::Begin, true, mapper: no, nowait_args: yes;
+    __tgt_target_data_end_nowait => DataOp::End, true, mapper: no, nowait_args: yes;
+    __tgt_target_data_update_nowait => DataOp::Update, true, mapper: no, nowait_args: yes;
+}
+
+/// Components a mapper pushed so far (clang's generated mappers use it to number members).
+#[no_mangle]
+pub extern "C" fn __tgt_mapper_num_components(handle: *mut c_void) -> i64 {
+    super::mapper::count(handle as usize)
+}
+
+/// Adds one component to a mapper's list.
+#[no_mangle]
+pub extern "C" fn __tgt_push_mapper_component(
+    handle: *mut c_void,
+    base: *mut c_void,
+    begin: *mut c_void,
+    size: i64,
+    ty: i64,
+    name: *mut c_void,
+) {
+    super::mapper::push(
+        handle as usize,
+        base as usize,
+        begin as usize,
+        size,
+        ty,
+        name as usize,
+    )
+}
+
+/// Trip counts arrive in `KernelArgs` since LLVM 17; kept for old binaries.
+#[no_mangle]
+pub extern "C" fn __kmpc_push_target_tripcount_mapper(_loc: *mut Ident, _device: i64, _n: u64) {}
+
+#[no_mangle]
+pub extern "C" fn __kmpc_push_target_tripcount(_device: i64, _n: u64) {}
+
+// ---------------------------------------------------------------------------------------------
+// Device queries.
+
+#[no_mangle]
+pub extern "C" fn omp_get_num_devices() -> c_int {
+    runtime::get().num_devices() as c_int
+}
+
+#[no_mangle]
+pub extern "C" fn omp_get_initial_device() -> c_int {
+    runtime::get().initial_device() as c_int
+}
+
+/// On the host, the device number is the initial device's.
+#[no_mangle]
+pub extern "C" fn omp_get_device_num() -> c_int {
+    runtime::get().initial_device() as c_int
+}
+
+// ---------------------------------------------------------------------------------------------
+// Device memory routines.
+
+fn api_side(rt: &'static Runtime, device: c_int) -> Side<'static> {
+    match api::side(rt, i64::from(device)) {
+        Ok(s) => s,
+        Err(e) => report::fatal_device(&e, i64::from(device), None),
+    }
+}
+
+fn alloc_kind(size: usize, device: c_int, kind: AllocKind) -> *mut c_void {
+    if size == 0 {
+        return std::ptr::null_mut();
+    }
+    let rt = runtime::get();
+    if let Err(e) = api::side(rt, i64::from(device)) {
+        report::fatal_device(&e, i64::from(device), None);
+    }
+    match api::alloc(rt, size, i64::from(device), kind) {
+        Ok(p) => p as *mut c_void,
+        Err(e) => {
+            report::print_error(&e);
+            std::ptr::null_mut()
+        }
+    }
+}
+
+fn free_kind(ptr: *mut c_void, device: c_int) {
+    if ptr.is_null() {
+        return;
+    }
+    let rt = runtime::get();
+    match api_side(rt, device) {
+        Side::Host => mem::free(ptr as usize),
+        Side::Device(d) => {
+            if let Err(e) = d.api_free(ptr as usize) {
+                report::fatal(
+                    i64::from(device),
+                    &format!("Failed to deallocate device ptr: {}", e.message),
+                );
+            }
+        }
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn omp_target_alloc(size: usize, device: c_int) -> *mut c_void {
+    alloc_kind(size, device, AllocKind::Device)
+}
+
+#[no_mangle]
+pub extern "C" fn llvm_omp_target_alloc_device(size: usize, device: c_int) -> *mut c_void {
+    alloc_kind(size, device, AllocKind::Device)
+}
+
+#[no_mangle]
+pub extern "C" fn llvm_omp_target_alloc_host(size: usize, device: c_int) -> *mut c_void {
+    alloc_kind(size, device, AllocKind::Host)
+}
+
+#[no_mangle]
+pub extern "C" fn llvm_omp_target_alloc_shared(size: usize, device: c_int) -> *mut c_void {
+    alloc_kind(size, device, AllocKind::Shared)
+}
+
+#[no_mangle]
+pub extern "C" fn omp_target_free(ptr: *mut c_void, device: c_int) {
+    free_kind(ptr, device)
+}
+
+#[no_mangle]
+pub extern "C" fn llvm_omp_target_free_device(ptr: *mut c_void, device: c_int) {
+    free_kind(ptr, device)
+}
+
+#[no_mangle]
+pub extern "C" fn llvm_omp_target_free_host(ptr: *mut c_void, device: c_int) {
+    free_kind(ptr, device)
+}
+
+#[no_mangle]
+pub extern "C" fn llvm_omp_target_free_shared(ptr: *mut c_void, device: c_int) {
+    free_kind(ptr, device)
+}
+
+/// Host memory is already accessible to host devices: locking returns it unchanged.
+#[no_mangle]
+pub extern "C" fn llvm_omp_target_lock_mem(
+    ptr: *mut c_void,
+    size: usize,
+    device: c_int,
+) -> *mut c_void {
+    if size == 0 {
+        return std::ptr::null_mut();
+    }
+    api_side(runtime::get(), device);
+    ptr
+}
+
+#[no_mangle]
+pub extern "C" fn llvm_omp_target_unlock_mem(_ptr: *mut c_void, device: c_int) {
+    api_side(runtime::get(), device);
+}
+
+/// Host kernels have no team-shared dynamic memory.
+#[no_mangle]
+pub extern "C" fn llvm_omp_target_dynamic_shared_alloc() -> *mut c_void {
+    std::ptr::null_mut()
+}
+
+#[no_mangle]
+pub extern "C" fn omp_target_is_present(ptr: *const c_void, device: c_int) -> c_int {
+    if ptr.is_null() {
+        return 0;
+    }
+    let rt = runtime::get();
+    match api_side(rt, device) {
+        Side::Host => 1,
+        Side::Device(d) => c_int::from(api::mapped(rt, d, ptr as usize).is_some()),
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn omp_get_mapped_ptr(ptr: *const c_void, device: c_int) -> *mut c_void {
+    if ptr.is_null() {
+        eprintln!("omptarget error: Call to omp_get_mapped_ptr with nullptr.");
+        return std::ptr::null_mut();
+    }
+    let rt = runtime::get();
+    let dev = i64::from(device);
+    if dev == rt.initial_device() {
+        return ptr as *mut c_void;
+    }
+    if dev > rt.initial_device() {
+        return std::ptr::null_mut();
+    }
+    match api_side(rt, device) {
+        Side::Host => ptr as *mut c_void,
+        Side::Device(d) => {
+            api::mapped(rt, d, ptr as usize).map_or(std::ptr::null_mut(), |p| p as *mut c_void)
+        }
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn omp_target_memcpy(
+    dst: *mut c_void,
+    src: *const c_void,
+    len: usize,
+    dst_off: usize,
+    src_off: usize,
+    dst_dev: c_int,
+    src_dev: c_int,
+) -> c_int {
+    if len == 0 {
+        return 0;
+    }
+    if dst.is_null() || src.is_null() {
+        eprintln!("omptarget error: Call to omp_target_memcpy with invalid arguments");
+        return FAIL;
+    }
+    let rt = runtime::get();
+    let s = api_side(rt, src_dev);
+    let d = api_side(rt, dst_dev);
+    match api::memcpy(
+        (dst as usize).wrapping_add(dst_off),
+        (src as usize).wrapping_add(src_off),
+        len,
+        d,
+        s,
+    ) {
+        Ok(()) => 0,
+        Err(e) => {
+            report::print_error(&e);
+            FAIL
+        }
+    }
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn omp_target_memcpy_rect(
+    dst: *mut c_void,
+    src: *const c_void,
+    elem: usize,
+    ndims: c_int,
+    volume: *const usize,
+    dst_offsets: *const usize,
+    src_offsets: *const usize,
+    dst_dims: *const usize,
+    src_dims: *const usize,
+    dst_dev: c_int,
+    src_dev: c_int,
+) -> c_int {
+    if dst.is_null() && src.is_null() {
+        return c_int::MAX;
+    }
+    let arrays = [volume, dst_offsets, src_offsets, dst_dims, src_dims];
+    if dst.is_null() || src.is_null() || elem < 1 || ndims < 1 || arrays.iter().any(|a| a.is_null())
+    {
+        eprintln!("omptarget error: Call to omp_target_memcpy_rect with invalid arguments");
+        return FAIL;
+    }
+    let n = ndims as usize;
+    let rect = Rect {
+        elem,
+        volume: mem::array(volume, n),
+        dst_offsets: mem::array(dst_offsets, n),
+        src_offsets: mem::array(src_offsets, n),
+        dst_dims: mem::array(dst_dims, n),
+        src_dims: mem::array(src_dims, n),
+    };
+    let rt = runtime::get();
+    let s = api_side(rt, src_dev);
+    let d = api_side(rt, dst_dev);
+    for (doff, soff, len) in rect.pieces() {
+        if len == 0 {
+            continue;
+        }
+        if let Err(e) = api::memcpy((dst as usize) + doff, (src as usize) + soff, len, d, s) {
+            report::print_error(&e);
+            return FAIL;
+        }
+    }
+    0
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn omp_target_memcpy_async(
+    dst: *mut c_void,
+    src: *const c_void,
+    len: usize,
+    dst_off: usize,
+    src_off: usize,
+    dst_dev: c_int,
+    src_dev: c_int,
+    depobj_count: c_int,
+    depobjs: *const *const kmp::DependInfo,
+) -> c_int {
+    if dst.is_null() || src.is_null() {
+        return FAIL;
+    }
+    kmp::wait_depobjs(depobj_count, depobjs);
+    omp_target_memcpy(dst, src, len, dst_off, src_off, dst_dev, src_dev)
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn omp_target_memcpy_rect_async(
+    dst: *mut c_void,
+    src: *const c_void,
+    elem: usize,
+    ndims: c_int,
+    volume: *const usize,
+    dst_offsets: *const usize,
+    src_offsets: *const usize,
+    dst_dims: *const usize,
+    src_dims: *const usize,
+    dst_dev: c_int,
+    src_dev: c_int,
+    depobj_count: c_int,
+    depobjs: *const *const kmp::DependInfo,
+) -> c_int {
+    if dst.is_null() && src.is_null() {
+        return c_int::MAX;
+    }
+    if dst.is_null() || src.is_null() {
+        return FAIL;
+    }
+    kmp::wait_depobjs(depobj_count, depobjs);
+    omp_target_memcpy_rect(
+        dst,
+        src,
+        elem,
+        ndims,
+        volume,
+        dst_offsets,
+        src_offsets,
+        dst_dims,
+        src_dims,
+        dst_dev,
+        src_dev,
+    )
+}
+
+#[no_mangle]
+pub extern "C" fn omp_target_memset(
+    ptr: *mut c_void,
+    byte: c_int,
+    len: usize,
+    device: c_int,
+) -> *mut c_void {
+    if ptr.is_null() || len == 0 {
+        return ptr;
+    }
+    let rt = runtime::get();
+    match api_side(rt, device) {
+        Side::Host => mem::fill(ptr as usize, byte as u8, len),
+        Side::Device(d) => {
+            let mut st = crate::device::Stream::default();
+            let r = d
+                .dev
+                .fill(ptr as usize, byte as u8, len, &mut st)
+                .and_then(|_| d.dev.synchronize(&mut st));
+            if let Err(e) = r {
+                report::print_error(&e);
+            }
+        }
+    }
+    ptr
+}
+
+#[no_mangle]
+pub extern "C" fn omp_target_memset_async(
+    ptr: *mut c_void,
+    byte: c_int,
+    len: usize,
+    device: c_int,
+    depobj_count: c_int,
+    depobjs: *const *const kmp::DependInfo,
+) -> *mut c_void {
+    if ptr.is_null() || len == 0 {
+        return ptr;
+    }
+    kmp::wait_depobjs(depobj_count, depobjs);
+    omp_target_memset(ptr, byte, len, device)
+}
+
+#[no_mangle]
+pub extern "C" fn omp_target_associate_ptr(
+    host: *const c_void,
+    dev_ptr: *const c_void,
+    size: usize,
+    dev_off: usize,
+    device: c_int,
+) -> c_int {
+    if host.is_null() || dev_ptr.is_null() || size == 0 {
+        eprintln!("omptarget error: Call to omp_target_associate_ptr with invalid arguments");
+        return FAIL;
+    }
+    let rt = runtime::get();
+    match api_side(rt, device) {
+        Side::Host => {
+            eprintln!(
+                "omptarget error: omp_target_associate_ptr: no association possible on the host"
+            );
+            FAIL
+        }
+        Side::Device(d) => match api::associate(
+            d,
+            host as usize,
+            (dev_ptr as usize).wrapping_add(dev_off),
+            size,
+        ) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("omptarget error: {}", e.message);
+                FAIL
+            }
+        },
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn omp_target_disassociate_ptr(host: *const c_void, device: c_int) -> c_int {
+    if host.is_null() {
+        eprintln!("omptarget error: Call to omp_target_associate_ptr with invalid host_ptr");
+        return FAIL;
+    }
+    let rt = runtime::get();
+    match api_side(rt, device) {
+        Side::Host => {
+            eprintln!(
+                "omptarget error: omp_target_disassociate_ptr: no association possible on the host"
+            );
+            FAIL
+        }
+        Side::Device(d) => match api::disassociate(d, host as usize) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("omptarget error: {}", e.message);
+                FAIL
+            }
+        },
+    }
+}
+
+/// Prints every device's mapping table to stdout.
+#[no_mangle]
+pub extern "C" fn ompx_dump_mapping_tables() {
+    for d in &runtime::get().devices {
+        d.dump_table("libomptarget:0:0", true);
+    }
+}
+
+/// Prints what the runtime knows about a device; true when the device exists.
+#[no_mangle]
+pub extern "C" fn __tgt_print_device_info(device: i64) -> bool {
+    match runtime::get().device(device) {
+        Ok(d) => {
+            let i = d.dev.info();
+            println!(
+                "Device {device}: {} ({} memory bytes, {} compute units)",
+                i.name, i.memory_bytes, i.compute_units
+            );
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// Changes the `LIBOMPTARGET_INFO` bits at run time.
+#[no_mangle]
+pub extern "C" fn __tgt_set_info_flag(flags: u32) {
+    info::set_flags(flags);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Interfaces host devices do not support: they fail visibly, as libomptarget's host plugin does.
+
+#[no_mangle]
+pub extern "C" fn __tgt_activate_record_replay(
+    _device: i64,
+    _size: u64,
+    _vaddr: *mut c_void,
+    _record: bool,
+    _save: bool,
+    _offset: *mut u64,
+) -> i64 {
+    eprintln!("omptarget error: kernel record/replay is not supported by Spread's runtime");
+    FAIL as i64
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn __tgt_target_kernel_replay(
+    _loc: *mut Ident,
+    _device: i64,
+    _host_ptr: *mut c_void,
+    _dev_mem: *mut c_void,
+    _dev_mem_size: i64,
+    _args: *mut *mut c_void,
+    _offsets: *mut isize,
+    _n: i32,
+    _teams: i32,
+    _threads: i32,
+    _loop_tripcount: u64,
+) -> c_int {
+    eprintln!("omptarget error: kernel record/replay is not supported by Spread's runtime");
+    FAIL
+}
+
+/// `omp_interop_t` objects are not created by host devices: `init` leaves the interop null.
+#[no_mangle]
+pub extern "C" fn __tgt_interop_init(
+    _loc: *mut Ident,
+    _gtid: i32,
+    interop: *mut *mut c_void,
+    _interop_type: i32,
+    _device: i32,
+    _ndeps: i32,
+    _deps: *mut c_void,
+    _ndeps_noalias: i32,
+    _noalias: *mut c_void,
+    _nowait: i32,
+) {
+    if !interop.is_null() {
+        kmp::set_async_handle(interop as usize, 0);
+    }
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn __tgt_interop_use(
+    _loc: *mut Ident,
+    _gtid: i32,
+    _interop: *mut c_void,
+    _device: i32,
+    _ndeps: i32,
+    _deps: *mut c_void,
+    _ndeps_noalias: i32,
+    _noalias: *mut c_void,
+    _nowait: i32,
+) {
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn __tgt_interop_destroy(
+    _loc: *mut Ident,
+    _gtid: i32,
+    _interop: *mut c_void,
+    _device: i32,
+    _ndeps: i32,
+    _deps: *mut c_void,
+    _ndeps_noalias: i32,
+    _noalias: *mut c_void,
+    _nowait: i32,
+) {
+}
+
+/// `omp_irc_empty`: the interop object is null.
+const IRC_EMPTY: c_int = -1;
+
+fn set_rc(rc: *mut c_int) {
+    if !rc.is_null() {
+        // SAFETY: `rc` is the caller's optional return-code out-parameter (OpenMP 5.1 interop).
+        unsafe { *rc = IRC_EMPTY }
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn omp_get_interop_int(
+    _interop: *const c_void,
+    _property: c_int,
+    rc: *mut c_int,
+) -> isize {
+    set_rc(rc);
+    0
+}
+
+#[no_mangle]
+pub extern "C" fn omp_get_interop_ptr(
+    _interop: *const c_void,
+    _property: c_int,
+    rc: *mut c_int,
+) -> *mut c_void {
+    set_rc(rc);
+    std::ptr::null_mut()
+}
+
+#[no_mangle]
+pub extern "C" fn omp_get_interop_str(
+    _interop: *const c_void,
+    _property: c_int,
+    rc: *mut c_int,
+) -> *const c_char {
+    set_rc(rc);
+    std::ptr::null()
+}
+
+#[no_mangle]
+pub extern "C" fn omp_get_interop_name(_interop: *const c_void, _property: c_int) -> *const c_char {
+    std::ptr::null()
+}
+
+#[no_mangle]
+pub extern "C" fn omp_get_interop_type_desc(
+    _interop: *const c_void,
+    _property: c_int,
+) -> *const c_char {
+    std::ptr::null()
+}
+
+/// OMPT tool connection: Spread does not report device events to OMPT tools yet.
+#[no_mangle]
+pub extern "C" fn ompt_libomptarget_connect(_lib: *mut c_void) {}
+
+// Bind every export to libomptarget's symbol version, as programs linked against LLVM 19
+// reference `symbol@VERS1.0` (the version node itself is defined in `exports.map`; rustc's own
+// version script would otherwise leave the symbols unversioned).
+macro_rules! symver {
+    ($($name:ident,)*) => {
+        std::arch::global_asm!(concat!($(".symver ", stringify!($name), ", ", stringify!($name), "@@VERS1.0\n",)*));
+    };
+}
+
+symver! {
+    __kmpc_push_target_tripcount,
+    __kmpc_push_target_tripcount_mapper,
+    __tgt_activate_record_replay,
+    __tgt_get_num_devices,
+    __tgt_init_all_rtls,
+    __tgt_interop_destroy,
+    __tgt_interop_init,
+    __tgt_interop_use,
+    __tgt_mapper_num_components,
+    __tgt_print_device_info,
+    __tgt_push_mapper_component,
+    __tgt_register_lib,
+    __tgt_register_requires,
+    __tgt_rtl_deinit,
+    __tgt_rtl_init,
+    __tgt_set_info_flag,
+    __tgt_target,
+    __tgt_target_data_begin,
+    __tgt_target_data_begin_mapper,
+    __tgt_target_data_begin_nowait,
+    __tgt_target_data_begin_nowait_mapper,
+    __tgt_target_data_end,
+    __tgt_target_data_end_mapper,
+    __tgt_target_data_end_nowait,
+    __tgt_target_data_end_nowait_mapper,
+    __tgt_target_data_update,
+    __tgt_target_data_update_mapper,
+    __tgt_target_data_update_nowait,
+    __tgt_target_data_update_nowait_mapper,
+    __tgt_target_kernel,
+    __tgt_target_kernel_nowait,
+    __tgt_target_kernel_replay,
+    __tgt_target_mapper,
+    __tgt_target_nowait,
+    __tgt_target_nowait_mapper,
+    __tgt_target_nowait_query,
+    __tgt_target_teams,
+    __tgt_target_teams_mapper,
+    __tgt_target_teams_nowait,
+    __tgt_target_teams_nowait_mapper,
+    __tgt_unregister_lib,
+    llvm_omp_target_alloc_device,
+    llvm_omp_target_alloc_host,
+    llvm_omp_target_alloc_shared,
+    llvm_omp_target_dynamic_shared_alloc,
+    llvm_omp_target_free_device,
+    llvm_omp_target_free_host,
+    llvm_omp_target_free_shared,
+    llvm_omp_target_lock_mem,
+    llvm_omp_target_unlock_mem,
+    omp_get_device_num,
+    omp_get_initial_device,
+    omp_get_interop_int,
+    omp_get_interop_name,
+    omp_get_interop_ptr,
+    omp_get_interop_str,
+    omp_get_interop_type_desc,
+    omp_get_mapped_ptr,
+    omp_get_num_devices,
+    omp_target_alloc,
+    omp_target_associate_ptr,
+    omp_target_disassociate_ptr,
+    omp_target_free,
+    omp_target_is_present,
+    omp_target_memcpy,
+    omp_target_memcpy_async,
+    omp_target_memcpy_rect,
+    omp_target_memcpy_rect_async,
+    omp_target_memset,
+    omp_target_memset_async,
+    ompt_libomptarget_connect,
+    ompx_dump_mapping_tables,
+}

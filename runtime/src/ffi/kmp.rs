@@ -1,0 +1,139 @@
+//! libomp's entry points the runtime calls, found by name in the process (libomptarget links
+//! them weakly too): the offload policy, the default device, task async handles, thread counts.
+//!
+//! When libomp is not in the process (a unit test, say) each call falls back to the value
+//! libomptarget assumes without libomp.
+
+use std::ffi::c_void;
+use std::sync::OnceLock;
+
+struct Kmp {
+    get_target_offload: Option<extern "C" fn() -> i32>,
+    global_thread_num: Option<extern "C" fn(*const c_void) -> i32>,
+    async_handle_ptr: Option<extern "C" fn(i32) -> *mut *mut c_void>,
+    has_task_team: Option<extern "C" fn(i32) -> bool>,
+    get_default_device: Option<extern "C" fn() -> i32>,
+    get_max_threads: Option<extern "C" fn() -> i32>,
+    set_num_threads: Option<extern "C" fn(i32)>,
+}
+
+fn kmp() -> &'static Kmp {
+    static KMP: OnceLock<Kmp> = OnceLock::new();
+    KMP.get_or_init(|| {
+        macro_rules! sym {
+            ($name:literal, $ty:ty) => {
+                super::dl::global_symbol($name).map(|a| {
+                    // SAFETY: the symbol is libomp 19's function of that name, whose C
+                    // signature is the one written here (kmp.h / omp.h).
+                    unsafe { std::mem::transmute::<usize, $ty>(a) }
+                })
+            };
+        }
+        Kmp {
+            get_target_offload: sym!("__kmpc_get_target_offload", extern "C" fn() -> i32),
+            global_thread_num: sym!(
+                "__kmpc_global_thread_num",
+                extern "C" fn(*const c_void) -> i32
+            ),
+            async_handle_ptr: sym!(
+                "__kmpc_omp_get_target_async_handle_ptr",
+                extern "C" fn(i32) -> *mut *mut c_void
+            ),
+            has_task_team: sym!("__kmpc_omp_has_task_team", extern "C" fn(i32) -> bool),
+            get_default_device: sym!("omp_get_default_device", extern "C" fn() -> i32),
+            get_max_threads: sym!("omp_get_max_threads", extern "C" fn() -> i32),
+            set_num_threads: sym!("omp_set_num_threads", extern "C" fn(i32)),
+        }
+    })
+}
+
+/// `OMP_TARGET_OFFLOAD` as libomp parsed it: 0 disabled, 1 default, 2 mandatory.
+pub fn target_offload() -> i32 {
+    kmp().get_target_offload.map_or(1, |f| f())
+}
+
+/// The calling thread's `default-device-var`.
+pub fn default_device() -> i32 {
+    kmp().get_default_device.map_or(0, |f| f())
+}
+
+/// The async handle slot of the task the calling thread executes, when that task can be
+/// completed later through `__tgt_target_nowait_query` (it runs inside a task team).
+pub fn async_handle_slot() -> Option<usize> {
+    let k = kmp();
+    let gtid = k.global_thread_num?(std::ptr::null());
+    if !k.has_task_team?(gtid) {
+        return None;
+    }
+    let slot = k.async_handle_ptr?(gtid);
+    (!slot.is_null()).then_some(slot as usize)
+}
+
+/// Stores `handle` in a slot returned by [`async_handle_slot`] (0 clears it).
+pub fn set_async_handle(slot: usize, handle: usize) {
+    // SAFETY: `slot` is the `async_handle` field of the current libomp task, which stays valid
+    // while libomp keeps the task alive to poll it.
+    unsafe { *(slot as *mut usize) = handle }
+}
+
+/// Reads an async handle slot libomp passes to `__tgt_target_nowait_query`.
+pub fn get_async_handle(slot: usize) -> usize {
+    // SAFETY: as for `set_async_handle`.
+    unsafe { *(slot as *const usize) }
+}
+
+/// The calling thread's `nthreads-var`.
+pub fn max_threads() -> i32 {
+    kmp().get_max_threads.map_or(1, |f| f())
+}
+
+/// Sets the calling thread's `nthreads-var`.
+pub fn set_num_threads(n: i32) {
+    if let Some(f) = kmp().set_num_threads {
+        f(n)
+    }
+}
+
+/// `kmp_depend_info_t`: one dependence of a libomp task (what an `omp_depend_t` points at).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DependInfo {
+    pub base_addr: isize,
+    pub len: usize,
+    pub flags: u8,
+}
+
+const _: () = assert!(std::mem::size_of::<DependInfo>() == 24);
+
+/// Waits until the tasks the depend objects `depobjs` (an `omp_depend_t` array) refer to have
+/// completed, as `taskwait depend(depobj: ...)` would.
+pub fn wait_depobjs(count: i32, depobjs: *const *const DependInfo) {
+    type WaitDeps =
+        extern "C" fn(*const c_void, i32, i32, *const DependInfo, i32, *const DependInfo);
+    static WAIT: OnceLock<Option<WaitDeps>> = OnceLock::new();
+    let n = usize::try_from(count).unwrap_or(0);
+    if n == 0 || depobjs.is_null() {
+        return;
+    }
+    let Some(wait) = *WAIT.get_or_init(|| {
+        super::dl::global_symbol("__kmpc_omp_wait_deps").map(|a| {
+            // SAFETY: libomp's `__kmpc_omp_wait_deps(ident_t*, kmp_int32 gtid, kmp_int32 ndeps,
+            // kmp_depend_info_t*, kmp_int32 ndeps_noalias, kmp_depend_info_t*)`.
+            unsafe { std::mem::transmute::<usize, WaitDeps>(a) }
+        })
+    }) else {
+        return;
+    };
+    let ptrs = super::mem::array(depobjs, n);
+    let deps: Vec<DependInfo> = ptrs.iter().filter_map(|&p| super::mem::read(p)).collect();
+    let gtid = kmp().global_thread_num.map_or(0, |f| f(std::ptr::null()));
+    let len = i32::try_from(deps.len()).unwrap_or(0);
+    wait(
+        std::ptr::null(),
+        gtid,
+        len,
+        deps.as_ptr(),
+        0,
+        std::ptr::null(),
+    );
+}

@@ -1,0 +1,117 @@
+//! Raw memory: allocation for host devices, copies, and reads of the program's argument arrays.
+
+use std::ffi::{c_char, CStr};
+
+/// Allocates `size` bytes aligned to 64 (enough for any OpenMP type, and a cache line).
+pub fn alloc(size: usize) -> Option<usize> {
+    let mut p: *mut libc::c_void = std::ptr::null_mut();
+    // SAFETY: posix_memalign writes `p` only on success; the size and a power-of-two alignment
+    // that is a multiple of the pointer size are valid arguments.
+    let rc = unsafe { libc::posix_memalign(&mut p, 64, size) };
+    (rc == 0 && !p.is_null()).then_some(p as usize)
+}
+
+/// Frees memory returned by [`alloc`].
+pub fn free(addr: usize) {
+    // SAFETY: callers pass addresses obtained from `alloc` exactly once (the mapping table and
+    // allocation registry own them); free(NULL) is a no-op.
+    unsafe { libc::free(addr as *mut libc::c_void) }
+}
+
+/// Copies `len` bytes; the ranges may overlap.
+pub fn copy(dst: usize, src: usize, len: usize) {
+    if len == 0 || dst == src {
+        return;
+    }
+    // SAFETY: both ranges are either runtime allocations of at least `len` bytes or program
+    // memory named by a map clause/API call with this length (module contract).
+    unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len) }
+}
+
+/// Sets `len` bytes at `dst` to `byte`.
+pub fn fill(dst: usize, byte: u8, len: usize) {
+    if len == 0 {
+        return;
+    }
+    // SAFETY: as for `copy`: `dst..dst+len` is valid device or program memory.
+    unsafe { std::ptr::write_bytes(dst as *mut u8, byte, len) }
+}
+
+/// Reads a pointer-sized value (the pointer of a PTR_AND_OBJ map entry).
+pub fn read_usize(addr: usize) -> usize {
+    // SAFETY: the address is the base of a PTR_AND_OBJ entry, which clang emits as the address
+    // of a pointer variable of the program; unaligned reads are allowed.
+    unsafe { std::ptr::read_unaligned(addr as *const usize) }
+}
+
+/// Writes a pointer-sized value.
+pub fn write_usize(addr: usize, value: usize) {
+    // SAFETY: as for `read_usize`, the address holds a pointer of the program.
+    unsafe { std::ptr::write_unaligned(addr as *mut usize, value) }
+}
+
+/// Copies `n` elements of a C array into a vector; a null array reads as `n` default values.
+pub fn array<T: Copy + Default>(ptr: *const T, n: usize) -> Vec<T> {
+    if ptr.is_null() || n == 0 {
+        return vec![T::default(); n];
+    }
+    // SAFETY: clang passes arrays of exactly `n` elements (the argument count it also passes).
+    unsafe { std::slice::from_raw_parts(ptr, n) }.to_vec()
+}
+
+/// Copies an array of pointers as addresses.
+pub fn ptr_array<T>(ptr: *const *mut T, n: usize) -> Vec<usize> {
+    array(ptr as *const usize, n)
+}
+
+/// Writes back an array of addresses the runtime changed (RETURN_PARAM bases).
+pub fn write_ptr_array<T>(ptr: *mut *mut T, values: &[usize]) {
+    if ptr.is_null() {
+        return;
+    }
+    // SAFETY: `ptr` is the base-pointer array of `values.len()` elements clang passed in.
+    let dst = unsafe { std::slice::from_raw_parts_mut(ptr as *mut usize, values.len()) };
+    dst.copy_from_slice(values);
+}
+
+/// Copies program memory into an owned buffer (offload images).
+pub fn bytes(addr: usize, len: usize) -> Vec<u8> {
+    if addr == 0 || len == 0 {
+        return Vec::new();
+    }
+    // SAFETY: the range lies inside the program's `.llvm.offloading` section, which clang's
+    // registration code describes with its start and end addresses.
+    unsafe { std::slice::from_raw_parts(addr as *const u8, len) }.to_vec()
+}
+
+/// Reads a NUL-terminated string of the program (entry names, source locations).
+pub fn c_string(ptr: *const c_char) -> Option<String> {
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: clang emits these as NUL-terminated constant strings.
+    Some(
+        unsafe { CStr::from_ptr(ptr) }
+            .to_string_lossy()
+            .into_owned(),
+    )
+}
+
+/// Reads a C array of `T` as a slice-owned vector given begin and end pointers.
+pub fn range<T: Copy>(begin: *const T, end: *const T) -> Vec<T> {
+    if begin.is_null() || end.is_null() || end <= begin {
+        return Vec::new();
+    }
+    let n = (end as usize - begin as usize) / std::mem::size_of::<T>();
+    // SAFETY: begin/end delimit an array the program's registration code describes.
+    unsafe { std::slice::from_raw_parts(begin, n) }.to_vec()
+}
+
+/// Reads one `T` the program passed by pointer.
+pub fn read<T: Copy>(ptr: *const T) -> Option<T> {
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: non-null pointers to runtime ABI structures clang passes (KernelArgs, ident_t).
+    Some(unsafe { std::ptr::read_unaligned(ptr) })
+}

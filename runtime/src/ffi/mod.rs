@@ -1,0 +1,15 @@
+//! The only place with `unsafe` code: the C ABI Spread exports, and the thin wrappers through
+//! which the rest of the runtime touches raw memory, the dynamic loader, libomp and compiled
+//! kernels.
+//!
+//! The wrappers take addresses as `usize`. Their soundness rests on the OpenMP contract the
+//! compiler and the program keep: every host address the runtime reads or writes was named by a
+//! map clause or API call of the program (which OpenMP requires to be valid for the stated
+//! length), or was returned by one of the runtime's own allocations.
+
+pub(crate) mod call;
+pub(crate) mod dl;
+mod exports;
+pub(crate) mod kmp;
+pub(crate) mod mapper;
+pub(crate) mod mem;

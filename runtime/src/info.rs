@@ -1,0 +1,83 @@
+//! `LIBOMPTARGET_INFO` diagnostics, printed in libomptarget's words so existing tools and
+//! habits keep working.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Bits of `LIBOMPTARGET_INFO`.
+pub mod bits {
+    pub const KERNEL_ARGS: u32 = 0x1;
+    pub const MAPPING_EXISTS: u32 = 0x2;
+    pub const DUMP_TABLE: u32 = 0x4;
+    pub const MAPPING_CHANGED: u32 = 0x8;
+    pub const KERNEL_LAUNCH: u32 = 0x10;
+    pub const DATA_TRANSFER: u32 = 0x20;
+    pub const EMPTY_MAPPING: u32 = 0x40;
+}
+
+static FLAGS: AtomicU32 = AtomicU32::new(0);
+
+/// Sets the active bits (from the environment at start-up, or `__tgt_set_info_flag`).
+pub fn set_flags(f: u32) {
+    FLAGS.store(f, Ordering::Relaxed);
+}
+
+/// Whether any of `bit` is enabled.
+#[inline]
+pub fn enabled(bit: u32) -> bool {
+    FLAGS.load(Ordering::Relaxed) & bit != 0
+}
+
+/// Prints one info line for `device`.
+pub fn print(device: usize, line: std::fmt::Arguments<'_>) {
+    eprintln!("omptarget device {device} info: {line}");
+}
+
+/// Prints an info line when `$bit` is enabled; the arguments are not evaluated otherwise.
+#[macro_export]
+macro_rules! info {
+    ($bit:expr, $dev:expr, $($arg:tt)*) => {
+        if $crate::info::enabled($bit) {
+            $crate::info::print($dev, format_args!($($arg)*));
+        }
+    };
+}
+
+/// Formats an address as libomptarget does (`0x` and 16 hex digits).
+pub fn ptr(p: usize) -> String {
+    format!("0x{p:016x}")
+}
+
+/// The variable name of a map entry's name string, or "unknown".
+pub fn var_name(name: usize) -> String {
+    if name == 0 {
+        return "unknown".into();
+    }
+    crate::ffi::mem::c_string(name as *const std::ffi::c_char).map_or_else(
+        || "unknown".into(),
+        |s| crate::location::SourceLoc::var_name(&s),
+    )
+}
+
+/// `name at file:line:col` of a map entry's name string, as the table dump prints it.
+pub fn declaration(name: usize) -> String {
+    let s = if name == 0 {
+        None
+    } else {
+        crate::ffi::mem::c_string(name as *const std::ffi::c_char)
+    };
+    let mut parts = s
+        .as_deref()
+        .and_then(|s| s.strip_prefix(';'))
+        .map(|s| s.split(';'));
+    let mut next = || {
+        parts
+            .as_mut()
+            .and_then(|p| p.next())
+            .filter(|x| !x.is_empty())
+    };
+    let n = next().unwrap_or("unknown").to_string();
+    let f = next().unwrap_or("unknown").to_string();
+    let l = next().unwrap_or("0").to_string();
+    let c = next().unwrap_or("0").to_string();
+    format!("{n} at {f}:{l}:{c}")
+}

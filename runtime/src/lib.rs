@@ -1,0 +1,28 @@
+//! `spread-rt`: Spread's offload runtime.
+//!
+//! A drop-in replacement for LLVM 19's `libomptarget.so.19.1`: programs built by clang-19 with
+//! `-fopenmp -fopenmp-targets=...` run on it through `LD_PRELOAD` or the library path, and their
+//! target regions and data go to Spread's devices. Every device has memory of its own, a mapping
+//! table with libomptarget's semantics, and a worker with a FIFO queue for asynchronous work.
+//!
+//! Layout: [`abi`] (LLVM's structures), [`image`] (offload images), [`mapping`] (one device's
+//! table), [`targetdata`] (map-clause semantics), [`device`] (the backend trait and host
+//! devices), [`queue`] (per-device workers), [`runtime`] (global state and constructs), [`api`]
+//! (`omp_target_*`), [`report`] and [`info`] (diagnostics). All `unsafe` code is in `ffi`.
+
+#![deny(unsafe_op_in_unsafe_fn)]
+
+pub mod abi;
+pub mod api;
+pub mod config;
+pub mod device;
+pub mod error;
+mod ffi;
+pub mod image;
+pub mod info;
+pub mod location;
+pub mod mapping;
+pub mod queue;
+pub mod report;
+pub mod runtime;
+pub mod targetdata;

@@ -1,0 +1,346 @@
+//! The host-to-device mapping table of one device, with libomptarget's reference-count rules.
+//!
+//! The table only records which host range lives where on the device; moving bytes is the job of
+//! [`crate::targetdata`], which drives the table and the device together. Addresses are plain
+//! `usize` values here: the table never dereferences them, so it is ordinary safe Rust and is
+//! tested without any device.
+
+use std::collections::BTreeMap;
+
+/// A reference count that never drops: declare-target globals and associated pointers.
+pub const INF: u64 = u64::MAX;
+
+/// A device copy of a host pointer that was patched to point at device memory ("attach").
+///
+/// When the object holding the pointer is copied to the host, the host value is restored; when
+/// it is copied to the device, the device value is written again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShadowPointer {
+    pub host_addr: usize,
+    pub host_value: usize,
+    pub target_addr: usize,
+    pub target_value: usize,
+}
+
+/// One mapped host range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub host_base: usize,
+    pub host_begin: usize,
+    pub host_end: usize,
+    /// What the device allocator returned (before struct padding).
+    pub target_alloc: usize,
+    /// Device address of `host_begin`.
+    pub target_begin: usize,
+    pub dyn_refs: u64,
+    pub hold_refs: u64,
+    /// The variable's name as clang encodes it (`;name;file;line;col;;`), for diagnostics.
+    pub name: usize,
+    /// Whether the table owns `target_alloc` and frees it with the entry.
+    pub owns_memory: bool,
+    pub shadows: Vec<ShadowPointer>,
+}
+
+impl Entry {
+    pub fn size(&self) -> usize {
+        self.host_end - self.host_begin
+    }
+
+    /// Device address corresponding to a host address inside the entry.
+    pub fn target_of(&self, host: usize) -> usize {
+        self.target_begin
+            .wrapping_add(host.wrapping_sub(self.host_begin))
+    }
+
+    pub fn total_refs(&self) -> u64 {
+        self.dyn_refs.saturating_add(self.hold_refs)
+    }
+
+    fn counts(&mut self, hold: bool) -> (&mut u64, u64) {
+        if hold {
+            (&mut self.hold_refs, self.dyn_refs)
+        } else {
+            (&mut self.dyn_refs, self.hold_refs)
+        }
+    }
+
+    pub fn inc_refs(&mut self, hold: bool) {
+        let (this, _) = self.counts(hold);
+        if *this != INF {
+            *this = this.saturating_add(1).min(INF - 1);
+        }
+    }
+
+    pub fn dec_refs(&mut self, hold: bool) {
+        let (this, _) = self.counts(hold);
+        if *this != INF && *this > 0 {
+            *this -= 1;
+        }
+    }
+
+    /// Whether decrementing `hold`'s count (after a reset, for `delete`) releases the entry.
+    pub fn dec_would_remove(&self, hold: bool, after_reset: bool) -> bool {
+        let (this, other) = if hold {
+            (self.hold_refs, self.dyn_refs)
+        } else {
+            (self.dyn_refs, self.hold_refs)
+        };
+        if other > 0 {
+            return false;
+        }
+        if after_reset {
+            this != INF
+        } else {
+            this == 1
+        }
+    }
+
+    /// `delete`: brings the count to 1 so that the next decrement releases the entry.
+    pub fn reset_refs(&mut self, hold: bool) {
+        let (this, _) = self.counts(hold);
+        if *this != INF {
+            *this = 1;
+        }
+    }
+
+    /// Records a shadow pointer; true when the device copy of the pointer must be (re)written.
+    pub fn add_shadow(&mut self, s: ShadowPointer) -> bool {
+        match self.shadows.iter_mut().find(|x| x.host_addr == s.host_addr) {
+            Some(old) if old.target_value == s.target_value => false,
+            Some(old) => {
+                *old = s;
+                true
+            }
+            None => {
+                self.shadows.push(s);
+                true
+            }
+        }
+    }
+
+    /// Reference count as libomptarget's INFO output prints it.
+    pub fn fmt_refs(n: u64) -> String {
+        if n == INF {
+            "INF".to_string()
+        } else {
+            n.to_string()
+        }
+    }
+}
+
+/// How a host range relates to the table.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Lookup {
+    /// Key (host begin) of the entry the range touches, if any.
+    pub entry: Option<usize>,
+    pub contained: bool,
+    pub extends_before: bool,
+    pub extends_after: bool,
+}
+
+impl Lookup {
+    pub fn is_present(&self, must_contain: bool) -> bool {
+        self.contained || (!must_contain && (self.extends_before || self.extends_after))
+    }
+}
+
+/// The mapping table of one device.
+#[derive(Debug, Default)]
+pub struct MappingTable {
+    entries: BTreeMap<usize, Entry>,
+}
+
+impl MappingTable {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn get(&self, key: usize) -> Option<&Entry> {
+        self.entries.get(&key)
+    }
+
+    pub fn get_mut(&mut self, key: usize) -> Option<&mut Entry> {
+        self.entries.get_mut(&key)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.values()
+    }
+
+    /// Inserts a new entry; the caller has checked with [`lookup`](Self::lookup) that the range
+    /// overlaps nothing.
+    pub fn insert(&mut self, entry: Entry) -> usize {
+        let key = entry.host_begin;
+        self.entries.insert(key, entry);
+        key
+    }
+
+    pub fn remove(&mut self, key: usize) -> Option<Entry> {
+        self.entries.remove(&key)
+    }
+
+    /// Finds how `[host, host+size)` relates to the mapped ranges, as libomptarget's
+    /// `lookupMapping` does (including its treatment of zero-length sections, which match an
+    /// entry they fall inside or at whose base they start).
+    pub fn lookup(&self, host: usize, size: usize) -> Lookup {
+        let mut r = Lookup::default();
+        let end = host.saturating_add(size);
+        let left = self.entries.range(..=host).next_back().map(|(_, e)| e);
+        let right = self
+            .entries
+            .range((std::ops::Bound::Excluded(host), std::ops::Bound::Unbounded))
+            .next()
+            .map(|(_, e)| e);
+        if size == 0 {
+            if let Some(e) = left {
+                r.entry = Some(e.host_begin);
+                r.contained = host < e.host_end || host < e.host_base;
+            }
+            if !r.contained {
+                if let Some(e) = right {
+                    r.entry = Some(e.host_begin);
+                    r.contained = host >= e.host_base;
+                }
+            }
+            if !r.contained {
+                r.entry = None;
+            }
+            return r;
+        }
+        if let Some(e) = left {
+            r.entry = Some(e.host_begin);
+            r.contained = host >= e.host_begin && host < e.host_end && end <= e.host_end;
+            r.extends_after = host < e.host_end && end > e.host_end;
+        }
+        if !(r.contained || r.extends_after) {
+            if let Some(e) = right {
+                r.entry = Some(e.host_begin);
+                r.extends_before = host < e.host_begin && end > e.host_begin;
+                r.extends_after = host < e.host_end && end > e.host_end;
+            }
+        }
+        if !(r.contained || r.extends_before || r.extends_after) {
+            r.entry = None;
+        }
+        r
+    }
+
+    /// The entry containing `[host, host+size)`, if it is fully mapped.
+    pub fn find_contained(&self, host: usize, size: usize) -> Option<&Entry> {
+        let l = self.lookup(host, size);
+        if l.contained {
+            l.entry.and_then(|k| self.entries.get(&k))
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(begin: usize, size: usize, tgt: usize) -> Entry {
+        Entry {
+            host_base: begin,
+            host_begin: begin,
+            host_end: begin + size,
+            target_alloc: tgt,
+            target_begin: tgt,
+            dyn_refs: 1,
+            hold_refs: 0,
+            name: 0,
+            owns_memory: true,
+            shadows: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn lookup_classifies_ranges() {
+        let mut t = MappingTable::new();
+        t.insert(entry(1000, 100, 50_000));
+        t.insert(entry(2000, 100, 60_000));
+        let l = t.lookup(1010, 10);
+        assert!(l.contained && l.entry == Some(1000));
+        assert!(t.lookup(1000, 100).contained);
+        let l = t.lookup(1050, 100);
+        assert!(!l.contained && l.extends_after && l.entry == Some(1000));
+        let l = t.lookup(1950, 100);
+        assert!(l.extends_before && !l.contained && l.entry == Some(2000));
+        let l = t.lookup(1950, 200);
+        assert!(l.extends_before && l.extends_after);
+        let l = t.lookup(1100, 10);
+        assert_eq!(l, Lookup::default());
+        assert_eq!(t.lookup(500, 10), Lookup::default());
+        assert_eq!(
+            t.find_contained(1010, 4).map(|e| e.target_of(1010)),
+            Some(50_010)
+        );
+    }
+
+    #[test]
+    fn zero_length_sections() {
+        let mut t = MappingTable::new();
+        t.insert(entry(1000, 100, 50_000));
+        assert!(t.lookup(1000, 0).contained);
+        assert!(t.lookup(1099, 0).contained);
+        // One past the end is not inside the entry.
+        assert!(!t.lookup(1100, 0).contained);
+        assert!(!t.lookup(999, 0).contained);
+    }
+
+    #[test]
+    fn refcounts_follow_libomptarget() {
+        let mut e = entry(0, 8, 8);
+        assert!(e.dec_would_remove(false, false));
+        e.inc_refs(false);
+        assert!(!e.dec_would_remove(false, false));
+        e.dec_refs(false);
+        e.inc_refs(true);
+        // The hold count keeps the entry alive while the dynamic count drops.
+        assert!(!e.dec_would_remove(false, false));
+        assert!(e.dec_would_remove(true, false));
+        // delete resets the dynamic count only when no hold reference remains.
+        e.dec_refs(true);
+        e.inc_refs(false);
+        e.inc_refs(false);
+        assert!(e.dec_would_remove(false, true));
+        e.reset_refs(false);
+        e.dec_refs(false);
+        assert_eq!(e.total_refs(), 0);
+        // INF never drops.
+        let mut g = entry(0, 8, 8);
+        g.dyn_refs = INF;
+        g.dec_refs(false);
+        g.inc_refs(false);
+        assert_eq!(g.dyn_refs, INF);
+        assert!(!g.dec_would_remove(false, false));
+        assert!(!g.dec_would_remove(false, true));
+    }
+
+    #[test]
+    fn shadow_pointers_update_only_on_change() {
+        let mut e = entry(0, 64, 4096);
+        let s = ShadowPointer {
+            host_addr: 8,
+            host_value: 100,
+            target_addr: 4104,
+            target_value: 9000,
+        };
+        assert!(e.add_shadow(s));
+        assert!(!e.add_shadow(s));
+        assert!(e.add_shadow(ShadowPointer {
+            target_value: 9100,
+            ..s
+        }));
+        assert_eq!(e.shadows.len(), 1);
+    }
+}

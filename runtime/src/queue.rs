@@ -1,0 +1,189 @@
+//! One worker thread and one FIFO queue per device (seed 003): asynchronous work on a device runs
+//! in submission order on its worker, so the program's thread goes on meanwhile.
+//!
+//! Synchronous constructs do not pass through the queue: they run on the calling thread, as each
+//! host thread has an implicit stream of its own in libomptarget. Handing a synchronous launch
+//! to another thread and back would cost more than the launch itself.
+
+use crate::error::Result;
+use parking_lot::{Condvar, Mutex};
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+type Job = Box<dyn FnOnce() -> Result<()> + Send>;
+
+/// Completion of one queued job.
+#[derive(Default)]
+pub struct Event {
+    state: Mutex<Option<Result<()>>>,
+    done: Condvar,
+}
+
+impl Event {
+    /// Whether the job has finished.
+    pub fn is_done(&self) -> bool {
+        self.state.lock().is_some()
+    }
+
+    /// Blocks until the job has finished and returns its outcome.
+    pub fn wait(&self) -> Result<()> {
+        let mut s = self.state.lock();
+        while s.is_none() {
+            self.done.wait(&mut s);
+        }
+        s.clone().unwrap_or(Ok(()))
+    }
+
+    fn complete(&self, r: Result<()>) {
+        *self.state.lock() = Some(r);
+        self.done.notify_all();
+    }
+}
+
+#[derive(Default)]
+struct State {
+    jobs: VecDeque<(Job, Arc<Event>)>,
+    /// A job is running on the worker.
+    busy: bool,
+    worker_started: bool,
+}
+
+/// A device's FIFO queue and its worker.
+pub struct Queue {
+    name: String,
+    inner: Arc<(Mutex<State>, Condvar)>,
+}
+
+impl Queue {
+    /// A queue whose worker thread is started on the first submission.
+    pub fn new(name: impl Into<String>) -> Self {
+        Queue {
+            name: name.into(),
+            inner: Arc::new((Mutex::new(State::default()), Condvar::new())),
+        }
+    }
+
+    /// Appends `job`; it runs after every job submitted before it.
+    pub fn submit(&self, job: impl FnOnce() -> Result<()> + Send + 'static) -> Arc<Event> {
+        let ev = Arc::new(Event::default());
+        let (lock, cv) = &*self.inner;
+        let mut st = lock.lock();
+        st.jobs.push_back((Box::new(job), ev.clone()));
+        if !st.worker_started {
+            st.worker_started = true;
+            let inner = self.inner.clone();
+            let spawned = std::thread::Builder::new()
+                .name(self.name.clone())
+                .spawn(move || worker(inner));
+            if spawned.is_err() {
+                // Without a worker the queue still makes progress: the job runs here.
+                st.worker_started = false;
+                if let Some((job, ev)) = st.jobs.pop_back() {
+                    drop(st);
+                    ev.complete(job());
+                    return ev;
+                }
+            }
+        }
+        cv.notify_all();
+        ev
+    }
+
+    /// Blocks until every job submitted so far has finished (`wait device(d)`).
+    pub fn drain(&self) {
+        let (lock, cv) = &*self.inner;
+        let mut st = lock.lock();
+        while !st.jobs.is_empty() || st.busy {
+            cv.wait(&mut st);
+        }
+    }
+
+    /// Jobs waiting or running.
+    pub fn pending(&self) -> usize {
+        let st = self.inner.0.lock();
+        st.jobs.len() + usize::from(st.busy)
+    }
+}
+
+fn worker(inner: Arc<(Mutex<State>, Condvar)>) {
+    let (lock, cv) = &*inner;
+    loop {
+        let (job, ev) = {
+            let mut st = lock.lock();
+            loop {
+                if let Some(j) = st.jobs.pop_front() {
+                    st.busy = true;
+                    break j;
+                }
+                cv.wait(&mut st);
+            }
+        };
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).unwrap_or_else(|_| {
+            Err(crate::error::Error::new(
+                crate::error::ErrorKind::Backend,
+                "an asynchronous device operation panicked",
+            ))
+        });
+        ev.complete(r);
+        let mut st = lock.lock();
+        st.busy = false;
+        cv.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::{Error, ErrorKind};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn jobs_run_in_submission_order() {
+        let q = Queue::new("test-queue");
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let events: Vec<_> = (0..100)
+            .map(|i| {
+                let log = log.clone();
+                q.submit(move || {
+                    log.lock().push(i);
+                    Ok(())
+                })
+            })
+            .collect();
+        q.drain();
+        assert!(events.iter().all(|e| e.is_done()));
+        assert_eq!(*log.lock(), (0..100).collect::<Vec<_>>());
+        assert_eq!(q.pending(), 0);
+    }
+
+    #[test]
+    fn errors_reach_the_event() {
+        let q = Queue::new("test-queue-err");
+        let ev = q.submit(|| Err(Error::new(ErrorKind::Backend, "boom")));
+        assert_eq!(ev.wait().map_err(|e| e.message), Err("boom".to_string()));
+        let ok = q.submit(|| Ok(()));
+        assert!(ok.wait().is_ok());
+    }
+
+    #[test]
+    fn work_runs_off_the_calling_thread() {
+        let q = Queue::new("test-queue-async");
+        let gate = Arc::new((Mutex::new(false), Condvar::new()));
+        let ran = Arc::new(AtomicUsize::new(0));
+        let (g, r) = (gate.clone(), ran.clone());
+        let ev = q.submit(move || {
+            let mut open = g.0.lock();
+            while !*open {
+                g.1.wait(&mut open);
+            }
+            r.fetch_add(1, Ordering::SeqCst);
+            Ok(())
+        });
+        // submit returned while the job is blocked: it runs on the worker.
+        assert!(!ev.is_done());
+        *gate.0.lock() = true;
+        gate.1.notify_all();
+        ev.wait().expect("job succeeds");
+        assert_eq!(ran.load(Ordering::SeqCst), 1);
+    }
+}

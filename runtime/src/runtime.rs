@@ -1,0 +1,670 @@
+//! The process-wide runtime: devices, registered images, the offload policy, and the constructs
+//! (data begin/end/update, kernel launch) as the C ABI layer calls them.
+
+use crate::abi::{entry_flags, map, requires};
+use crate::config::Config;
+use crate::device::host::HostDevice;
+use crate::device::{AllocKind, Device, KernelHandle, LaunchConfig, LoadedImage, Stream};
+use crate::error::{Error, ErrorKind, Result, ResultExt};
+use crate::image::{self, ImageTarget};
+use crate::info::{self, bits};
+use crate::location::SourceLoc;
+use crate::mapping::{Entry, MappingTable, INF};
+use crate::queue::{Event, Queue};
+use crate::targetdata::{self, Ctx, MapArgs};
+use parking_lot::{Mutex, RwLock};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// One offload entry of a registered image.
+#[derive(Debug, Clone)]
+pub struct EntryInfo {
+    pub addr: usize,
+    pub name: String,
+    pub size: usize,
+    pub flags: i32,
+    /// Requirement bits of a REGISTER_REQUIRES entry.
+    pub data: i32,
+}
+
+/// An image the program registered.
+struct RegisteredImage {
+    /// The `__tgt_bin_desc` it came with (for unregistration).
+    desc: usize,
+    target: std::result::Result<ImageTarget, image::ImageError>,
+    /// The device object, copied out of the program.
+    bytes: Arc<Vec<u8>>,
+    entries: Arc<Vec<EntryInfo>>,
+    active: bool,
+}
+
+/// What a device has loaded.
+#[derive(Default)]
+struct DeviceImages {
+    /// Indexed like `Runtime::images`; `None` until loaded (or when incompatible).
+    loaded: Vec<Option<Box<dyn LoadedImage>>>,
+    /// Kernel handles by host region id.
+    kernels: HashMap<usize, KernelHandle>,
+}
+
+/// A device and its state.
+pub struct DeviceSlot {
+    pub id: usize,
+    pub dev: Box<dyn Device>,
+    pub table: Mutex<MappingTable>,
+    images: Mutex<DeviceImages>,
+    /// Number of registered images this device has considered (fast "up to date" check).
+    seen_images: AtomicUsize,
+    /// Asynchronous work (nowait) in FIFO order.
+    pub queue: Queue,
+    /// `omp_target_alloc` & co. allocations, so frees of foreign pointers are caught.
+    pub allocations: Mutex<HashMap<usize, AllocKind>>,
+}
+
+/// The offload policy (`OMP_TARGET_OFFLOAD`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Policy {
+    Disabled,
+    Mandatory,
+}
+
+/// Where a construct runs.
+pub enum Placement<'a> {
+    Device(&'a DeviceSlot),
+    /// On the host: the initial device, or offloading disabled.
+    Host,
+}
+
+/// A `nowait` construct libomp's task waits for.
+struct Pending {
+    event: Arc<Event>,
+    loc: Option<SourceLoc>,
+    polls: u32,
+}
+
+/// Polls after which `__tgt_target_nowait_query` blocks instead of returning (libomptarget's
+/// `OMPTARGET_QUERY_COUNT_THRESHOLD` default).
+const BLOCKING_POLLS: u32 = 5;
+
+/// The runtime.
+pub struct Runtime {
+    pub config: Config,
+    pub devices: Vec<DeviceSlot>,
+    images: RwLock<Vec<RegisteredImage>>,
+    /// Host region id (`.region_id` address) to kernel name.
+    kernel_names: RwLock<HashMap<usize, String>>,
+    requires: AtomicI64,
+    /// Pending `nowait` operations by handle value: completion, construct location, polls.
+    pending: Mutex<HashMap<usize, Pending>>,
+    next_handle: AtomicUsize,
+}
+
+static RUNTIME: OnceLock<Runtime> = OnceLock::new();
+
+/// The runtime, created on first use.
+pub fn get() -> &'static Runtime {
+    RUNTIME.get_or_init(|| Runtime::new(Config::from_env()))
+}
+
+impl Runtime {
+    pub fn new(config: Config) -> Self {
+        info::set_flags(config.info);
+        for w in &config.warnings {
+            eprintln!("spread: warning: {w}");
+        }
+        let devices = (0..config.host_devices)
+            .map(|id| DeviceSlot {
+                id,
+                dev: Box::new(HostDevice::new(id, config.host_threads)),
+                table: Mutex::new(MappingTable::new()),
+                images: Mutex::new(DeviceImages::default()),
+                seen_images: AtomicUsize::new(0),
+                queue: Queue::new(format!("spread-dev{id}")),
+                allocations: Mutex::new(HashMap::new()),
+            })
+            .collect();
+        Runtime {
+            config,
+            devices,
+            images: RwLock::new(Vec::new()),
+            kernel_names: RwLock::new(HashMap::new()),
+            requires: AtomicI64::new(0),
+            pending: Mutex::new(HashMap::new()),
+            next_handle: AtomicUsize::new(1),
+        }
+    }
+
+    pub fn num_devices(&self) -> usize {
+        self.devices.len()
+    }
+
+    /// The initial (host) device number, `omp_get_initial_device()`.
+    pub fn initial_device(&self) -> i64 {
+        self.devices.len() as i64
+    }
+
+    pub fn policy(&self) -> Policy {
+        match crate::ffi::kmp::target_offload() {
+            0 => Policy::Disabled,
+            // DEFAULT behaves as MANDATORY when there are devices, as in libomptarget.
+            _ if self.devices.is_empty() => Policy::Disabled,
+            _ => Policy::Mandatory,
+        }
+    }
+
+    /// Whether the program requires unified shared memory.
+    pub fn usm(&self) -> bool {
+        self.requires.load(Ordering::Relaxed) & requires::UNIFIED_SHARED_MEMORY != 0
+    }
+
+    /// Resolves a construct's device clause (-1 = default device).
+    pub fn placement(&self, device: i64) -> Result<Placement<'_>> {
+        if self.policy() == Policy::Disabled {
+            return Ok(Placement::Host);
+        }
+        let id = if device == -1 {
+            i64::from(crate::ffi::kmp::default_device())
+        } else {
+            device
+        };
+        if id == self.initial_device() {
+            return Ok(Placement::Host);
+        }
+        let slot = self.device(id)?;
+        slot.ensure_images(self)?;
+        Ok(Placement::Device(slot))
+    }
+
+    /// The device numbered `id`, or the libomptarget error for a bad number.
+    pub fn device(&self, id: i64) -> Result<&DeviceSlot> {
+        usize::try_from(id)
+            .ok()
+            .and_then(|i| self.devices.get(i))
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::BadDevice,
+                    format!(
+                        "Device number '{id}' out of range, only {} devices available",
+                        self.devices.len()
+                    ),
+                )
+            })
+    }
+
+    /// Records the images of a `__tgt_bin_desc`.
+    pub fn register(&self, desc: usize, images: Vec<(Vec<u8>, Vec<EntryInfo>)>) {
+        let mut regs = self.images.write();
+        let mut names = self.kernel_names.write();
+        for (bytes, entries) in images {
+            for e in &entries {
+                if e.flags & entry_flags::REGISTER_REQUIRES != 0 {
+                    self.requires.fetch_or(i64::from(e.data), Ordering::Relaxed);
+                } else if e.size == 0 && e.flags & entry_flags::INDIRECT == 0 {
+                    names.insert(e.addr, e.name.clone());
+                }
+            }
+            let target = image::classify(&bytes).map(|o| o.target);
+            if let Err(err) = &target {
+                eprintln!(
+                    "spread: warning: offload image {} of the program is unusable: {err}",
+                    regs.len()
+                );
+            }
+            // Keep only the device object itself.
+            let bytes = match image::classify(&bytes) {
+                Ok(o) => o.bytes.to_vec(),
+                Err(_) => Vec::new(),
+            };
+            regs.push(RegisteredImage {
+                desc,
+                target,
+                bytes: Arc::new(bytes),
+                entries: Arc::new(entries),
+                active: true,
+            });
+        }
+    }
+
+    /// Records `#pragma omp requires` bits.
+    pub fn add_requires(&self, flags: i64) {
+        self.requires.fetch_or(flags, Ordering::Relaxed);
+    }
+
+    /// Unloads the images of `desc` from every device (running their destructors) and forgets
+    /// their declare-target globals.
+    pub fn unregister(&self, desc: usize) {
+        let mut regs = self.images.write();
+        for (idx, img) in regs
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, i)| i.desc == desc && i.active)
+        {
+            img.active = false;
+            for slot in &self.devices {
+                let mut imgs = slot.images.lock();
+                let unloaded = imgs.loaded.get_mut(idx).and_then(Option::take);
+                if unloaded.is_some() {
+                    let mut table = slot.table.lock();
+                    for e in img.entries.iter().filter(|e| e.size > 0) {
+                        if table
+                            .get(e.addr)
+                            .is_some_and(|x| x.dyn_refs == INF && !x.owns_memory)
+                        {
+                            table.remove(e.addr);
+                        }
+                    }
+                    imgs.kernels.clear();
+                }
+                drop(unloaded);
+            }
+        }
+        let mut names = self.kernel_names.write();
+        for img in regs.iter().filter(|i| i.desc == desc) {
+            for e in img.entries.iter() {
+                names.remove(&e.addr);
+            }
+        }
+    }
+
+    /// Registers a `nowait` operation and returns its handle for libomp's task.
+    pub fn add_pending(&self, event: Arc<Event>, loc: Option<SourceLoc>) -> usize {
+        let h = self.next_handle.fetch_add(1, Ordering::Relaxed);
+        self.pending.lock().insert(
+            h,
+            Pending {
+                event,
+                loc,
+                polls: 0,
+            },
+        );
+        h
+    }
+
+    /// Polls a `nowait` handle: `None` while it runs; once done, its outcome and location (and
+    /// the handle is forgotten). After a few polls the caller blocks until completion, so an idle
+    /// libomp thread does not spin.
+    pub fn poll_pending(&self, handle: usize) -> Option<(Result<()>, Option<SourceLoc>)> {
+        let event = {
+            let mut p = self.pending.lock();
+            let entry = p.get_mut(&handle)?;
+            entry.polls += 1;
+            if entry.polls <= BLOCKING_POLLS && !entry.event.is_done() {
+                return None;
+            }
+            entry.event.clone()
+        };
+        let r = event.wait();
+        let loc = self.pending.lock().remove(&handle).and_then(|p| p.loc);
+        Some((r, loc))
+    }
+}
+
+impl DeviceSlot {
+    /// Loads every registered image this device can run that it has not loaded yet, and maps
+    /// their declare-target globals (reference count INF).
+    fn ensure_images(&self, rt: &Runtime) -> Result<()> {
+        let regs = rt.images.read();
+        if self.seen_images.load(Ordering::Acquire) == regs.len() {
+            return Ok(());
+        }
+        let mut imgs = self.images.lock();
+        for idx in imgs.loaded.len()..regs.len() {
+            imgs.loaded.push(None);
+            let img = &regs[idx];
+            let Ok(target) = img.target else { continue };
+            if !img.active || !self.dev.accepts(target) {
+                continue;
+            }
+            let obj = image::DeviceObject {
+                target,
+                bytes: &img.bytes,
+            };
+            let loaded = self.dev.load_image(&obj)?;
+            let mut table = self.table.lock();
+            for e in img.entries.iter() {
+                if e.size == 0
+                    || e.flags & (entry_flags::REGISTER_REQUIRES | entry_flags::INDIRECT) != 0
+                {
+                    continue;
+                }
+                let Some(tgt) = loaded.global(&e.name) else {
+                    return Err(Error::new(
+                        ErrorKind::Image,
+                        format!(
+                            "declare target variable '{}' is missing from the image on device {}",
+                            e.name, self.id
+                        ),
+                    ));
+                };
+                crate::info!(
+                    bits::MAPPING_CHANGED,
+                    self.id,
+                    "Creating new map entry with HstPtrBase={}, HstPtrBegin={}, TgtAllocBegin={}, TgtPtrBegin={}, Size={}, DynRefCount=INF, HoldRefCount=0, Name={}",
+                    info::ptr(e.addr),
+                    info::ptr(e.addr),
+                    info::ptr(tgt),
+                    info::ptr(tgt),
+                    e.size,
+                    e.name
+                );
+                table.insert(Entry {
+                    host_base: e.addr,
+                    host_begin: e.addr,
+                    host_end: e.addr + e.size,
+                    target_alloc: tgt,
+                    target_begin: tgt,
+                    dyn_refs: INF,
+                    hold_refs: 0,
+                    name: 0,
+                    owns_memory: false,
+                    shadows: Vec::new(),
+                });
+            }
+            imgs.loaded[idx] = Some(loaded);
+        }
+        self.seen_images.store(regs.len(), Ordering::Release);
+        Ok(())
+    }
+
+    /// The kernel for host region id `region`.
+    fn kernel(&self, rt: &Runtime, region: usize) -> Result<(KernelHandle, String)> {
+        let names = rt.kernel_names.read();
+        let name = names.get(&region).cloned().ok_or_else(|| {
+            Error::new(
+                ErrorKind::MissingKernel,
+                format!(
+                    "no offload entry is registered for target region {}",
+                    info::ptr(region)
+                ),
+            )
+        })?;
+        let mut imgs = self.images.lock();
+        if let Some(k) = imgs.kernels.get(&region) {
+            return Ok((*k, name));
+        }
+        let found = imgs.loaded.iter().flatten().find_map(|i| i.kernel(&name));
+        let Some(k) = found else {
+            return Err(Error::new(
+                ErrorKind::MissingKernel,
+                format!(
+                    "kernel '{name}' is not in any image loaded on device {}",
+                    self.id
+                ),
+            ));
+        };
+        imgs.kernels.insert(region, k);
+        Ok((k, name))
+    }
+
+    fn ctx(&self, rt: &Runtime) -> Ctx<'_> {
+        Ctx {
+            slot: self,
+            stream: Stream::default(),
+            usm: rt.usm(),
+        }
+    }
+
+    /// `target enter data` / the begin of `target data`.
+    pub fn data_begin(&self, rt: &Runtime, args: &mut MapArgs) -> Result<()> {
+        let mut cx = self.ctx(rt);
+        let mut table = self.table.lock();
+        let mut undo = Vec::new();
+        let r = targetdata::begin(&mut cx, &mut table, args, false, &mut undo)
+            .and_then(|_| self.dev.synchronize(&mut cx.stream));
+        if r.is_err() {
+            targetdata::rollback(&mut cx, &mut table, undo);
+        }
+        r
+    }
+
+    /// `target exit data` / the end of `target data`.
+    pub fn data_end(&self, rt: &Runtime, args: &MapArgs) -> Result<()> {
+        let mut cx = self.ctx(rt);
+        let mut table = self.table.lock();
+        let mut post = Vec::new();
+        let r = targetdata::end(&mut cx, &mut table, args, false, &mut post);
+        self.dev.synchronize(&mut cx.stream)?;
+        targetdata::end_finish(&mut cx, &mut table, post)?;
+        r
+    }
+
+    /// `target update`.
+    pub fn data_update(&self, rt: &Runtime, args: &MapArgs) -> Result<()> {
+        let mut cx = self.ctx(rt);
+        let mut table = self.table.lock();
+        let mut restore = Vec::new();
+        let r = targetdata::update(&mut cx, &mut table, args, &mut restore);
+        self.dev.synchronize(&mut cx.stream)?;
+        targetdata::update_finish(&table, restore);
+        r
+    }
+
+    /// A target region: maps its data, runs the kernel, unmaps.
+    pub fn launch(
+        &self,
+        rt: &Runtime,
+        region: usize,
+        args: &mut MapArgs,
+        cfg: &LaunchConfig,
+    ) -> Result<()> {
+        let (kernel, name) = self.kernel(rt, region)?;
+        let mut cx = self.ctx(rt);
+        let mut privates: Vec<usize> = Vec::new();
+        let params = {
+            let mut table = self.table.lock();
+            let mut undo = Vec::new();
+            let r = targetdata::begin(&mut cx, &mut table, args, false, &mut undo)
+                .context(|| "Call to targetDataBegin failed, abort target.".into())
+                .and_then(|_| self.kernel_params(&mut cx, &table, args, &mut privates));
+            if let Err(e) = r {
+                let _ = self.dev.synchronize(&mut cx.stream);
+                targetdata::rollback(&mut cx, &mut table, undo);
+                self.free_privates(&privates);
+                return Err(e.context("Failed to process data before launching the kernel."));
+            }
+            r.unwrap_or_default()
+        };
+        crate::info!(
+            bits::KERNEL_LAUNCH,
+            self.id,
+            "Launching kernel {name} with 1 blocks and 1 threads in Generic mode"
+        );
+        let launched = self
+            .dev
+            .synchronize(&mut cx.stream)
+            .and_then(|_| self.dev.launch(kernel, &params, cfg, &mut cx.stream))
+            .and_then(|_| self.dev.synchronize(&mut cx.stream));
+        if let Err(e) = launched {
+            self.free_privates(&privates);
+            return Err(e.context("Executing target region abort target."));
+        }
+        let r = self
+            .data_end(rt, args)
+            .context(|| "Failed to process data after launching the kernel.".into());
+        self.free_privates(&privates);
+        r
+    }
+
+    fn free_privates(&self, privates: &[usize]) {
+        for &p in privates {
+            let _ = self.dev.free(p, AllocKind::Device);
+        }
+    }
+
+    /// The kernel's parameters (libomptarget's `processDataBefore` after data begin).
+    fn kernel_params(
+        &self,
+        cx: &mut Ctx<'_>,
+        table: &MappingTable,
+        args: &MapArgs,
+        privates: &mut Vec<usize>,
+    ) -> Result<Vec<usize>> {
+        let n = args.len();
+        let mut params = Vec::with_capacity(n);
+        let mut positions = vec![usize::MAX; n];
+        for i in 0..n {
+            let ty = args.types[i];
+            let begin = args.begins[i];
+            let base = args.bases[i];
+            if ty & map::TARGET_PARAM == 0 {
+                if map::is_lambda_capture(ty) {
+                    self.patch_lambda_capture(cx, table, args, i, &positions, &params)?;
+                }
+                continue;
+            }
+            let param = if ty & map::LITERAL != 0 {
+                base
+            } else if ty & map::PRIVATE != 0 {
+                let size = usize::try_from(args.sizes[i]).unwrap_or(0);
+                let buf = if size == 0 {
+                    0
+                } else {
+                    self.dev.alloc(size, AllocKind::Device)?
+                };
+                if buf != 0 {
+                    privates.push(buf);
+                    if ty & map::TO != 0 {
+                        self.dev.copy_to_device(buf, begin, size, &mut cx.stream)?;
+                    }
+                }
+                buf.wrapping_add(base.wrapping_sub(begin))
+            } else {
+                let base = if ty & map::PTR_AND_OBJ != 0 {
+                    crate::ffi::mem::read_usize(base)
+                } else {
+                    base
+                };
+                let size = usize::try_from(args.sizes[i]).unwrap_or(0);
+                let l = table.lookup(begin, size);
+                // Not mapped: the pointer keeps its host value (firstprivate semantics, OpenMP 5.2).
+                let tgt = match l
+                    .entry
+                    .filter(|_| l.is_present(false))
+                    .and_then(|k| table.get(k))
+                {
+                    Some(e) => {
+                        let t = e.target_of(begin);
+                        crate::info!(
+                            bits::MAPPING_EXISTS,
+                            self.id,
+                            "Mapping exists with HstPtrBegin={}, TgtPtrBegin={}, Size={}, DynRefCount={} (update suppressed), HoldRefCount={}",
+                            info::ptr(begin),
+                            info::ptr(t),
+                            size,
+                            Entry::fmt_refs(e.dyn_refs),
+                            Entry::fmt_refs(e.hold_refs)
+                        );
+                        t
+                    }
+                    None => begin,
+                };
+                tgt.wrapping_add(base.wrapping_sub(begin))
+            };
+            positions[i] = params.len();
+            params.push(param);
+        }
+        Ok(params)
+    }
+
+    /// A lambda's captured pointer: its device copy inside the lambda object is made to point at
+    /// the device copy of what it captured.
+    fn patch_lambda_capture(
+        &self,
+        cx: &mut Ctx<'_>,
+        table: &MappingTable,
+        args: &MapArgs,
+        i: usize,
+        positions: &[usize],
+        params: &[usize],
+    ) -> Result<()> {
+        let Some(parent) = map::parent_index(args.types[i]) else {
+            return Ok(());
+        };
+        let Some(&pos) = positions.get(parent) else {
+            return Ok(());
+        };
+        let Some(&tgt_base) = params.get(pos) else {
+            return Ok(());
+        };
+        let host_value = args.begins[i];
+        let host_field = args.bases[i];
+        let delta = host_field.wrapping_sub(args.begins[parent]);
+        let tgt_field = tgt_base.wrapping_add(delta);
+        let size = usize::try_from(args.sizes[i]).unwrap_or(0);
+        let l = table.lookup(host_value, size);
+        let Some(e) = l
+            .entry
+            .filter(|_| l.is_present(false))
+            .and_then(|k| table.get(k))
+        else {
+            return Ok(()); // nothing mapped for the capture: it keeps its value
+        };
+        let value = e.target_of(host_value);
+        let src = cx.stream.stage(&value.to_ne_bytes());
+        self.dev.copy_to_device(tgt_field, src, 8, &mut cx.stream)
+    }
+
+    /// Allocates device memory for the API (`omp_target_alloc` & co.).
+    pub fn api_alloc(&self, size: usize, kind: AllocKind) -> Result<usize> {
+        let p = self.dev.alloc(size, kind)?;
+        self.allocations.lock().insert(p, kind);
+        Ok(p)
+    }
+
+    /// Frees memory from [`api_alloc`](Self::api_alloc).
+    pub fn api_free(&self, ptr: usize) -> Result<()> {
+        let kind = self.allocations.lock().remove(&ptr).ok_or_else(|| {
+            Error::new(
+                ErrorKind::Mapping,
+                format!(
+                    "{} was not allocated on device {} by omp_target_alloc",
+                    info::ptr(ptr),
+                    self.id
+                ),
+            )
+        })?;
+        self.dev.free(ptr, kind)
+    }
+
+    /// Whether `[ptr, ptr+len)` lies inside an API allocation of this device.
+    pub fn owns(&self, ptr: usize) -> bool {
+        self.allocations.lock().contains_key(&ptr)
+    }
+
+    /// Prints the mapping table (`ompx_dump_mapping_tables` to stdout, `LIBOMPTARGET_INFO` 0x4
+    /// to stderr); `at` is the construct's location.
+    pub fn dump_table(&self, at: &str, to_stdout: bool) {
+        let table = self.table.lock();
+        let mut lines = Vec::new();
+        if table.is_empty() {
+            lines.push("OpenMP Host-Device pointer mappings table empty".to_string());
+        } else {
+            lines.push(format!(
+                "OpenMP Host-Device pointer mappings after block at {at}:"
+            ));
+            lines.push(format!(
+                "{:<18} {:<18} Size (B) DynRefCount HoldRefCount Declaration",
+                "Host Ptr", "Target Ptr"
+            ));
+            for e in table.iter() {
+                lines.push(format!(
+                    "{} {} {:<8} {:<11} {:<12} {}",
+                    info::ptr(e.host_begin),
+                    info::ptr(e.target_begin),
+                    e.size(),
+                    Entry::fmt_refs(e.dyn_refs),
+                    Entry::fmt_refs(e.hold_refs),
+                    info::declaration(e.name)
+                ));
+            }
+        }
+        for l in lines {
+            if to_stdout {
+                println!("omptarget device {} info: {l}", self.id);
+            } else {
+                info::print(self.id, format_args!("{l}"));
+            }
+        }
+    }
+}

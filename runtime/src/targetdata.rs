@@ -1,0 +1,705 @@
+//! Data begin, end and update over one device's mapping table: libomptarget's semantics for map
+//! clauses (reference counts, `always`, `present`, `delete`, `close`, `ompx_hold`,
+//! PTR_AND_OBJ attach with shadow pointers, struct members, mappers, non-contiguous updates).
+//!
+//! Each function takes the table already locked and a [`Stream`] for the copies; the caller
+//! synchronizes the stream before it relies on copied data (see [`end_finish`]).
+
+use crate::abi::{map, NonContigDim};
+use crate::device::{AllocKind, Device, Stream};
+use crate::error::{Error, ErrorKind, Result};
+use crate::ffi::mem;
+use crate::info::{self, bits};
+use crate::mapping::{Entry, MappingTable, ShadowPointer};
+use crate::runtime::DeviceSlot;
+
+/// The map arguments of one construct, copied out of the program's arrays.
+#[derive(Debug, Clone, Default)]
+pub struct MapArgs {
+    pub bases: Vec<usize>,
+    pub begins: Vec<usize>,
+    pub sizes: Vec<i64>,
+    pub types: Vec<i64>,
+    pub names: Vec<usize>,
+    pub mappers: Vec<usize>,
+}
+
+impl MapArgs {
+    pub fn len(&self) -> usize {
+        self.types.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.types.is_empty()
+    }
+
+    fn size(&self, i: usize) -> Result<usize> {
+        usize::try_from(self.sizes[i]).map_err(|_| {
+            Error::new(
+                ErrorKind::Mapping,
+                format!(
+                    "map entry {i} has a negative size ({} bytes)",
+                    self.sizes[i]
+                ),
+            )
+        })
+    }
+}
+
+/// What one construct is doing on one device.
+pub struct Ctx<'a> {
+    pub slot: &'a DeviceSlot,
+    pub stream: Stream,
+    /// `requires unified_shared_memory`: data without `close` is used where it is.
+    pub usm: bool,
+}
+
+impl Ctx<'_> {
+    fn dev(&self) -> &dyn Device {
+        &*self.slot.dev
+    }
+    fn id(&self) -> usize {
+        self.slot.id
+    }
+}
+
+/// A change data begin made, so that a failing construct can take it back.
+#[derive(Debug, Clone, Copy)]
+pub enum Undo {
+    Counted { key: usize, hold: bool },
+    Created { key: usize },
+}
+
+/// Result of resolving one host range.
+#[derive(Debug, Default, Clone, Copy)]
+struct Target {
+    addr: usize,
+    entry: Option<usize>,
+    is_new: bool,
+    is_host: bool,
+}
+
+fn run_mapper(mapper: usize, args: &MapArgs, i: usize) -> MapArgs {
+    crate::ffi::mapper::collect(
+        mapper,
+        args.bases[i],
+        args.begins[i],
+        args.sizes[i],
+        args.types[i],
+        args.names[i],
+    )
+}
+
+fn name_of(name: usize) -> String {
+    info::var_name(name)
+}
+
+fn refs_str(n: u64, action: &str) -> String {
+    format!("{}{action}", Entry::fmt_refs(n))
+}
+
+fn stage_ptr(s: &mut Stream, value: usize) -> usize {
+    s.stage(&value.to_ne_bytes())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn get_target_pointer(
+    cx: &mut Ctx<'_>,
+    table: &mut MappingTable,
+    begin: usize,
+    base: usize,
+    padding: usize,
+    size: usize,
+    name: usize,
+    ty: i64,
+    update_ref: bool,
+    undo: &mut Vec<Undo>,
+) -> Result<Target> {
+    let implicit = ty & map::IMPLICIT != 0;
+    let hold = ty & map::OMPX_HOLD != 0;
+    let l = table.lookup(begin, size);
+    let mut t = Target::default();
+    if let Some(key) = l
+        .entry
+        .filter(|_| l.contained || ((l.extends_before || l.extends_after) && implicit))
+    {
+        let Some(e) = table.get_mut(key) else {
+            return Err(Error::new(
+                ErrorKind::Mapping,
+                "mapping table lost an entry",
+            ));
+        };
+        let action = if update_ref {
+            e.inc_refs(hold);
+            undo.push(Undo::Counted { key, hold });
+            " (incremented)"
+        } else {
+            // A member of a struct allocated by its parent entry in this very construct: still
+            // new, so its TO data must be copied.
+            t.is_new = e.total_refs() == 1;
+            " (update suppressed)"
+        };
+        t.addr = e.target_of(begin);
+        t.entry = Some(key);
+        crate::info!(
+            bits::MAPPING_EXISTS,
+            cx.id(),
+            "Mapping exists{} with HstPtrBegin={}, TgtPtrBegin={}, Size={}, DynRefCount={}, HoldRefCount={}, Name={}",
+            if implicit { " (implicit)" } else { "" },
+            info::ptr(begin),
+            info::ptr(t.addr),
+            size,
+            refs_str(e.dyn_refs, if hold { "" } else { action }),
+            refs_str(e.hold_refs, if hold { action } else { "" }),
+            name_of(name)
+        );
+    } else if let Some(key) = l.entry.filter(|_| l.extends_before || l.extends_after) {
+        let (eb, es) = table.get(key).map_or((0, 0), |e| (e.host_begin, e.size()));
+        return Err(Error::new(
+            ErrorKind::Mapping,
+            format!(
+                "explicit extension not allowed: host address specified is {} ({size} bytes), but device allocation maps to host at {} ({es} bytes)",
+                info::ptr(begin),
+                info::ptr(eb)
+            ),
+        ));
+    } else if cx.usm && ty & map::CLOSE == 0 {
+        t.addr = begin;
+        t.is_host = true;
+    } else if ty & map::PRESENT != 0 {
+        return Err(Error::new(
+            ErrorKind::Mapping,
+            format!(
+                "device mapping required by 'present' map type modifier does not exist for host address {} ({size} bytes)",
+                info::ptr(begin)
+            ),
+        ));
+    } else if size > 0 {
+        let alloc = cx.dev().alloc(size + padding, AllocKind::Device)?;
+        let tgt = alloc + padding;
+        let key = table.insert(Entry {
+            host_base: base,
+            host_begin: begin,
+            host_end: begin + size,
+            target_alloc: alloc,
+            target_begin: tgt,
+            dyn_refs: u64::from(!hold),
+            hold_refs: u64::from(hold),
+            name,
+            owns_memory: true,
+            shadows: Vec::new(),
+        });
+        undo.push(Undo::Created { key });
+        crate::info!(
+            bits::MAPPING_CHANGED,
+            cx.id(),
+            "Creating new map entry with HstPtrBase={}, HstPtrBegin={}, TgtAllocBegin={}, TgtPtrBegin={}, Size={}, DynRefCount={}, HoldRefCount={}, Name={}",
+            info::ptr(base),
+            info::ptr(begin),
+            info::ptr(alloc),
+            info::ptr(tgt),
+            size,
+            u64::from(!hold),
+            u64::from(hold),
+            name_of(name)
+        );
+        t = Target {
+            addr: tgt,
+            entry: Some(key),
+            is_new: true,
+            is_host: false,
+        };
+    }
+    let to = ty & map::TO != 0;
+    let always = ty & map::ALWAYS != 0;
+    if t.addr != 0 && !t.is_host && to && (t.is_new || always) && size != 0 {
+        crate::info!(
+            bits::DATA_TRANSFER,
+            cx.id(),
+            "Copying data from host to device, HstPtr={}, TgtPtr={}, Size={}, Name={}",
+            info::ptr(begin),
+            info::ptr(t.addr),
+            size,
+            name_of(name)
+        );
+        cx.slot
+            .dev
+            .copy_to_device(t.addr, begin, size, &mut cx.stream)?;
+        if let Some(e) = t.entry.and_then(|k| table.get(k)) {
+            reapply_shadows(cx, e, begin, begin + size)?;
+        }
+    }
+    Ok(t)
+}
+
+/// Writes the device values of the shadow pointers inside `[lo, hi)` again, after a host-to-device
+/// copy overwrote them with host addresses.
+fn reapply_shadows(cx: &mut Ctx<'_>, e: &Entry, lo: usize, hi: usize) -> Result<()> {
+    for s in e
+        .shadows
+        .iter()
+        .filter(|s| s.host_addr >= lo && s.host_addr < hi)
+    {
+        let src = stage_ptr(&mut cx.stream, s.target_value);
+        cx.slot
+            .dev
+            .copy_to_device(s.target_addr, src, 8, &mut cx.stream)?;
+    }
+    Ok(())
+}
+
+/// Restores the host values of the shadow pointers inside `[lo, hi)` after a device-to-host copy.
+fn restore_shadows(e: &Entry, lo: usize, hi: usize) {
+    for s in e
+        .shadows
+        .iter()
+        .filter(|s| s.host_addr >= lo && s.host_addr < hi)
+    {
+        mem::write_usize(s.host_addr, s.host_value);
+    }
+}
+
+/// Alignment a struct's device copy must keep: that of the struct's base address, at most 16.
+fn struct_alignment(base: usize) -> usize {
+    let a = if base == 0 {
+        16
+    } else {
+        1usize << base.trailing_zeros().min(63)
+    };
+    a.min(16)
+}
+
+/// Maps every entry of `args` (libomptarget's `targetDataBegin`); may rewrite `args.bases` for
+/// RETURN_PARAM entries. On error the changes already made are in `undo`.
+pub fn begin(
+    cx: &mut Ctx<'_>,
+    table: &mut MappingTable,
+    args: &mut MapArgs,
+    from_mapper: bool,
+    undo: &mut Vec<Undo>,
+) -> Result<()> {
+    let n = args.len();
+    for i in 0..n {
+        let ty = args.types[i];
+        if ty & (map::LITERAL | map::PRIVATE) != 0 {
+            continue;
+        }
+        if args.mappers[i] != 0 {
+            let mut comps = run_mapper(args.mappers[i], args, i);
+            begin(cx, table, &mut comps, true, undo)?;
+            continue;
+        }
+        let begin_addr = args.begins[i];
+        let mut base = args.bases[i];
+        let size = args.size(i)?;
+        let name = args.names[i];
+        let padding = if map::parent_index(ty).is_none()
+            && i + 1 < n
+            && map::parent_index(args.types[i + 1]) == Some(i)
+        {
+            begin_addr % struct_alignment(base)
+        } else {
+            0
+        };
+        let mut update_ref = ty & map::MEMBER_OF == 0 && !(from_mapper && i == 0);
+        let mut pointer = None;
+        if ty & map::PTR_AND_OBJ != 0 {
+            // The pointer itself: mapped without TO, so the pointee can be attached to it.
+            let pty = ty & (map::IMPLICIT | map::CLOSE | map::PRESENT | map::OMPX_HOLD);
+            let p = get_target_pointer(cx, table, base, base, 0, 8, 0, pty, update_ref, undo)?;
+            if p.addr == 0 {
+                return Err(Error::new(
+                    ErrorKind::Mapping,
+                    "Call to getTargetPointer returned null pointer (device failure or illegal mapping).",
+                ));
+            }
+            pointer = Some((p, base));
+            base = mem::read_usize(base);
+            update_ref = !from_mapper || i != 0;
+        }
+        let null_pointer = || {
+            format!(
+                "Call to getTargetPointer returned null pointer ({}).",
+                if ty & map::PRESENT != 0 {
+                    "'present' map type modifier"
+                } else {
+                    "device failure or illegal mapping"
+                }
+            )
+        };
+        let t = get_target_pointer(
+            cx, table, begin_addr, base, padding, size, name, ty, update_ref, undo,
+        )
+        .map_err(|e| e.context(null_pointer()))?;
+        if t.addr == 0 && (size != 0 || ty & map::PRESENT != 0) {
+            return Err(Error::new(ErrorKind::Mapping, null_pointer()));
+        }
+        let delta = begin_addr.wrapping_sub(base);
+        if ty & map::RETURN_PARAM != 0 {
+            args.bases[i] = t.addr.wrapping_sub(delta);
+        }
+        if let Some((p, host_ptr_addr)) = pointer {
+            if !t.is_host && !p.is_host {
+                let expected = t.addr.wrapping_sub(delta);
+                let shadow = ShadowPointer {
+                    host_addr: host_ptr_addr,
+                    host_value: base,
+                    target_addr: p.addr,
+                    target_value: expected,
+                };
+                let changed = p
+                    .entry
+                    .and_then(|k| table.get_mut(k))
+                    .is_some_and(|e| e.add_shadow(shadow));
+                if changed {
+                    let src = stage_ptr(&mut cx.stream, expected);
+                    cx.slot.dev.copy_to_device(p.addr, src, 8, &mut cx.stream)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Takes back what a failed [`begin`] did, newest first.
+pub fn rollback(cx: &mut Ctx<'_>, table: &mut MappingTable, undo: Vec<Undo>) {
+    for u in undo.into_iter().rev() {
+        match u {
+            Undo::Counted { key, hold } => {
+                if let Some(e) = table.get_mut(key) {
+                    e.dec_refs(hold);
+                }
+            }
+            Undo::Created { key } => {
+                if let Some(e) = table.remove(key) {
+                    let _ = cx.slot.dev.free(e.target_alloc, AllocKind::Device);
+                }
+            }
+        }
+    }
+}
+
+/// An entry data end has released or copied back, processed after the copies completed.
+#[derive(Debug, Clone, Copy)]
+pub struct PostEnd {
+    key: usize,
+    begin: usize,
+    size: usize,
+    from: bool,
+    is_last: bool,
+}
+
+/// Unmaps every entry of `args` in reverse order (libomptarget's `targetDataEnd`). Entries to
+/// release and pointers to restore are collected in `post` for [`end_finish`].
+pub fn end(
+    cx: &mut Ctx<'_>,
+    table: &mut MappingTable,
+    args: &MapArgs,
+    from_mapper: bool,
+    post: &mut Vec<PostEnd>,
+) -> Result<()> {
+    for i in (0..args.len()).rev() {
+        let ty = args.types[i];
+        if ty & (map::LITERAL | map::PRIVATE) != 0 {
+            continue;
+        }
+        if args.mappers[i] != 0 {
+            let comps = run_mapper(args.mappers[i], args, i);
+            end(cx, table, &comps, true, post)?;
+            continue;
+        }
+        let begin_addr = args.begins[i];
+        let size = args.size(i)?;
+        let implicit = ty & map::IMPLICIT != 0;
+        let update_ref =
+            (ty & map::MEMBER_OF == 0 || ty & map::PTR_AND_OBJ != 0) && !(from_mapper && i == 0);
+        let force_delete = ty & map::DELETE != 0;
+        let hold = ty & map::OMPX_HOLD != 0;
+        let l = table.lookup(begin_addr, size);
+        let found = l.entry.filter(|_| l.is_present(!implicit));
+        let Some(key) = found else {
+            if cx.usm {
+                continue; // the data is the host's own: nothing to copy or release
+            }
+            if ty & map::PRESENT != 0 {
+                return Err(Error::new(
+                    ErrorKind::Mapping,
+                    format!(
+                        "device mapping required by 'present' map type modifier does not exist for host address {} ({size} bytes)",
+                        info::ptr(begin_addr)
+                    ),
+                ));
+            }
+            continue;
+        };
+        let Some(e) = table.get_mut(key) else {
+            continue;
+        };
+        let is_last = e.dec_would_remove(hold, force_delete);
+        if force_delete {
+            e.reset_refs(hold);
+        }
+        let action = if !update_ref {
+            " (update suppressed)"
+        } else {
+            e.dec_refs(hold);
+            match (is_last, force_delete) {
+                (true, true) => " (reset, delayed deletion)",
+                (true, false) => " (decremented, delayed deletion)",
+                _ => " (decremented)",
+            }
+        };
+        let tgt = e.target_of(begin_addr);
+        crate::info!(
+            bits::MAPPING_EXISTS,
+            cx.id(),
+            "Mapping exists with HstPtrBegin={}, TgtPtrBegin={}, Size={}, DynRefCount={}, HoldRefCount={}",
+            info::ptr(begin_addr),
+            info::ptr(tgt),
+            size,
+            refs_str(e.dyn_refs, if hold { "" } else { action }),
+            refs_str(e.hold_refs, if hold { action } else { "" })
+        );
+        let from = ty & map::FROM != 0;
+        if from && (ty & map::ALWAYS != 0 || is_last) && size != 0 {
+            crate::info!(
+                bits::DATA_TRANSFER,
+                cx.id(),
+                "Copying data from device to host, TgtPtr={}, HstPtr={}, Size={}, Name={}",
+                info::ptr(tgt),
+                info::ptr(begin_addr),
+                size,
+                name_of(args.names[i])
+            );
+            cx.slot
+                .dev
+                .copy_from_device(begin_addr, tgt, size, &mut cx.stream)?;
+        }
+        post.push(PostEnd {
+            key,
+            begin: begin_addr,
+            size,
+            from,
+            is_last,
+        });
+    }
+    Ok(())
+}
+
+/// After the stream of an [`end`] is synchronized: restores host pointers the copies overwrote
+/// and releases entries whose counts reached zero (once their last user in this construct is
+/// done with them).
+pub fn end_finish(cx: &mut Ctx<'_>, table: &mut MappingTable, post: Vec<PostEnd>) -> Result<()> {
+    let mut remaining: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    for p in &post {
+        *remaining.entry(p.key).or_default() += 1;
+    }
+    let mut result = Ok(());
+    for p in post {
+        let left = remaining.get_mut(&p.key).map_or(0, |n| {
+            *n -= 1;
+            *n
+        });
+        let Some(e) = table.get(p.key) else { continue };
+        if p.from {
+            let (lo, hi) = if p.size == 0 {
+                (e.host_begin, e.host_end)
+            } else {
+                (p.begin, p.begin + p.size)
+            };
+            restore_shadows(e, lo.min(e.host_begin), hi.max(e.host_end));
+        }
+        if p.is_last && left == 0 && e.total_refs() == 0 {
+            if let Some(e) = table.remove(p.key) {
+                if e.owns_memory {
+                    if let Err(err) = cx.slot.dev.free(e.target_alloc, AllocKind::Device) {
+                        result = Err(err);
+                    }
+                }
+            }
+        }
+    }
+    result
+}
+
+/// Moves data of present entries (libomptarget's `targetDataUpdate`). Host pointers to restore
+/// after FROM copies are collected in `restore` (entry key, range).
+pub fn update(
+    cx: &mut Ctx<'_>,
+    table: &mut MappingTable,
+    args: &MapArgs,
+    restore: &mut Vec<(usize, usize, usize)>,
+) -> Result<()> {
+    for i in 0..args.len() {
+        let ty = args.types[i];
+        if ty & (map::LITERAL | map::PRIVATE) != 0 {
+            continue;
+        }
+        if args.mappers[i] != 0 {
+            let comps = run_mapper(args.mappers[i], args, i);
+            update(cx, table, &comps, restore)?;
+            continue;
+        }
+        if ty & map::NON_CONTIG != 0 {
+            let ndims = args.size(i)?;
+            let dims: Vec<NonContigDim> = mem::array(args.begins[i] as *const NonContigDim, ndims);
+            for (addr, len) in non_contiguous_pieces(&dims) {
+                update_contiguous(
+                    cx,
+                    table,
+                    args.bases[i].wrapping_add(addr),
+                    len,
+                    ty,
+                    restore,
+                )?;
+            }
+            continue;
+        }
+        update_contiguous(cx, table, args.begins[i], args.size(i)?, ty, restore)?;
+    }
+    Ok(())
+}
+
+fn update_contiguous(
+    cx: &mut Ctx<'_>,
+    table: &mut MappingTable,
+    begin_addr: usize,
+    size: usize,
+    ty: i64,
+    restore: &mut Vec<(usize, usize, usize)>,
+) -> Result<()> {
+    let l = table.lookup(begin_addr, size);
+    let Some(key) = l.entry.filter(|_| l.contained) else {
+        if ty & map::PRESENT != 0 && !cx.usm {
+            return Err(Error::new(
+                ErrorKind::Mapping,
+                format!(
+                    "device mapping required by 'present' motion modifier does not exist for host address {} ({size} bytes)",
+                    info::ptr(begin_addr)
+                ),
+            ));
+        }
+        return Ok(());
+    };
+    let Some(e) = table.get(key) else {
+        return Ok(());
+    };
+    let tgt = e.target_of(begin_addr);
+    if ty & map::TO != 0 {
+        crate::info!(
+            bits::DATA_TRANSFER,
+            cx.id(),
+            "Copying data from host to device, HstPtr={}, TgtPtr={}, Size={}, Name={}",
+            info::ptr(begin_addr),
+            info::ptr(tgt),
+            size,
+            name_of(e.name)
+        );
+        cx.slot
+            .dev
+            .copy_to_device(tgt, begin_addr, size, &mut cx.stream)?;
+        reapply_shadows(cx, e, begin_addr, begin_addr + size)?;
+    }
+    if ty & map::FROM != 0 {
+        crate::info!(
+            bits::DATA_TRANSFER,
+            cx.id(),
+            "Copying data from device to host, TgtPtr={}, HstPtr={}, Size={}, Name={}",
+            info::ptr(tgt),
+            info::ptr(begin_addr),
+            size,
+            name_of(e.name)
+        );
+        cx.slot
+            .dev
+            .copy_from_device(begin_addr, tgt, size, &mut cx.stream)?;
+        restore.push((key, begin_addr, begin_addr + size));
+    }
+    Ok(())
+}
+
+/// After the stream of an [`update`] is synchronized: host pointers inside FROM ranges get their
+/// host values back.
+pub fn update_finish(table: &MappingTable, restore: Vec<(usize, usize, usize)>) {
+    for (key, lo, hi) in restore {
+        if let Some(e) = table.get(key) {
+            restore_shadows(e, lo, hi);
+        }
+    }
+}
+
+/// The contiguous pieces `(offset from base, bytes)` of a non-contiguous section (outermost
+/// dimension first, strides in bytes). Trailing dimensions whose elements are adjacent form one
+/// contiguous block, so each piece is as large as it can be.
+pub fn non_contiguous_pieces(dims: &[NonContigDim]) -> Vec<(usize, usize)> {
+    if dims.is_empty() {
+        return Vec::new();
+    }
+    // `inner` is the outermost dimension from which on the section is one block.
+    let mut inner = dims.len() - 1;
+    while inner > 0 && dims[inner].count.wrapping_mul(dims[inner].stride) == dims[inner - 1].stride
+    {
+        inner -= 1;
+    }
+    let block = dims[inner].count.wrapping_mul(dims[inner].stride) as usize;
+    let mut out = Vec::new();
+    fn walk(
+        dims: &[NonContigDim],
+        d: usize,
+        inner: usize,
+        offset: u64,
+        block: usize,
+        out: &mut Vec<(usize, usize)>,
+    ) {
+        if d == inner {
+            let start = offset.wrapping_add(dims[d].offset.wrapping_mul(dims[d].stride));
+            out.push((start as usize, block));
+            return;
+        }
+        for i in 0..dims[d].count {
+            let off = (dims[d].offset + i).wrapping_mul(dims[d].stride);
+            walk(dims, d + 1, inner, offset.wrapping_add(off), block, out);
+        }
+    }
+    if block > 0 {
+        walk(dims, 0, inner, 0, block, &mut out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(offset: u64, count: u64, stride: u64) -> NonContigDim {
+        NonContigDim {
+            offset,
+            count,
+            stride,
+        }
+    }
+
+    #[test]
+    fn strided_rows() {
+        // a[0:3][1:2] of int a[3][4]: three pieces of 8 bytes, one per row.
+        let pieces = non_contiguous_pieces(&[d(0, 3, 16), d(1, 2, 4)]);
+        assert_eq!(pieces, vec![(4, 8), (20, 8), (36, 8)]);
+        // Whole rows merge into one block.
+        assert_eq!(
+            non_contiguous_pieces(&[d(1, 2, 16), d(0, 4, 4)]),
+            vec![(16, 32)]
+        );
+        // a[0:2][1:2][0:4] of int a[2][3][4]: rows 1..3 of each plane are one block each.
+        assert_eq!(
+            non_contiguous_pieces(&[d(0, 2, 48), d(1, 2, 16), d(0, 4, 4)]),
+            vec![(16, 32), (64, 32)]
+        );
+    }
+
+    #[test]
+    fn struct_alignment_caps_at_16() {
+        assert_eq!(struct_alignment(0x1000), 16);
+        assert_eq!(struct_alignment(0x1004), 4);
+        assert_eq!(struct_alignment(0x1001), 1);
+    }
+}

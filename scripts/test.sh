@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Spread's test command (CI runs exactly this).  Stages, in order; the first
+# one that fails stops the run with its exit status:
+#   setup         scripts/setup.sh (installs what is missing)
+#   build         scripts/build.sh (cargo build --release --workspace + drop-in link)
+#   fmt           cargo fmt --all -- --check
+#   clippy        cargo clippy --workspace --all-targets -- -D warnings
+#   cargo-test    cargo test --workspace --release
+#   lit           lit -sv test-suite (on Spread: library path and LD_PRELOAD)
+#   conformance-libpath   LLVM's offload tests, Spread as libomptarget.so.19.1 on LD_LIBRARY_PATH
+#   conformance-preload   the same with Spread in LD_PRELOAD
+# The last line is "N passed, M failed" (counting stages).
+#
+# Environment:
+#   SPREAD_SHARED   directory with conformance/ (default: ../shared next to the repo)
+#   SPREAD_JOBS     parallel jobs for lit and the conformance runner (default 2)
+#   SPREAD_SKIP_SETUP=1  skip the setup stage (the tools are known to be there)
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$REPO"
+SHARED=${SPREAD_SHARED:-$REPO/../shared}
+JOBS=${SPREAD_JOBS:-2}
+LLVM_DIR=${LLVM_DIR:-/usr/lib/llvm-19}
+export LLVM_SYS_191_PREFIX=${LLVM_SYS_191_PREFIX:-$LLVM_DIR} # for llvm-sys based crates
+if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
+  export PATH="$HOME/.cargo/bin:$PATH"
+fi
+# Tests choose their own offload settings.
+unset OMP_TARGET_OFFLOAD LD_PRELOAD
+for v in $(compgen -e | grep -E '^(LIBOMPTARGET_|SPREAD_HOST_)' || true); do unset "$v"; done
+
+passed=0
+failed=0
+T0=$SECONDS
+
+summary() { echo "$passed passed, $failed failed"; }
+
+# stage NAME COMMAND...: run one stage with errexit active inside it.
+stage() {
+  local name=$1 start=$SECONDS rc
+  shift
+  printf '\n======== [%d] %s ========\n' "$((passed + 1))" "$name"
+  set +e
+  (set -euo pipefail; "$@")
+  rc=$?
+  set -e
+  if [ "$rc" -ne 0 ]; then
+    failed=$((failed + 1))
+    printf '======== %s: FAILED (exit %d, %ds) ========\n' "$name" "$rc" "$((SECONDS - start))"
+    summary
+    exit "$rc"
+  fi
+  passed=$((passed + 1))
+  printf '======== %s: ok (%ds) ========\n' "$name" "$((SECONDS - start))"
+}
+
+# The lit driver: `lit` on PATH, the user-site one pip installs, the Python
+# module, or the copy llvm-19-tools ships.
+run_lit() {
+  local user_lit
+  user_lit="$(python3 -m site --user-base 2>/dev/null || true)/bin/lit"
+  if command -v lit >/dev/null 2>&1; then
+    lit "$@"
+  elif [ -x "$user_lit" ]; then
+    "$user_lit" "$@"
+  elif python3 -c 'import lit.main' >/dev/null 2>&1; then
+    python3 -c 'import sys, lit.main; sys.argv[0] = "lit"; lit.main.main()' "$@"
+  else
+    python3 "$LLVM_DIR/build/utils/lit/lit.py" "$@"
+  fi
+}
+
+# conformance VAR=VALUE: the runner with the runtime given by VAR
+# (RUNTIME_LIBRARY_PATH or RUNTIME_PRELOAD).
+conformance() {
+  local runner=$SHARED/conformance/llvm-offload/run.py
+  if [ ! -f "$runner" ]; then
+    echo "conformance runner not found: $runner (set SPREAD_SHARED)" >&2
+    return 1
+  fi
+  env "$1" python3 "$runner" -j"$JOBS" --build target/conformance
+}
+
+if [ "${SPREAD_SKIP_SETUP:-0}" != 1 ]; then
+  stage setup bash scripts/setup.sh
+fi
+stage build bash scripts/build.sh
+stage fmt cargo fmt --all -- --check
+stage clippy cargo clippy --workspace --all-targets -- -D warnings
+stage cargo-test cargo test --workspace --release
+stage lit run_lit -sv -j"$JOBS" test-suite
+stage conformance-libpath conformance RUNTIME_LIBRARY_PATH="$REPO/target/spread/lib"
+stage conformance-preload conformance RUNTIME_PRELOAD="$REPO/target/release/libspread_rt.so"
+
+printf '\nall stages passed in %ds\n' "$((SECONDS - T0))"
+summary

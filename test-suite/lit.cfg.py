@@ -1,0 +1,125 @@
+# -*- Python -*-
+# lit configuration for Spread's regression and end-to-end tests.
+#
+#   lit -sv test-suite                          # run on Spread (target/release/libspread_rt.so)
+#   lit -sv --param runtime=stock test-suite    # cross-check on stock LLVM 19 libomptarget
+#   lit -sv --param runtime_lib=/path/libomptarget.so.19.1 test-suite
+#
+# The runtime library can also be given with the environment variable
+# SPREAD_RUNTIME_LIB (the lit parameter wins).  Paths are computed relative to
+# this file, so no lit.site.cfg.py is needed.
+
+import os
+
+import lit.formats
+import lit.util
+
+config.name = "Spread"
+config.test_format = lit.formats.ShTest(execute_external=False)
+# .c/.cpp: programs; .test: tool-only tests (RUN lines only).
+config.suffixes = [".c", ".cpp", ".test"]
+config.excludes = ["Inputs", "lit.cfg.py"]
+
+config.test_source_root = os.path.dirname(os.path.abspath(__file__))
+repo_root = os.path.dirname(config.test_source_root)
+target_dir = os.path.join(repo_root, "target")
+# Keep %t and friends out of the source tree.
+config.test_exec_root = os.path.join(target_dir, "lit")
+
+llvm_dir = lit_config.params.get("llvm_dir", os.environ.get("LLVM_DIR", "/usr/lib/llvm-19"))
+llvm_bin = os.path.join(llvm_dir, "bin")
+llvm_lib = os.path.join(llvm_dir, "lib")
+stock_lib = os.path.join(llvm_lib, "libomptarget.so.19.1")
+soname = "libomptarget.so.19.1"
+
+# --- which runtime the programs run on -------------------------------------
+runtime = lit_config.params.get("runtime", "spread")
+runtime_lib = lit_config.params.get("runtime_lib", os.environ.get("SPREAD_RUNTIME_LIB", ""))
+
+if runtime == "stock":
+    runtime_lib = runtime_lib or stock_lib
+    runtime_libdir = None
+elif runtime == "spread":
+    if not runtime_lib:
+        runtime_lib = os.path.join(target_dir, "release", "libspread_rt.so")
+        runtime_libdir = os.path.join(target_dir, "spread", "lib")
+    else:
+        runtime_libdir = None
+    config.available_features.add("spread")
+else:
+    lit_config.fatal("unknown --param runtime=%s (expected 'spread' or 'stock')" % runtime)
+
+runtime_lib = os.path.abspath(runtime_lib)
+if runtime_libdir is None:
+    if os.path.basename(runtime_lib) == soname:
+        runtime_libdir = os.path.dirname(runtime_lib)
+    else:
+        # Give the library its libomptarget file name in a directory of our own.
+        runtime_libdir = os.path.join(config.test_exec_root, "runtime-lib")
+        os.makedirs(runtime_libdir, exist_ok=True)
+        link = os.path.join(runtime_libdir, soname)
+        if os.path.lexists(link):
+            os.remove(link)
+        os.symlink(runtime_lib, link)
+
+if not os.path.exists(runtime_lib):
+    lit_config.warning("runtime library %s does not exist (build it with scripts/build.sh)"
+                       % runtime_lib)
+if not os.path.exists(os.path.join(runtime_libdir, soname)):
+    lit_config.warning("%s has no %s" % (runtime_libdir, soname))
+
+# What %preload-run puts in LD_PRELOAD.  Stock libomptarget also exports
+# omp_get_num_devices/omp_get_initial_device; preloaded on its own it comes
+# before libomp and those return 0 for the whole run (see
+# ../shared/conformance/llvm-offload/expected-fail-preload.txt).  For the stock
+# cross-check, preload libomp first so that libomp's versions (which forward to
+# libomptarget) win, as they do without preloading.  Spread is preloaded alone,
+# exactly as users do.
+preload = runtime_lib
+if runtime == "stock":
+    libomp = lit_config.params.get("libomp", os.path.join(llvm_lib, "libomp.so.5"))
+    preload = "%s:%s" % (libomp, runtime_lib)
+
+config.available_features.add("runtime-" + runtime)
+lit_config.note("runtime: %s (%s; library path %s)" % (runtime, runtime_lib, runtime_libdir))
+
+# --- environment -------------------------------------------------------------
+# Tests must not inherit offload settings from the outer environment; a test
+# sets what it needs itself with `env`.
+for var in list(config.environment):
+    if (var.startswith(("OMP_", "KMP_", "LIBOMPTARGET_", "LIBOMP_", "SPREAD_"))
+            or var in ("LD_PRELOAD", "LD_LIBRARY_PATH")):
+        del config.environment[var]
+config.environment["PATH"] = os.pathsep.join(
+    [llvm_bin, config.environment.get("PATH", os.environ.get("PATH", "/usr/bin:/bin"))])
+# Keep host-device kernels small on small CI machines.
+config.environment["OMP_NUM_THREADS"] = lit_config.params.get("omp_num_threads", "2")
+
+# --- tools -------------------------------------------------------------------
+def find_tool(name, *fallbacks):
+    for cand in (name,) + fallbacks:
+        path = lit.util.which(cand, config.environment["PATH"])
+        if path:
+            return path
+    lit_config.fatal("cannot find %s (run scripts/setup.sh)" % name)
+
+clang = lit_config.params.get("clang", find_tool("clang-19", "clang"))
+clangxx = lit_config.params.get("clangxx", find_tool("clang++-19", "clang++"))
+offload_flags = "-fopenmp -fopenmp-targets=x86_64-unknown-linux-gnu -O1"
+
+config.substitutions.append(("%clangxx-offload", "%s %s" % (clangxx, offload_flags)))
+config.substitutions.append(("%clang-offload", "%s %s" % (clang, offload_flags)))
+config.substitutions.append(("%libpath-run", "env LD_LIBRARY_PATH=%s" % runtime_libdir))
+config.substitutions.append(("%preload-run", "env LD_PRELOAD=%s" % preload))
+config.substitutions.append(("%spread-info", os.path.join(target_dir, "release", "spread-info")))
+# (%runtime-libdir before %runtime-lib, which is a prefix of it.)
+config.substitutions.append(("%runtime-libdir", runtime_libdir))
+config.substitutions.append(("%runtime-lib", runtime_lib))
+
+# Only substitute whole words: `not --crash` stays usable and paths that merely
+# contain these names are left alone.
+for tool in ("FileCheck", "not"):
+    path = os.path.join(llvm_bin, tool)
+    if not os.path.exists(path):
+        lit_config.fatal("%s not found (install llvm-19-tools)" % path)
+    config.substitutions.append((r"(?<![\w/.-])%s(?![\w/.-])" % tool, path))
