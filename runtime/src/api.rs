@@ -149,7 +149,7 @@ pub fn disassociate(slot: &DeviceSlot, host: usize) -> Result<()> {
 }
 
 /// The device address of host `ptr` if it is mapped (`omp_get_mapped_ptr`, `is_present`).
-pub fn mapped(rt: &Runtime, slot: &DeviceSlot, ptr: usize) -> Option<usize> {
+pub fn mapped(slot: &DeviceSlot, ptr: usize) -> Option<usize> {
     let table = slot.table.lock();
     match table.find_contained(ptr, 1) {
         Some(e) => {
@@ -165,7 +165,8 @@ pub fn mapped(rt: &Runtime, slot: &DeviceSlot, ptr: usize) -> Option<usize> {
             );
             Some(t)
         }
-        None if rt.usm() => Some(ptr),
+        // Under unified shared memory an unmapped address is used in place, but it is not
+        // "present": libomptarget answers the same.
         None => None,
     }
 }

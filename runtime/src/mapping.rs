@@ -299,19 +299,22 @@ mod tests {
 
     #[test]
     fn refcounts_follow_libomptarget() {
-        let mut e = entry(0, 8, 8);
+        let mut e = entry(0, 8, 8); // dyn 1, hold 0
         assert!(e.dec_would_remove(false, false));
-        e.inc_refs(false);
+        e.inc_refs(false); // dyn 2
         assert!(!e.dec_would_remove(false, false));
-        e.dec_refs(false);
-        e.inc_refs(true);
-        // The hold count keeps the entry alive while the dynamic count drops.
+        e.dec_refs(false); // dyn 1
+        e.inc_refs(true); // dyn 1, hold 1
+                          // Each count keeps the entry alive while the other drops.
         assert!(!e.dec_would_remove(false, false));
+        assert!(!e.dec_would_remove(true, false));
+        e.dec_refs(false); // dyn 0, hold 1
         assert!(e.dec_would_remove(true, false));
-        // delete resets the dynamic count only when no hold reference remains.
-        e.dec_refs(true);
+        // delete ignores how high the dynamic count is, but not a hold reference.
         e.inc_refs(false);
-        e.inc_refs(false);
+        e.inc_refs(false); // dyn 2, hold 1
+        assert!(!e.dec_would_remove(false, true));
+        e.dec_refs(true); // dyn 2, hold 0
         assert!(e.dec_would_remove(false, true));
         e.reset_refs(false);
         e.dec_refs(false);

@@ -323,12 +323,10 @@ impl DeviceSlot {
             let loaded = self.dev.load_image(&obj)?;
             let mut table = self.table.lock();
             for e in img.entries.iter() {
-                if e.size == 0
-                    || e.flags & (entry_flags::REGISTER_REQUIRES | entry_flags::INDIRECT) != 0
-                {
+                if e.size == 0 || e.flags & entry_flags::REGISTER_REQUIRES != 0 {
                     continue;
                 }
-                let Some(tgt) = loaded.global(&e.name) else {
+                let Some(mut tgt) = loaded.global(&e.name) else {
                     return Err(Error::new(
                         ErrorKind::Image,
                         format!(
@@ -337,6 +335,16 @@ impl DeviceSlot {
                         ),
                     ));
                 };
+                if e.flags & entry_flags::INDIRECT != 0 {
+                    // An indirect function: the device global holds the device function's
+                    // address, which host function pointers translate to.
+                    let mut buf = [0u8; 8];
+                    let mut st = Stream::default();
+                    self.dev
+                        .copy_from_device(buf.as_mut_ptr() as usize, tgt, 8, &mut st)?;
+                    self.dev.synchronize(&mut st)?;
+                    tgt = usize::from_ne_bytes(buf);
+                }
                 crate::info!(
                     bits::MAPPING_CHANGED,
                     self.id,
@@ -666,5 +674,83 @@ impl DeviceSlot {
                 info::print(self.id, format_args!("{l}"));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::abi::map;
+
+    fn runtime(devices: usize) -> Runtime {
+        Runtime::new(Config::from_lookup(|k| {
+            (k == "SPREAD_HOST_DEVICES").then(|| devices.to_string())
+        }))
+    }
+
+    fn args(entries: &[(usize, i64, i64)]) -> MapArgs {
+        MapArgs {
+            bases: entries.iter().map(|e| e.0).collect(),
+            begins: entries.iter().map(|e| e.0).collect(),
+            sizes: entries.iter().map(|e| e.1).collect(),
+            types: entries.iter().map(|e| e.2).collect(),
+            names: vec![0; entries.len()],
+            mappers: vec![0; entries.len()],
+        }
+    }
+
+    #[test]
+    fn data_lives_in_device_memory_until_copied_back() {
+        let rt = runtime(2);
+        let slot = &rt.devices[1];
+        let host = vec![7u64; 16];
+        let addr = host.as_ptr() as usize;
+        let mut a = args(&[(addr, 128, map::TO | map::FROM)]);
+        slot.data_begin(&rt, &mut a).expect("maps");
+        let tgt = slot
+            .table
+            .lock()
+            .find_contained(addr, 128)
+            .map(|e| e.target_of(addr));
+        let tgt = tgt.expect("entry exists");
+        assert_ne!(tgt, addr, "a host device has memory of its own");
+        // The device copy changes; the host array does not until data end copies back.
+        crate::ffi::mem::fill(tgt, 0, 128);
+        assert_eq!(host[3], 7);
+        slot.data_end(&rt, &a).expect("unmaps");
+        assert_eq!(host[3], 0);
+        assert!(slot.table.lock().is_empty());
+        assert!(rt.devices[0].table.lock().is_empty());
+    }
+
+    #[test]
+    fn a_failed_construct_leaves_no_mapping_behind() {
+        let rt = runtime(1);
+        let slot = &rt.devices[0];
+        let small = [1u8; 64];
+        let other = [2u8; 64];
+        let s = small.as_ptr() as usize;
+        let o = other.as_ptr() as usize;
+        // `small` maps, then `other` cannot be allocated (16 TiB): begin fails as a whole.
+        let mut a = args(&[(s, 64, map::TO), (o, 1 << 44, map::TO)]);
+        let err = slot.data_begin(&rt, &mut a).expect_err("allocation fails");
+        assert_eq!(err.kind, ErrorKind::OutOfMemory);
+        assert!(
+            slot.table.lock().is_empty(),
+            "the first entry was taken back"
+        );
+        // An existing entry keeps its count after a failed construct that reused it.
+        let mut one = args(&[(s, 64, map::TO)]);
+        slot.data_begin(&rt, &mut one).expect("maps");
+        let _ = slot.data_begin(&rt, &mut a);
+        assert_eq!(
+            slot.table.lock().find_contained(s, 64).map(|e| e.dyn_refs),
+            Some(1)
+        );
+        // present on data that is not mapped fails without side effects too.
+        let mut p = args(&[(o, 64, map::TO | map::PRESENT)]);
+        let err = slot.data_begin(&rt, &mut p).expect_err("not present");
+        assert!(err.message.contains("'present'"), "{}", err.message);
+        assert_eq!(slot.table.lock().len(), 1);
     }
 }

@@ -164,8 +164,16 @@ fn get_target_pointer(
             ),
         ));
     } else if cx.usm && ty & map::CLOSE == 0 {
-        t.addr = begin;
-        t.is_host = true;
+        if size > 0 {
+            crate::info!(
+                bits::MAPPING_CHANGED,
+                cx.id(),
+                "Return HstPtrBegin {} Size={size} for unified shared memory",
+                info::ptr(begin)
+            );
+            t.addr = begin;
+            t.is_host = true;
+        }
     } else if ty & map::PRESENT != 0 {
         return Err(Error::new(
             ErrorKind::Mapping,
@@ -333,6 +341,14 @@ pub fn begin(
         .map_err(|e| e.context(null_pointer()))?;
         if t.addr == 0 && (size != 0 || ty & map::PRESENT != 0) {
             return Err(Error::new(ErrorKind::Mapping, null_pointer()));
+        }
+        if t.addr == 0 && !t.is_host && ty != 0 && ty & (map::MEMBER_OF | map::IMPLICIT) == 0 {
+            crate::info!(
+                bits::EMPTY_MAPPING,
+                cx.id(),
+                "variable {} does not have a valid device counterpart",
+                name_of(name)
+            );
         }
         let delta = begin_addr.wrapping_sub(base);
         if ty & map::RETURN_PARAM != 0 {

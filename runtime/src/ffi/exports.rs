@@ -685,7 +685,7 @@ pub extern "C" fn omp_target_is_present(ptr: *const c_void, device: c_int) -> c_
     let rt = runtime::get();
     match api_side(rt, device) {
         Side::Host => 1,
-        Side::Device(d) => c_int::from(api::mapped(rt, d, ptr as usize).is_some()),
+        Side::Device(d) => c_int::from(api::mapped(d, ptr as usize).is_some()),
     }
 }
 
@@ -706,7 +706,7 @@ pub extern "C" fn omp_get_mapped_ptr(ptr: *const c_void, device: c_int) -> *mut 
     match api_side(rt, device) {
         Side::Host => ptr as *mut c_void,
         Side::Device(d) => {
-            api::mapped(rt, d, ptr as usize).map_or(std::ptr::null_mut(), |p| p as *mut c_void)
+            api::mapped(d, ptr as usize).map_or(std::ptr::null_mut(), |p| p as *mut c_void)
         }
     }
 }
