@@ -473,11 +473,13 @@ impl DeviceSlot {
             }
             r.unwrap_or_default()
         };
-        crate::info!(
-            bits::KERNEL_LAUNCH,
-            self.id,
-            "Launching kernel {name} with 1 blocks and 1 threads in Generic mode"
-        );
+        if info::enabled(bits::KERNEL_LAUNCH) {
+            // libomptarget prints this line from its plugin layer, with the plugin's prefix.
+            eprintln!(
+                "\"PluginInterface\" device {} info: Launching kernel {name} with 1 blocks and 1 threads in Generic mode",
+                self.id
+            );
+        }
         let launched = self
             .dev
             .synchronize(&mut cx.stream)
@@ -633,11 +635,6 @@ impl DeviceSlot {
             )
         })?;
         self.dev.free(ptr, kind)
-    }
-
-    /// Whether `[ptr, ptr+len)` lies inside an API allocation of this device.
-    pub fn owns(&self, ptr: usize) -> bool {
-        self.allocations.lock().contains_key(&ptr)
     }
 
     /// Prints the mapping table (`ompx_dump_mapping_tables` to stdout, `LIBOMPTARGET_INFO` 0x4
