@@ -147,6 +147,7 @@ impl Runtime {
     pub fn policy(&self) -> Policy {
         match crate::ffi::kmp::target_offload() {
             0 => Policy::Disabled,
+            2 => Policy::Mandatory,
             // DEFAULT behaves as MANDATORY when there are devices, as in libomptarget.
             _ if self.devices.is_empty() => Policy::Disabled,
             _ => Policy::Mandatory,
@@ -162,6 +163,12 @@ impl Runtime {
     pub fn placement(&self, device: i64) -> Result<Placement<'_>> {
         if self.policy() == Policy::Disabled {
             return Ok(Placement::Host);
+        }
+        if self.devices.is_empty() {
+            return Err(Error::new(
+                ErrorKind::BadDevice,
+                "offloading is mandatory but there are no devices (SPREAD_HOST_DEVICES=0 and no other device found)",
+            ));
         }
         let id = if device == -1 {
             i64::from(crate::ffi::kmp::default_device())

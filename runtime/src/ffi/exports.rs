@@ -98,7 +98,7 @@ fn resolve(
     match rt.placement(device) {
         Ok(Placement::Host) => None,
         Ok(Placement::Device(slot)) => Some(slot),
-        Err(e) if e.kind == ErrorKind::BadDevice => {
+        Err(e) if e.kind == ErrorKind::BadDevice && !rt.devices.is_empty() => {
             let id = if device == -1 {
                 i64::from(kmp::default_device())
             } else {
