@@ -4,6 +4,7 @@
 #   target/release/libspread_rt.so            the runtime (LD_PRELOAD it)
 #   target/release/spread-info                device listing tool
 #   target/spread/lib/libomptarget.so.19.1 -> ../../release/libspread_rt.so
+#   target/spread/lib/libomptarget.so -> libomptarget.so.19.1
 #                                             (put this directory on LD_LIBRARY_PATH)
 # Extra arguments go to cargo.
 set -euo pipefail
@@ -22,5 +23,7 @@ lib=target/release/libspread_rt.so
 [ -f "$lib" ] || { echo "build: $lib was not produced" >&2; exit 1; }
 mkdir -p target/spread/lib
 ln -sfn ../../release/libspread_rt.so target/spread/lib/libomptarget.so.19.1
+# The link-time name, so `-L target/spread/lib` links programs against Spread (spread-cc does).
+ln -sfn libomptarget.so.19.1 target/spread/lib/libomptarget.so
 echo "build: runtime $PWD/$lib"
 echo "build: drop-in $PWD/target/spread/lib/libomptarget.so.19.1"

@@ -10,6 +10,10 @@ pub struct Config {
     pub host_threads: Option<usize>,
     /// `LIBOMPTARGET_INFO`: bit mask of diagnostic output.
     pub info: u32,
+    /// `SPREAD_INFO=chunks`: print each chunk of a spread construct as it is handed out.
+    pub info_chunks: bool,
+    /// `SPREAD_TRACE=path`: write a Chrome trace of device work to `path` at exit.
+    pub trace: Option<String>,
     /// Problems found while reading the settings, reported once by the runtime.
     pub warnings: Vec<String>,
 }
@@ -46,10 +50,27 @@ impl Config {
             },
         };
         let info = var("LIBOMPTARGET_INFO").map_or(0, |v| parse_info(&v));
+        let mut info_chunks = false;
+        for word in var("SPREAD_INFO")
+            .unwrap_or_default()
+            .split(',')
+            .map(str::trim)
+        {
+            match word {
+                "" => {}
+                "chunks" => info_chunks = true,
+                other => warnings.push(format!(
+                    "SPREAD_INFO: unknown item {other:?} (known: chunks)"
+                )),
+            }
+        }
+        let trace = var("SPREAD_TRACE").filter(|p| !p.is_empty());
         Config {
             host_devices,
             host_threads,
             info,
+            info_chunks,
+            trace,
             warnings,
         }
     }
@@ -102,5 +123,11 @@ mod tests {
         assert_eq!(cfg(&[("LIBOMPTARGET_INFO", "-1")]).info, u32::MAX);
         assert_eq!(cfg(&[("SPREAD_HOST_THREADS", "3")]).host_threads, Some(3));
         assert_eq!(cfg(&[("SPREAD_HOST_THREADS", "0")]).host_threads, None);
+        assert!(cfg(&[("SPREAD_INFO", "chunks")]).info_chunks);
+        assert_eq!(cfg(&[("SPREAD_INFO", "chunk")]).warnings.len(), 1);
+        assert_eq!(
+            cfg(&[("SPREAD_TRACE", "t.json")]).trace.as_deref(),
+            Some("t.json")
+        );
     }
 }

@@ -25,4 +25,7 @@ pub mod mapping;
 pub mod queue;
 pub mod report;
 pub mod runtime;
+pub mod schedule;
+pub mod spread;
 pub mod targetdata;
+pub mod trace;

@@ -110,6 +110,7 @@ pub fn get() -> &'static Runtime {
 impl Runtime {
     pub fn new(config: Config) -> Self {
         info::set_flags(config.info);
+        crate::trace::init(config.trace.clone());
         for w in &config.warnings {
             eprintln!("spread: warning: {w}");
         }

@@ -11,6 +11,7 @@ use super::{
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi::{call, dl, kmp, mem};
 use crate::image::{DeviceObject, ImageTarget};
+use crate::trace;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// `dyn_ptr` as libomptarget's host plugin passes it: host kernels never read it.
@@ -121,11 +122,13 @@ impl Device for HostDevice {
     }
 
     fn copy_to_device(&self, dst: usize, src: usize, len: usize, _s: &mut Stream) -> Result<()> {
+        let _span = trace::span(self.id, "transfer", || format!("H2D {len} B"));
         mem::copy(dst, src, len);
         Ok(())
     }
 
     fn copy_from_device(&self, dst: usize, src: usize, len: usize, _s: &mut Stream) -> Result<()> {
+        let _span = trace::span(self.id, "transfer", || format!("D2H {len} B"));
         mem::copy(dst, src, len);
         Ok(())
     }
@@ -152,6 +155,7 @@ impl Device for HostDevice {
         let mut params = Vec::with_capacity(args.len() + 1);
         params.push(HOST_DYN_PTR);
         params.extend_from_slice(args);
+        let _span = trace::span(self.id, "kernel", || "kernel".to_string());
         let running = RUNNING_KERNELS.fetch_add(1, Ordering::AcqRel) + 1;
         let share = self.thread_share(running);
         let saved = share.map(|n| {

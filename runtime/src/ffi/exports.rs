@@ -17,13 +17,13 @@ use std::ffi::{c_char, c_int, c_void};
 /// libomptarget's OFFLOAD_FAIL / OMP_TGT_FAIL.
 const FAIL: c_int = -1;
 
-fn loc_of(loc: *const Ident) -> Option<SourceLoc> {
+pub(super) fn loc_of(loc: *const Ident) -> Option<SourceLoc> {
     let ident = mem::read(loc)?;
     SourceLoc::parse(&mem::c_string(ident.psource)?)
 }
 
 #[allow(clippy::too_many_arguments)]
-fn map_args(
+pub(super) fn map_args(
     n: i32,
     bases: *mut *mut c_void,
     begins: *mut *mut c_void,
@@ -90,7 +90,7 @@ fn list_arguments(device: i64, what: &str, loc: Option<&SourceLoc>, a: &MapArgs)
 
 /// Resolves a construct's device; `None` means run on the host (or do nothing). Bad devices and
 /// unusable images end the program as libomptarget does.
-fn resolve(
+pub(super) fn resolve(
     rt: &'static Runtime,
     device: i64,
     loc: Option<&SourceLoc>,
@@ -117,7 +117,7 @@ fn after_success(rt: &Runtime, loc: Option<&SourceLoc>) {
 }
 
 #[derive(Clone, Copy)]
-enum DataOp {
+pub(super) enum DataOp {
     Begin,
     End,
     Update,
@@ -184,7 +184,7 @@ fn target_data(
     }
 }
 
-fn run_data(
+pub(super) fn run_data(
     rt: &Runtime,
     slot: &runtime::DeviceSlot,
     op: DataOp,
@@ -195,6 +195,31 @@ fn run_data(
         DataOp::End => slot.data_end(rt, args),
         DataOp::Update => slot.data_update(rt, args),
     }
+}
+
+/// The map arguments and launch configuration of a `KernelArgs`.
+pub(super) fn kernel_request(ka: &KernelArgs) -> (MapArgs, LaunchConfig) {
+    let args = map_args(
+        ka.num_args as i32,
+        ka.arg_base_ptrs,
+        ka.arg_ptrs,
+        ka.arg_sizes,
+        ka.arg_types,
+        ka.arg_names,
+        ka.arg_mappers,
+    );
+    let norm = |v: u32| if v == 0 || v == u32::MAX { 1 } else { v };
+    let cfg = LaunchConfig {
+        num_teams: [
+            norm(ka.num_teams[0]),
+            norm(ka.num_teams[1]),
+            norm(ka.num_teams[2]),
+        ],
+        thread_limit: ka.thread_limit,
+        tripcount: ka.tripcount,
+        dyn_cgroup_mem: ka.dyn_cgroup_mem,
+    };
+    (args, cfg)
 }
 
 fn target_kernel(
@@ -211,32 +236,13 @@ fn target_kernel(
     let Some(slot) = resolve(rt, device, loc.as_ref()) else {
         return FAIL;
     };
-    let mut args = map_args(
-        ka.num_args as i32,
-        ka.arg_base_ptrs,
-        ka.arg_ptrs,
-        ka.arg_sizes,
-        ka.arg_types,
-        ka.arg_names,
-        ka.arg_mappers,
-    );
+    let (mut args, cfg) = kernel_request(&ka);
     list_arguments(
         slot.id as i64,
         "Entering OpenMP kernel",
         loc.as_ref(),
         &args,
     );
-    let norm = |v: u32| if v == 0 || v == u32::MAX { 1 } else { v };
-    let cfg = LaunchConfig {
-        num_teams: [
-            norm(ka.num_teams[0]),
-            norm(ka.num_teams[1]),
-            norm(ka.num_teams[2]),
-        ],
-        thread_limit: ka.thread_limit,
-        tripcount: ka.tripcount,
-        dyn_cgroup_mem: ka.dyn_cgroup_mem,
-    };
     let region = host_ptr as usize;
     if ka.flags & KERNEL_FLAG_NOWAIT != 0 {
         if let Some(h) = kmp::async_handle_slot() {
@@ -291,6 +297,8 @@ pub extern "C" fn __tgt_register_lib(desc: *mut BinDesc) {
 #[no_mangle]
 pub extern "C" fn __tgt_unregister_lib(desc: *mut BinDesc) {
     runtime::get().unregister(desc as usize);
+    // Programs unregister at exit: the trace is complete now (rewritten if more libraries go).
+    crate::trace::flush();
 }
 
 /// Initialises the runtime (tools call this; programs need not).

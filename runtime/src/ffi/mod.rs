@@ -13,3 +13,4 @@ mod exports;
 pub(crate) mod kmp;
 pub(crate) mod mapper;
 pub(crate) mod mem;
+mod spread_exports;

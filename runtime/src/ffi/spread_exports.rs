@@ -1,0 +1,176 @@
+//! The C ABI of `target spread` (docs/spread-abi.md §1): what the driver's lowering and the pass
+//! call. Region handles are boxed [`Region`]s owned by the program between `begin` and `end`.
+
+use super::exports::{kernel_request, loc_of, map_args, resolve, run_data, DataOp};
+use super::mem;
+use crate::abi::{Ident, KernelArgs};
+use crate::report;
+use crate::runtime;
+use crate::spread::{Construct, Region};
+use std::ffi::{c_char, c_int, c_void};
+
+/// `__spread_construct_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ConstructC {
+    pub file: *const c_char,
+    pub line: i32,
+    pub kind: i32,
+    pub flags: i32,
+    pub reserved: i32,
+}
+
+/// The region behind a handle; a null handle is a fatal misuse of the ABI.
+fn region<'a>(r: *mut c_void) -> &'a mut Region {
+    // SAFETY: handles come from `__spread_region_begin` (Box::into_raw) and stay valid until
+    // `__spread_region_end`; the driver's lowering uses each handle on the thread that began it.
+    match unsafe { (r as *mut Region).as_mut() } {
+        Some(r) => r,
+        None => report::fatal(1, "spread: a __spread_* call received a null region handle"),
+    }
+}
+
+/// Starts a spread construct over `[lb, ub)`.
+#[no_mangle]
+pub extern "C" fn __spread_region_begin(
+    c: *const ConstructC,
+    lb: i64,
+    ub: i64,
+    devices: *const i32,
+    ndevices: i32,
+    chunk: i64,
+) -> *mut c_void {
+    let rt = runtime::get();
+    let Some(cc) = mem::read(c) else {
+        report::fatal(
+            1,
+            "spread: __spread_region_begin received no construct description",
+        )
+    };
+    let construct = Construct {
+        file: mem::c_string(cc.file).unwrap_or_else(|| "unknown".into()),
+        line: cc.line,
+        kind: cc.kind,
+        flags: cc.flags,
+    };
+    let loc = construct.location();
+    let devs = mem::array(devices, usize::try_from(ndevices).unwrap_or(0));
+    match Region::begin(rt, construct, lb, ub, &devs, chunk) {
+        Ok(r) => Box::into_raw(Box::new(r)) as *mut c_void,
+        Err(e) => report::fatal_construct(rt, &e, Some(&loc)),
+    }
+}
+
+/// Advances to the next chunk; 0 when none is left.
+#[no_mangle]
+pub extern "C" fn __spread_chunk_next(r: *mut c_void) -> i32 {
+    i32::from(region(r).advance())
+}
+
+/// `omp_spread_start` of the current chunk.
+#[no_mangle]
+pub extern "C" fn __spread_chunk_start(r: *mut c_void) -> i64 {
+    region(r).current().lo
+}
+
+/// `omp_spread_size` of the current chunk.
+#[no_mangle]
+pub extern "C" fn __spread_chunk_size(r: *mut c_void) -> i64 {
+    region(r).current().len()
+}
+
+/// The device of the current chunk.
+#[no_mangle]
+pub extern "C" fn __spread_chunk_device(r: *mut c_void) -> i32 {
+    region(r).current().device
+}
+
+/// Ends a construct: waits for its chunks' operations and frees the handle.
+#[no_mangle]
+pub extern "C" fn __spread_region_end(r: *mut c_void) {
+    if r.is_null() {
+        report::fatal(
+            1,
+            "spread: __spread_region_end received a null region handle",
+        );
+    }
+    // SAFETY: `r` came from Box::into_raw in `__spread_region_begin` and is ended exactly once
+    // (the driver emits one end per begin, and the pass keeps it out of the chunk loop).
+    let region = unsafe { Box::from_raw(r as *mut Region) };
+    let loc = region.construct.location();
+    if let Err(e) = region.end() {
+        report::fatal_construct(runtime::get(), &e, Some(&loc));
+    }
+}
+
+/// A target region of the current chunk, queued on its device; non-zero asks the program to run
+/// the host fallback (offloading disabled).
+#[no_mangle]
+pub extern "C" fn __spread_target_kernel(
+    r: *mut c_void,
+    loc: *mut Ident,
+    device: i64,
+    _num_teams: i32,
+    _thread_limit: i32,
+    host_ptr: *mut c_void,
+    kargs: *mut KernelArgs,
+) -> c_int {
+    let reg = region(r);
+    let rt = runtime::get();
+    let Some(ka) = mem::read(kargs) else {
+        return -1;
+    };
+    let loc = loc_of(loc).or_else(|| Some(reg.construct.location()));
+    let Some(slot) = resolve(rt, device, loc.as_ref()) else {
+        return -1;
+    };
+    let (mut args, cfg) = kernel_request(&ka);
+    let region_id = host_ptr as usize;
+    reg.submit(slot, move || slot.launch(rt, region_id, &mut args, &cfg));
+    0
+}
+
+#[allow(clippy::too_many_arguments)]
+fn spread_data(
+    op: DataOp,
+    r: *mut c_void,
+    loc: *mut Ident,
+    device: i64,
+    n: i32,
+    bases: *mut *mut c_void,
+    begins: *mut *mut c_void,
+    sizes: *mut i64,
+    types: *mut i64,
+    names: *mut *mut c_void,
+    mappers: *mut *mut c_void,
+) {
+    let reg = region(r);
+    let rt = runtime::get();
+    let loc = loc_of(loc).or_else(|| Some(reg.construct.location()));
+    let Some(slot) = resolve(rt, device, loc.as_ref()) else {
+        return;
+    };
+    let mut args = map_args(n, bases, begins, sizes, types, names, mappers);
+    reg.submit(slot, move || run_data(rt, slot, op, &mut args));
+}
+
+macro_rules! spread_data_entry {
+    ($($name:ident => $op:expr;)*) => {$(
+        /// A data operation of the current chunk, queued on its device.
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub extern "C" fn $name(
+            r: *mut c_void, loc: *mut Ident, device: i64, n: i32, bases: *mut *mut c_void,
+            begins: *mut *mut c_void, sizes: *mut i64, types: *mut i64, names: *mut *mut c_void,
+            mappers: *mut *mut c_void,
+        ) {
+            spread_data($op, r, loc, device, n, bases, begins, sizes, types, names, mappers)
+        }
+    )*};
+}
+
+spread_data_entry! {
+    __spread_target_data_begin_mapper => DataOp::Begin;
+    __spread_target_data_end_mapper => DataOp::End;
+    __spread_target_data_update_mapper => DataOp::Update;
+}
