@@ -1,1 +1,30 @@
+//! Spread's LLVM 19 pass plugin (`libspread_pass.so`).
+//!
+//! Loaded with `opt-19 -load-pass-plugin=libspread_pass.so -passes=spread` or
+//! `clang-19 -fpass-plugin=libspread_pass.so` (where it runs at the start of the default
+//! pipeline of every host module), the `spread` pass turns each region marked by
+//! `__spread_region_begin` / `__spread_region_end` into a loop over the region's chunks and
+//! redirects the region's kernel launches and data transfers to Spread's runtime
+//! (docs/spread-abi.md §3, docs/pass.md).
+//!
+//! Layout: [`construct`] and [`region`] are plain Rust (construct descriptions, messages,
+//! control-flow checks); `rewrite` does the IR work with inkwell; `ffi` is the only module
+//! with `unsafe` code (plugin entry points, the C++ shim in `shim/shim.cpp`).
+//!
+//! The shipped plugin leaves LLVM's symbols undefined (inkwell feature
+//! `llvm19-1-no-llvm-linking`), so test binaries cannot link the IR code in that
+//! configuration: plain `cargo test` covers the plain-Rust modules, and
+//! `cargo test -p spread-pass --no-default-features --features test-llvm` (libLLVM linked
+//! dynamically) also runs the IR tests.
 
+// Without LLVM to link against, unit tests only build the plain-Rust modules, some of
+// whose items are then used by the IR code only.
+#![cfg_attr(all(test, not(feature = "test-llvm")), allow(dead_code))]
+
+pub mod construct;
+pub mod region;
+
+#[cfg(any(not(test), feature = "test-llvm"))]
+mod ffi;
+#[cfg(any(not(test), feature = "test-llvm"))]
+pub mod rewrite;
