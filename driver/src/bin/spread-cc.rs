@@ -1,0 +1,6 @@
+//! `spread-cc`: clang-19 for OpenMP programs using Spread's directives.
+
+fn main() {
+    let code = spread_driver::main_with(spread_driver::Flavor::C, std::env::args().collect());
+    std::process::exit(code);
+}

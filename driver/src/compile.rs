@@ -1,0 +1,585 @@
+//! The driver proper: preprocess each C/C++ input, lower its spread constructs, and run clang
+//! on the lowered files with Spread's flags.
+
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::args::{self, Flavor, Input, Invocation, Lang};
+use crate::diag::{self, Diagnostic, Loc};
+use crate::lower;
+use crate::paths::{self, Layout, RUNTIME_SONAME};
+use crate::ppout::PpOutput;
+use crate::source::{Locator, SourceFile};
+use crate::splice;
+
+/// Default offload target.
+pub const DEFAULT_TARGET: &str = "x86_64-unknown-linux-gnu";
+
+/// Text decoded from bytes: UTF-8 when valid, else one char per byte (so that re-encoding
+/// gives the same bytes back).
+pub fn decode(bytes: Vec<u8>) -> (String, bool) {
+    match String::from_utf8(bytes) {
+        Ok(s) => (s, false),
+        Err(e) => (e.into_bytes().iter().map(|&b| b as char).collect(), true),
+    }
+}
+
+/// Inverse of [`decode`].
+pub fn encode(s: &str, bytewise: bool) -> Vec<u8> {
+    if !bytewise {
+        return s.as_bytes().to_vec();
+    }
+    let mut out = Vec::with_capacity(s.len());
+    for c in s.chars() {
+        if (c as u32) < 0x100 {
+            out.push(c as u32 as u8);
+        } else {
+            let mut buf = [0u8; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        }
+    }
+    out
+}
+
+/// Groups each argument with its separate value: `(start, len)`.
+fn arg_groups(args: &[String]) -> Vec<(usize, usize)> {
+    let mut g = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let n = if args::takes_separate_value(&args[i]) {
+            2
+        } else {
+            1
+        };
+        let n = n.min(args.len() - i);
+        g.push((i, n));
+        i += n;
+    }
+    g
+}
+
+/// Whether a clang argument must not reach the preprocessing run.
+fn drop_for_preprocessing(a: &str) -> bool {
+    const EXACT: &[&str] = &[
+        "-o",
+        "-c",
+        "-S",
+        "-E",
+        "-M",
+        "-MM",
+        "-MD",
+        "-MMD",
+        "-MF",
+        "-MT",
+        "-MQ",
+        "-MP",
+        "-MG",
+        "-MJ",
+        "-fsyntax-only",
+        "-P",
+        "-C",
+        "-CC",
+        "-dM",
+        "-dD",
+        "-dI",
+        "-###",
+        "-v",
+        "-x",
+        "-emit-llvm",
+        "-save-temps",
+        "-dependency-file",
+        "-serialize-diagnostics",
+        "-H",
+        "-fpch-preprocess",
+    ];
+    const PREFIX: &[&str] = &["-MF", "-MT", "-MQ", "-MJ", "-x", "-save-temps=", "-o"];
+    EXACT.contains(&a) || PREFIX.iter().any(|p| a.starts_with(p))
+}
+
+/// Owns the temporary directory of the lowered files.
+struct TempDir {
+    path: PathBuf,
+    keep: bool,
+}
+
+impl TempDir {
+    fn new(keep: bool) -> std::io::Result<TempDir> {
+        let base = std::env::temp_dir();
+        let pid = std::process::id();
+        for n in 0..1000u32 {
+            let path = base.join(format!("spread-cc-{pid}-{n}"));
+            match fs::create_dir(&path) {
+                Ok(()) => return Ok(TempDir { path, keep }),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(std::io::Error::other("cannot create a temporary directory"))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+/// What lowering one input produced.
+enum Lowered {
+    /// Nothing to lower (or the file could not be preprocessed: clang reports why).
+    Unchanged,
+    /// The lowered text (to be encoded with the flag).
+    Text(String, bool),
+    /// Spread errors.
+    Errors(Vec<Diagnostic>),
+}
+
+struct Driver<'a> {
+    prog: String,
+    clang: PathBuf,
+    inv: &'a Invocation,
+    layout: Layout,
+}
+
+fn quote(a: &str) -> String {
+    if !a.is_empty()
+        && a.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=,:+@%".contains(c))
+    {
+        a.to_string()
+    } else {
+        format!("'{}'", a.replace('\'', "'\\''"))
+    }
+}
+
+impl<'a> Driver<'a> {
+    fn verbose(&self, cmd: &Command) {
+        if self.inv.spread.verbose {
+            let mut s = quote(&cmd.get_program().to_string_lossy());
+            for a in cmd.get_args() {
+                s.push(' ');
+                s.push_str(&quote(&a.to_string_lossy()));
+            }
+            eprintln!("{s}");
+        }
+    }
+
+    fn error(&self, msg: &str) -> i32 {
+        eprintln!("{}: error: {msg}", self.prog);
+        1
+    }
+
+    fn header_line(&self) -> String {
+        let h = self.layout.header();
+        if h.is_file() {
+            format!("#include \"{}\"", h.display())
+        } else {
+            "#include <spread.h>".to_string()
+        }
+    }
+
+    /// Runs `clang -E` on `input`, with the user's preprocessing flags.
+    fn preprocess(&self, input: &Input) -> Option<String> {
+        let args = &self.inv.args;
+        let inputs: HashSet<usize> = self.inv.inputs.iter().map(|i| i.index).collect();
+        let mut cmd = Command::new(&self.clang);
+        cmd.arg("-E");
+        if !self.inv.has_fopenmp {
+            cmd.arg("-fopenmp");
+        }
+        for (start, len) in arg_groups(args) {
+            if inputs.contains(&start) || drop_for_preprocessing(&args[start]) {
+                continue;
+            }
+            cmd.args(&args[start..start + len]);
+        }
+        cmd.arg("-Wno-unused-command-line-argument");
+        let h = self.layout.header();
+        if h.is_file() {
+            cmd.arg("-include").arg(h);
+        }
+        cmd.arg("-x").arg(match input.lang {
+            Lang::Cxx => "c++",
+            _ => "c",
+        });
+        cmd.arg(&input.path);
+        cmd.stdin(Stdio::null()).stderr(Stdio::null());
+        self.verbose(&cmd);
+        let out = cmd.output().ok()?;
+        if !out.status.success() {
+            return None;
+        }
+        Some(decode(out.stdout).0)
+    }
+
+    fn lower_input(&self, input: &Input) -> Lowered {
+        let Ok(bytes) = fs::read(&input.path) else {
+            return Lowered::Unchanged;
+        };
+        let (text, bytewise) = decode(bytes);
+        let Some(pp_text) = self.preprocess(input) else {
+            return Lowered::Unchanged;
+        };
+        if !lower::may_contain_spread(&pp_text) {
+            return Lowered::Unchanged;
+        }
+        let cxx = input.lang == Lang::Cxx;
+        let pp = PpOutput::parse(pp_text, cxx, &input.path);
+        let src = SourceFile::new(text, cxx);
+        let loc = Locator::new(&pp, &src);
+        let result = lower::lower(&pp);
+        if let Some(line) = src.first_line_directive() {
+            let any = result.as_ref().map(|l| l.constructs > 0).unwrap_or(true);
+            if any {
+                let at = Loc {
+                    file: input.path.clone(),
+                    line,
+                    col: 1,
+                    source_line: Some(src.line_text(line)),
+                };
+                return Lowered::Errors(vec![Diagnostic::error(
+                    Some(at),
+                    "spread constructs cannot be lowered in a file that has #line directives",
+                )]);
+            }
+        }
+        let lowering = match result {
+            Ok(l) => l,
+            Err(errs) => {
+                return Lowered::Errors(
+                    errs.into_iter()
+                        .map(|e| Diagnostic::error(Some(loc.locate(e.off)), e.msg))
+                        .collect(),
+                )
+            }
+        };
+        if lowering.constructs == 0 {
+            return Lowered::Unchanged;
+        }
+        let file = pp.file_name(pp.main_file).to_string();
+        match splice::splice(&src, &pp, &lowering.edits, &self.header_line()) {
+            Ok(t) => Lowered::Text(t, bytewise),
+            Err(e) => Lowered::Errors(vec![Diagnostic::error(Some(Loc { file, ..e.loc }), e.msg)]),
+        }
+    }
+
+    /// Path of the dependency file clang writes for `input` under -MD/-MMD.
+    fn dep_file_of(&self, input: &Input) -> PathBuf {
+        if let Some(f) = &self.inv.dep_output {
+            return PathBuf::from(f);
+        }
+        if let Some(o) = &self.inv.output {
+            return Path::new(o).with_extension("d");
+        }
+        let stem = Path::new(&input.path)
+            .file_stem()
+            .map(|s| s.to_os_string())
+            .unwrap_or_default();
+        PathBuf::from(stem).with_extension("d")
+    }
+
+    fn run(&self) -> i32 {
+        let inv = self.inv;
+        if inv.spread.help {
+            print!(
+                "{}",
+                args::help_text(
+                    &self.prog,
+                    &self
+                        .clang
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default()
+                )
+            );
+            return 0;
+        }
+        if inv.version {
+            println!("{} (Spread {})", self.prog, env!("CARGO_PKG_VERSION"));
+        }
+        if inv.spread.targets.is_some() && inv.has_targets {
+            return self
+                .error("use either --spread-targets or -fopenmp-targets/--offload-arch, not both");
+        }
+        if inv.inputs.is_empty() && !inv.spread.print_lowered {
+            return self.exec(inv.args.clone());
+        }
+
+        // lower
+        let keep = inv.spread.keep_temps;
+        let tmp = if inv.spread.print_lowered || inv.deps_only {
+            None
+        } else {
+            match TempDir::new(keep) {
+                Ok(t) => Some(t),
+                Err(e) => return self.error(&format!("cannot create a temporary directory: {e}")),
+            }
+        };
+        let mut diags = Vec::new();
+        let mut replaced: Vec<(usize, PathBuf)> = Vec::new(); // (input index, lowered file)
+        for (k, input) in inv.inputs.iter().enumerate() {
+            if input.lang == Lang::Other || inv.deps_only {
+                continue;
+            }
+            match self.lower_input(input) {
+                Lowered::Unchanged => {
+                    if inv.spread.print_lowered {
+                        match fs::read(&input.path) {
+                            Ok(b) => print_bytes(&b),
+                            Err(e) => diags.push(Diagnostic::error(
+                                None,
+                                format!("cannot read '{}': {e}", input.path),
+                            )),
+                        }
+                    }
+                }
+                Lowered::Errors(d) => diags.extend(d),
+                Lowered::Text(t, bytewise) => {
+                    let bytes = encode(&t, bytewise);
+                    if inv.spread.print_lowered {
+                        print_bytes(&bytes);
+                        continue;
+                    }
+                    let Some(tmp) = &tmp else { continue };
+                    let dir = tmp.path.join(k.to_string());
+                    let name = Path::new(&input.path)
+                        .file_name()
+                        .map(|n| n.to_os_string())
+                        .unwrap_or_else(|| "input.c".into());
+                    let file = dir.join(name);
+                    if let Err(e) = fs::create_dir_all(&dir).and_then(|_| fs::write(&file, &bytes))
+                    {
+                        return self.error(&format!("cannot write '{}': {e}", file.display()));
+                    }
+                    replaced.push((k, file));
+                }
+            }
+        }
+        if !diags.is_empty() {
+            diag::emit(&diags);
+            return 1;
+        }
+        if inv.spread.print_lowered {
+            return 0;
+        }
+        if !replaced.is_empty() && !self.layout.header().is_file() {
+            return self.error(&format!(
+                "cannot find spread.h in '{}' (set SPREAD_INCLUDE_DIR)",
+                self.layout.include_dir.display()
+            ));
+        }
+        if let Some(t) = &tmp {
+            if keep && !replaced.is_empty() {
+                eprintln!("{}: lowered files kept in {}", self.prog, t.path.display());
+            }
+        }
+
+        // the clang command line
+        let mut args: Vec<String> = Vec::new();
+        let mut quote_dirs: Vec<String> = Vec::new();
+        for (k, _) in &replaced {
+            let p = &inv.inputs[*k].path;
+            let dir = Path::new(p)
+                .parent()
+                .map(|d| d.to_string_lossy().into_owned())
+                .filter(|d| !d.is_empty())
+                .unwrap_or_else(|| ".".to_string());
+            if !quote_dirs.contains(&dir) {
+                quote_dirs.push(dir);
+            }
+        }
+        for d in &quote_dirs {
+            args.push("-iquote".into());
+            args.push(d.clone());
+        }
+        if inv.generates_code() {
+            // debug information names the user's directory, not the temporary one
+            for (k, file) in &replaced {
+                if let Some(tdir) = file.parent() {
+                    let dir = Path::new(&inv.inputs[*k].path)
+                        .parent()
+                        .map(|d| d.to_string_lossy().into_owned())
+                        .filter(|d| !d.is_empty())
+                        .unwrap_or_else(|| ".".to_string());
+                    args.push(format!("-fdebug-prefix-map={}={dir}", tdir.display()));
+                }
+            }
+        }
+        let links = inv.links();
+        if links {
+            let lib = &self.layout.lib_dir;
+            if !lib.join(RUNTIME_SONAME).exists() {
+                return self.error(&format!(
+                    "Spread's runtime {RUNTIME_SONAME} is not in '{}' (build it with scripts/build.sh, or set SPREAD_LIB_DIR)",
+                    lib.display()
+                ));
+            }
+            args.push(format!("-L{}", lib.display()));
+            args.push(format!("-Wl,-rpath,{}", lib.display()));
+        }
+        let mut user = inv.args.clone();
+        for (k, file) in &replaced {
+            user[inv.inputs[*k].index] = file.to_string_lossy().into_owned();
+        }
+        args.extend(user);
+        if !inv.has_fopenmp {
+            args.push("-fopenmp".into());
+        }
+        match &inv.spread.targets {
+            Some(t) => args.push(format!("-fopenmp-targets={t}")),
+            None if !inv.has_targets => args.push(format!("-fopenmp-targets={DEFAULT_TARGET}")),
+            None => {}
+        }
+        if inv.generates_code() && !inv.spread.no_pass {
+            let plugin = &self.layout.plugin;
+            if !plugin.is_file() {
+                return self.error(&format!(
+                    "Spread's pass plugin '{}' does not exist (build the workspace, set SPREAD_PASS_PLUGIN, or use --spread-no-pass)",
+                    plugin.display()
+                ));
+            }
+            args.push(format!("-fpass-plugin={}", plugin.display()));
+        }
+        if links && !self.layout.lib_dir.join("libomptarget.so").exists() {
+            // no link-time name: name the runtime itself so its __spread_* symbols resolve
+            args.push(
+                self.layout
+                    .lib_dir
+                    .join(RUNTIME_SONAME)
+                    .to_string_lossy()
+                    .into_owned(),
+            );
+        }
+        let status = self.exec(args);
+        if status == 0 && inv.dep_file {
+            for (k, file) in &replaced {
+                let input = &inv.inputs[*k];
+                let dep = self.dep_file_of(input);
+                if let Ok(t) = fs::read_to_string(&dep) {
+                    let fixed = t.replace(&*file.to_string_lossy(), &make_escape(&input.path));
+                    let _ = fs::write(&dep, fixed);
+                }
+            }
+        }
+        status
+    }
+
+    fn exec(&self, args: Vec<String>) -> i32 {
+        let mut cmd = Command::new(&self.clang);
+        cmd.args(&args);
+        self.verbose(&cmd);
+        match cmd.status() {
+            Ok(s) => match s.code() {
+                Some(c) => c,
+                None => {
+                    #[cfg(unix)]
+                    {
+                        use std::os::unix::process::ExitStatusExt;
+                        128 + s.signal().unwrap_or(0)
+                    }
+                    #[cfg(not(unix))]
+                    1
+                }
+            },
+            Err(e) => self.error(&format!("cannot run '{}': {e}", self.clang.display())),
+        }
+    }
+}
+
+fn print_bytes(b: &[u8]) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(b);
+    let _ = out.flush();
+}
+
+/// Escapes a path for a Makefile rule.
+fn make_escape(p: &str) -> String {
+    p.replace('$', "$$").replace(' ', "\\ ").replace('#', "\\#")
+}
+
+/// The flavor a program name asks for: `spread-c++` (or any name ending in `++`/`cxx`) is the
+/// C++ driver even when it is a link to `spread-cc`.
+pub fn flavor_of_name(argv0: &str, default: Flavor) -> Flavor {
+    let name = Path::new(argv0)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if name.ends_with("++") || name.ends_with("cxx") {
+        Flavor::Cxx
+    } else {
+        default
+    }
+}
+
+/// Runs the driver on `argv` (program name first); returns the exit status.
+pub fn main_with(flavor: Flavor, argv: Vec<String>) -> i32 {
+    let flavor = flavor_of_name(argv.first().map(String::as_str).unwrap_or(""), flavor);
+    let prog = match flavor {
+        Flavor::C => "spread-cc",
+        Flavor::Cxx => "spread-c++",
+    }
+    .to_string();
+    let inv = match args::parse(argv.get(1..).unwrap_or(&[]), flavor) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("{prog}: error: {}", e.0);
+            return 1;
+        }
+    };
+    let d = Driver {
+        prog,
+        clang: paths::clang(flavor),
+        inv: &inv,
+        layout: Layout::current(),
+    };
+    d.run()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flavor_from_program_name() {
+        assert_eq!(
+            flavor_of_name("/usr/bin/spread-c++", Flavor::C),
+            Flavor::Cxx
+        );
+        assert_eq!(flavor_of_name("spread-cxx", Flavor::C), Flavor::Cxx);
+        assert_eq!(flavor_of_name("spread-cc", Flavor::C), Flavor::C);
+        assert_eq!(flavor_of_name("spread-cc", Flavor::Cxx), Flavor::Cxx);
+    }
+
+    #[test]
+    fn bytes_round_trip() {
+        let b = vec![b'a', 0xe9, b'\n'];
+        let (s, bw) = decode(b.clone());
+        assert!(bw);
+        assert_eq!(encode(&s, bw), b);
+        let (s, bw) = decode("é".as_bytes().to_vec());
+        assert!(!bw);
+        assert_eq!(encode(&s, bw), "é".as_bytes());
+    }
+
+    #[test]
+    fn preprocessing_args() {
+        let a: Vec<String> = [
+            "-c", "-o", "x.o", "-DX", "-I", "inc", "-MD", "-MF", "x.d", "a.c",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let kept: Vec<&str> = arg_groups(&a)
+            .into_iter()
+            .filter(|&(s, _)| !drop_for_preprocessing(&a[s]))
+            .flat_map(|(s, n)| a[s..s + n].iter().map(|x| x.as_str()))
+            .collect();
+        assert_eq!(kept, ["-DX", "-I", "inc", "a.c"]);
+        assert_eq!(make_escape("a b$"), "a\\ b$$");
+    }
+}

@@ -1,0 +1,908 @@
+//! Parsing and checking of the spread directives (`#pragma omp target spread ...`,
+//! `target data spread`, `target enter data spread`, `target exit data spread`,
+//! `target update spread`).
+
+use crate::lexer::{matching_close, TokKind, Token};
+
+/// Which spread construct a directive is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `target spread [teams distribute parallel for ...]`: a loop.
+    Target,
+    /// `target data spread`: a structured block.
+    Data,
+    /// `target enter data spread` (standalone).
+    EnterData,
+    /// `target exit data spread` (standalone).
+    ExitData,
+    /// `target update spread` (standalone).
+    Update,
+}
+
+impl Kind {
+    /// The `__SPREAD_KIND_*` constant of spread.h.
+    pub fn abi_name(self) -> &'static str {
+        match self {
+            Kind::Target => "__SPREAD_KIND_TARGET",
+            Kind::Data => "__SPREAD_KIND_DATA",
+            Kind::EnterData => "__SPREAD_KIND_ENTER_DATA",
+            Kind::ExitData => "__SPREAD_KIND_EXIT_DATA",
+            Kind::Update => "__SPREAD_KIND_UPDATE",
+        }
+    }
+}
+
+/// The loop constructs `target spread` can be combined with.
+pub const COMBINED: &[&str] = &[
+    "",
+    "teams distribute parallel for",
+    "teams distribute parallel for simd",
+    "teams distribute",
+    "teams distribute simd",
+    "parallel for",
+    "parallel for simd",
+    "simd",
+    "teams loop",
+    "parallel loop",
+];
+
+const LEAF_WORDS: &[&str] = &["teams", "distribute", "parallel", "for", "simd", "loop"];
+
+const TARGET_CLAUSES: &[&str] = &[
+    "if",
+    "map",
+    "private",
+    "firstprivate",
+    "is_device_ptr",
+    "has_device_addr",
+    "defaultmap",
+    "nowait",
+    "depend",
+    "allocate",
+    "uses_allocators",
+    "in_reduction",
+    "thread_limit",
+    "ompx_dyn_cgroup_mem",
+    "ompx_bare",
+    "ompx_attribute",
+];
+const TEAMS_CLAUSES: &[&str] = &[
+    "num_teams",
+    "thread_limit",
+    "default",
+    "private",
+    "firstprivate",
+    "shared",
+    "reduction",
+    "allocate",
+    "if",
+    "ompx_attribute",
+];
+const DISTRIBUTE_CLAUSES: &[&str] = &[
+    "private",
+    "firstprivate",
+    "lastprivate",
+    "collapse",
+    "dist_schedule",
+    "allocate",
+    "order",
+];
+const PARALLEL_CLAUSES: &[&str] = &[
+    "if",
+    "num_threads",
+    "default",
+    "private",
+    "firstprivate",
+    "shared",
+    "copyin",
+    "reduction",
+    "proc_bind",
+    "allocate",
+];
+const FOR_CLAUSES: &[&str] = &[
+    "private",
+    "firstprivate",
+    "lastprivate",
+    "linear",
+    "reduction",
+    "schedule",
+    "collapse",
+    "ordered",
+    "allocate",
+    "order",
+];
+const SIMD_CLAUSES: &[&str] = &[
+    "if",
+    "safelen",
+    "simdlen",
+    "linear",
+    "aligned",
+    "nontemporal",
+    "private",
+    "lastprivate",
+    "reduction",
+    "collapse",
+    "order",
+];
+const LOOP_CLAUSES: &[&str] = &[
+    "bind",
+    "collapse",
+    "order",
+    "private",
+    "lastprivate",
+    "reduction",
+];
+
+/// Every clause name OpenMP 5.2 (and clang's `ompx_` extensions) knows, to tell an unknown
+/// clause from one that is not allowed on a construct.
+const ALL_CLAUSES: &[&str] = &[
+    "absent",
+    "acq_rel",
+    "acquire",
+    "adjust_args",
+    "affinity",
+    "align",
+    "aligned",
+    "allocate",
+    "allocator",
+    "append_args",
+    "at",
+    "atomic_default_mem_order",
+    "bind",
+    "capture",
+    "collapse",
+    "compare",
+    "contains",
+    "copyin",
+    "copyprivate",
+    "default",
+    "defaultmap",
+    "depend",
+    "destroy",
+    "detach",
+    "device",
+    "device_type",
+    "dist_schedule",
+    "doacross",
+    "dynamic_allocators",
+    "enter",
+    "exclusive",
+    "fail",
+    "filter",
+    "final",
+    "firstprivate",
+    "from",
+    "full",
+    "grainsize",
+    "has_device_addr",
+    "hint",
+    "holds",
+    "if",
+    "in_reduction",
+    "inbranch",
+    "inclusive",
+    "indirect",
+    "init",
+    "is_device_ptr",
+    "lastprivate",
+    "linear",
+    "link",
+    "map",
+    "match",
+    "mergeable",
+    "message",
+    "nocontext",
+    "nogroup",
+    "nontemporal",
+    "notinbranch",
+    "novariants",
+    "nowait",
+    "num_tasks",
+    "num_teams",
+    "num_threads",
+    "order",
+    "ordered",
+    "partial",
+    "priority",
+    "private",
+    "proc_bind",
+    "read",
+    "reduction",
+    "relaxed",
+    "release",
+    "reverse_offload",
+    "safelen",
+    "schedule",
+    "seq_cst",
+    "severity",
+    "shared",
+    "simd",
+    "simdlen",
+    "sizes",
+    "task_reduction",
+    "thread_limit",
+    "threads",
+    "to",
+    "unified_address",
+    "unified_shared_memory",
+    "uniform",
+    "untied",
+    "update",
+    "use",
+    "use_device_addr",
+    "use_device_ptr",
+    "uses_allocators",
+    "weak",
+    "when",
+    "write",
+    "ompx_attribute",
+    "ompx_bare",
+    "ompx_dyn_cgroup_mem",
+    "devices",
+    "spread_schedule",
+    "range",
+    "chunk_size",
+];
+
+/// One clause as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Clause {
+    /// Its name.
+    pub name: String,
+    /// Token index of the name.
+    pub name_tok: usize,
+    /// Token indices of its parentheses, if it has arguments.
+    pub parens: Option<(usize, usize)>,
+}
+
+/// A parse or check error, located at a token of the directive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PError {
+    /// Token index (in the token slice the directive was parsed from).
+    pub tok: usize,
+    /// The message, without "error: ".
+    pub msg: String,
+}
+
+fn err<T>(tok: usize, msg: impl Into<String>) -> Result<T, PError> {
+    Err(PError {
+        tok,
+        msg: msg.into(),
+    })
+}
+
+/// A `map` clause of `target data spread`, split into its enter and exit halves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DataMap {
+    /// The clause for `target enter data`.
+    pub enter: String,
+    /// The clause for `target exit data`.
+    pub exit: String,
+}
+
+/// A parsed and checked spread directive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpreadDirective {
+    /// The construct.
+    pub kind: Kind,
+    /// For `target spread`: the construct it is combined with (`teams distribute ...`), or "".
+    pub combined: String,
+    /// Token index of `target`.
+    pub target_tok: usize,
+    /// All clauses in order.
+    pub clauses: Vec<Clause>,
+    /// `devices(...)` items, if the clause is there.
+    pub devices: Option<Vec<String>>,
+    /// The chunk size (`spread_schedule(static, c)` / `chunk_size(c)`).
+    pub chunk: Option<String>,
+    /// `range(start:length)`.
+    pub range: Option<(String, String)>,
+    /// `nowait` is present.
+    pub nowait: bool,
+    /// Clauses kept verbatim on the inner construct, in order.
+    pub kept: Vec<String>,
+    /// For `target data spread`: the map clauses, split.
+    pub data_maps: Vec<DataMap>,
+}
+
+impl SpreadDirective {
+    /// The construct's name as the user wrote it (`target spread teams distribute`).
+    pub fn name(&self) -> String {
+        construct_name(self.kind, &self.combined)
+    }
+}
+
+fn construct_name(kind: Kind, combined: &str) -> String {
+    match kind {
+        Kind::Target if combined.is_empty() => "target spread".to_string(),
+        Kind::Target => format!("target spread {combined}"),
+        Kind::Data => "target data spread".to_string(),
+        Kind::EnterData => "target enter data spread".to_string(),
+        Kind::ExitData => "target exit data spread".to_string(),
+        Kind::Update => "target update spread".to_string(),
+    }
+}
+
+/// Token view of one directive.
+struct Cursor<'a> {
+    src: &'a str,
+    toks: &'a [Token],
+    end: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn text(&self, i: usize) -> &'a str {
+        match self.toks.get(i) {
+            Some(t) if i < self.end => &self.src[t.start..t.end],
+            _ => "",
+        }
+    }
+
+    fn is_ident(&self, i: usize, w: &str) -> bool {
+        i < self.end && self.toks[i].kind == TokKind::Ident && self.text(i) == w
+    }
+
+    /// Source text of tokens `lo..hi` (empty if none), on one line.
+    fn span(&self, lo: usize, hi: usize) -> String {
+        if lo >= hi {
+            return String::new();
+        }
+        one_line(&self.src[self.toks[lo].start..self.toks[hi - 1].end])
+    }
+
+    /// Splits tokens `lo..hi` at top-level `sep` punctuators.
+    fn split(&self, lo: usize, hi: usize, sep: &str) -> Vec<(usize, usize)> {
+        let mut parts = Vec::new();
+        let mut depth = 0i32;
+        let mut start = lo;
+        for i in lo..hi {
+            if self.toks[i].kind != TokKind::Punct {
+                continue;
+            }
+            match self.text(i) {
+                "(" | "[" | "{" => depth += 1,
+                ")" | "]" | "}" => depth -= 1,
+                s if s == sep && depth == 0 => {
+                    parts.push((start, i));
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        parts.push((start, hi));
+        parts
+    }
+}
+
+/// Joins continued lines and newlines into one line of text.
+pub fn one_line(s: &str) -> String {
+    let s = s.replace("\\\r\n", " ").replace("\\\n", " ");
+    s.replace(['\n', '\r'], " ")
+}
+
+/// Recognizes a spread directive: `toks[first..end]` are the tokens of a `#pragma` line.
+/// Returns the construct kind and the index of the token after `spread`, or `None` when the
+/// directive is not a spread construct.
+pub fn classify(src: &str, toks: &[Token], first: usize, end: usize) -> Option<(Kind, usize)> {
+    let c = Cursor { src, toks, end };
+    if !(c.text(first) == "#"
+        && c.is_ident(first + 1, "pragma")
+        && c.is_ident(first + 2, "omp")
+        && c.is_ident(first + 3, "target"))
+    {
+        return None;
+    }
+    let i = first + 4;
+    let seqs: [(&[&str], Kind); 5] = [
+        (&["spread"], Kind::Target),
+        (&["data", "spread"], Kind::Data),
+        (&["enter", "data", "spread"], Kind::EnterData),
+        (&["exit", "data", "spread"], Kind::ExitData),
+        (&["update", "spread"], Kind::Update),
+    ];
+    for (words, kind) in seqs {
+        if words.iter().enumerate().all(|(k, w)| c.is_ident(i + k, w)) {
+            return Some((kind, i + words.len()));
+        }
+    }
+    None
+}
+
+fn allowed_clauses(kind: Kind, combined: &str) -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = Vec::new();
+    match kind {
+        Kind::Target => {
+            v.extend_from_slice(TARGET_CLAUSES);
+            for w in combined.split_whitespace() {
+                v.extend_from_slice(match w {
+                    "teams" => TEAMS_CLAUSES,
+                    "distribute" => DISTRIBUTE_CLAUSES,
+                    "parallel" => PARALLEL_CLAUSES,
+                    "for" => FOR_CLAUSES,
+                    "simd" => SIMD_CLAUSES,
+                    _ => LOOP_CLAUSES,
+                });
+            }
+            v.extend_from_slice(&["devices", "spread_schedule"]);
+        }
+        Kind::Data => v.extend_from_slice(&["devices", "range", "chunk_size", "map", "if"]),
+        Kind::EnterData | Kind::ExitData => v.extend_from_slice(&[
+            "devices",
+            "range",
+            "chunk_size",
+            "map",
+            "if",
+            "nowait",
+            "depend",
+        ]),
+        Kind::Update => v.extend_from_slice(&[
+            "devices",
+            "range",
+            "chunk_size",
+            "to",
+            "from",
+            "if",
+            "nowait",
+            "depend",
+        ]),
+    }
+    v
+}
+
+/// The message for a clause that is not allowed on `kind`.
+fn disallowed_message(kind: Kind, name: &str, cname: &str) -> String {
+    match (kind, name) {
+        (_, "device") => format!(
+            "the 'device' clause cannot be used on '{cname}'; use 'devices' to list the devices"
+        ),
+        (Kind::Target, "range") => format!(
+            "'range' cannot be used on '{cname}': the iteration range is the loop's"
+        ),
+        (Kind::Target, "chunk_size") => format!(
+            "'chunk_size' cannot be used on '{cname}'; use 'spread_schedule(static, chunk)'"
+        ),
+        (_, "spread_schedule") => format!(
+            "'spread_schedule' cannot be used on '{cname}'; use 'chunk_size(chunk)' (data is always spread round-robin)"
+        ),
+        (Kind::Data, "nowait") | (Kind::Data, "depend") => format!(
+            "'{name}' cannot be used on '{cname}' (use 'target enter data spread' and 'target exit data spread' for asynchronous transfers)"
+        ),
+        (Kind::Data, "use_device_ptr") | (Kind::Data, "use_device_addr") => format!(
+            "'{name}' cannot be used on '{cname}': its data lives on several devices"
+        ),
+        _ if ALL_CLAUSES.contains(&name) => {
+            format!("clause '{name}' is not allowed on '{cname}'")
+        }
+        _ => format!("unknown clause '{name}' on '{cname}'"),
+    }
+}
+
+/// Parses and checks the spread directive in `toks[first..end]` (a `#pragma` line, as
+/// [`classify`] recognized it).
+pub fn parse(
+    src: &str,
+    toks: &[Token],
+    first: usize,
+    end: usize,
+) -> Result<SpreadDirective, PError> {
+    let (kind, mut i) = match classify(src, toks, first, end) {
+        Some(k) => k,
+        None => return err(first, "not a spread directive"),
+    };
+    let c = Cursor { src, toks, end };
+    let target_tok = first + 3;
+
+    // combined constructs
+    let mut words: Vec<&str> = Vec::new();
+    let combined_start = i;
+    if kind == Kind::Target {
+        while i < end
+            && toks[i].kind == TokKind::Ident
+            && LEAF_WORDS.contains(&c.text(i))
+            && c.text(i + 1) != "("
+        {
+            words.push(c.text(i));
+            i += 1;
+        }
+    }
+    let combined = words.join(" ");
+    if !COMBINED.contains(&combined.as_str()) {
+        return err(
+            combined_start,
+            format!(
+                "'target spread {combined}' is not supported; 'target spread' combines with 'teams distribute [parallel for] [simd]', 'parallel for [simd]', 'simd', 'teams loop' and 'parallel loop'"
+            ),
+        );
+    }
+    let cname = construct_name(kind, &combined);
+
+    // clauses
+    let mut clauses = Vec::new();
+    while i < end {
+        if c.text(i) == "," {
+            i += 1;
+            continue;
+        }
+        if toks[i].kind != TokKind::Ident {
+            return err(i, format!("expected a clause on '{cname}'"));
+        }
+        let name = c.text(i).to_string();
+        let parens = if c.text(i + 1) == "(" {
+            match matching_close(src, toks, i + 1, end) {
+                Some(close) => Some((i + 1, close)),
+                None => return err(i + 1, format!("expected ')' to end the '{name}' clause")),
+            }
+        } else {
+            None
+        };
+        clauses.push(Clause {
+            name,
+            name_tok: i,
+            parens,
+        });
+        i = parens.map(|(_, close)| close + 1).unwrap_or(i + 1);
+    }
+
+    let allowed = allowed_clauses(kind, &combined);
+    let mut d = SpreadDirective {
+        kind,
+        combined,
+        target_tok,
+        clauses: clauses.clone(),
+        devices: None,
+        chunk: None,
+        range: None,
+        nowait: false,
+        kept: Vec::new(),
+        data_maps: Vec::new(),
+    };
+    let mut seen: Vec<&str> = Vec::new();
+    for cl in &clauses {
+        let name = cl.name.as_str();
+        if !allowed.contains(&name) {
+            return err(cl.name_tok, disallowed_message(kind, name, &cname));
+        }
+        let spread_clause = matches!(name, "devices" | "spread_schedule" | "range" | "chunk_size");
+        if spread_clause {
+            if seen.contains(&name) {
+                return err(
+                    cl.name_tok,
+                    format!("the '{name}' clause can appear only once on '{cname}'"),
+                );
+            }
+            seen.push(name);
+        }
+        let needs_args = spread_clause || matches!(name, "map" | "to" | "from" | "depend");
+        let (open, close) = match cl.parens {
+            Some(p) => p,
+            None if needs_args => {
+                return err(cl.name_tok + 1, format!("expected '(' after '{name}'"))
+            }
+            None => (0, 0),
+        };
+        if spread_clause {
+            for (k, t) in toks.iter().enumerate().take(close).skip(open + 1) {
+                let w = c.text(k);
+                if t.kind == TokKind::Ident && (w == "omp_spread_start" || w == "omp_spread_size") {
+                    return err(
+                        k,
+                        format!("'{w}' cannot be used in the '{name}' clause; it only has a value inside each chunk"),
+                    );
+                }
+            }
+        }
+        match name {
+            "devices" => {
+                if open + 1 == close {
+                    return err(
+                        close,
+                        "the 'devices' clause needs at least one device number",
+                    );
+                }
+                let mut items = Vec::new();
+                for (lo, hi) in c.split(open + 1, close, ",") {
+                    if lo == hi {
+                        return err(hi, "expected a device number in 'devices'");
+                    }
+                    items.push(c.span(lo, hi));
+                }
+                d.devices = Some(items);
+            }
+            "spread_schedule" => {
+                let parts = c.split(open + 1, close, ",");
+                let (klo, khi) = parts[0];
+                if klo == khi {
+                    return err(close, "expected a schedule kind in 'spread_schedule'");
+                }
+                if !(khi == klo + 1 && c.is_ident(klo, "static")) {
+                    return err(
+                        klo,
+                        format!(
+                            "spread schedule kind '{}' is not supported; only 'static' is",
+                            c.span(klo, khi)
+                        ),
+                    );
+                }
+                if parts.len() > 2 {
+                    return err(
+                        parts[2].0.saturating_sub(1),
+                        "'spread_schedule' takes a kind and at most one chunk size",
+                    );
+                }
+                if let Some(&(lo, hi)) = parts.get(1) {
+                    if lo == hi {
+                        return err(hi, "expected a chunk size in 'spread_schedule'");
+                    }
+                    d.chunk = Some(c.span(lo, hi));
+                }
+            }
+            "chunk_size" => {
+                if open + 1 == close {
+                    return err(close, "expected a chunk size in 'chunk_size'");
+                }
+                d.chunk = Some(c.span(open + 1, close));
+            }
+            "range" => {
+                d.range = Some(split_range(&c, open, close)?);
+            }
+            _ => {
+                if name == "nowait" {
+                    d.nowait = true;
+                }
+                if kind == Kind::Data && name == "map" {
+                    d.data_maps.push(split_data_map(&c, open, close)?);
+                } else {
+                    let end_tok = if cl.parens.is_some() {
+                        close + 1
+                    } else {
+                        cl.name_tok + 1
+                    };
+                    d.kept.push(c.span(cl.name_tok, end_tok));
+                }
+            }
+        }
+    }
+
+    // required clauses
+    let has = |n: &str| clauses.iter().any(|cl| cl.name == n);
+    if kind != Kind::Target && d.range.is_none() {
+        return err(
+            target_tok,
+            format!("'{cname}' requires a 'range(start:length)' clause"),
+        );
+    }
+    match kind {
+        Kind::Data | Kind::EnterData | Kind::ExitData if !has("map") => {
+            return err(
+                target_tok,
+                format!("'{cname}' requires at least one 'map' clause"),
+            );
+        }
+        Kind::Update if !has("to") && !has("from") => {
+            return err(
+                target_tok,
+                format!("'{cname}' requires a 'to' or 'from' clause"),
+            );
+        }
+        _ => {}
+    }
+    Ok(d)
+}
+
+/// `range(start:length)`: splits at the top-level `:` that is not part of a `?:`.
+fn split_range(c: &Cursor, open: usize, close: usize) -> Result<(String, String), PError> {
+    let mut depth = 0i32;
+    let mut pending_q = 0i32;
+    let mut colon = None;
+    for k in open + 1..close {
+        if c.toks[k].kind != TokKind::Punct {
+            continue;
+        }
+        match c.text(k) {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => depth -= 1,
+            "?" if depth == 0 => pending_q += 1,
+            ":" if depth == 0 => {
+                if pending_q > 0 {
+                    pending_q -= 1;
+                } else if colon.is_none() {
+                    colon = Some(k);
+                } else {
+                    return err(k, "expected 'start:length' in 'range'");
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(colon) = colon else {
+        return err(open + 1, "expected 'start:length' in 'range'");
+    };
+    if colon == open + 1 {
+        return err(colon, "expected a start before ':' in 'range'");
+    }
+    if colon + 1 == close {
+        return err(close, "expected a length after ':' in 'range'");
+    }
+    Ok((c.span(open + 1, colon), c.span(colon + 1, close)))
+}
+
+/// Splits a `map` clause of `target data spread` into its enter and exit data halves.
+fn split_data_map(c: &Cursor, open: usize, close: usize) -> Result<DataMap, PError> {
+    // the first top-level ':' ends the modifiers and map type
+    let mut depth = 0i32;
+    let mut colon = None;
+    for k in open + 1..close {
+        if c.toks[k].kind != TokKind::Punct {
+            continue;
+        }
+        match c.text(k) {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => depth -= 1,
+            ":" if depth == 0 => {
+                colon = Some(k);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let (prefix_lo, prefix_hi, list_lo) = match colon {
+        Some(k) => (open + 1, k, k + 1),
+        None => (open + 1, open + 1, open + 1),
+    };
+    let list = c.span(list_lo, close);
+    // the map type: the last identifier of the prefix that names one
+    const TYPES: &[&str] = &["to", "from", "tofrom", "alloc", "release", "delete"];
+    let type_tok = (prefix_lo..prefix_hi)
+        .rev()
+        .find(|&k| c.toks[k].kind == TokKind::Ident && TYPES.contains(&c.text(k)));
+    let (mods, map_type) = match type_tok {
+        Some(k) => {
+            let mods = if k > prefix_lo {
+                one_line(&c.src[c.toks[prefix_lo].start..c.toks[k].start])
+            } else {
+                String::new()
+            };
+            (mods, c.text(k))
+        }
+        None => {
+            let m = c.span(prefix_lo, prefix_hi);
+            let m = m.trim().trim_end_matches(',').trim().to_string();
+            (if m.is_empty() { m } else { format!("{m}, ") }, "tofrom")
+        }
+    };
+    let (enter, exit) = match map_type {
+        "to" => ("to", "release"),
+        "from" => ("alloc", "from"),
+        "tofrom" => ("to", "from"),
+        "alloc" => ("alloc", "release"),
+        other => {
+            return err(
+                type_tok.unwrap_or(open),
+                format!("map type '{other}' is not allowed on 'target data spread'"),
+            )
+        }
+    };
+    Ok(DataMap {
+        enter: format!("map({mods}{enter}: {list})"),
+        exit: format!("map({mods}{exit}: {list})"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lexer::lex;
+
+    fn parse_str(s: &str) -> Result<SpreadDirective, (String, String)> {
+        let l = lex(s, false);
+        let n = l.tokens.len();
+        parse(s, &l.tokens, 0, n).map_err(|e| {
+            let t = l
+                .tokens
+                .get(e.tok)
+                .map(|t| &s[t.start..t.end])
+                .unwrap_or("");
+            (t.to_string(), e.msg)
+        })
+    }
+
+    #[test]
+    fn listing4() {
+        let d = parse_str("#pragma omp target spread teams distribute parallel for devices(2,0,1) spread_schedule(static, 4) num_teams(2) map(to: A[omp_spread_start-1:omp_spread_size+2]) map(from:B[omp_spread_start :omp_spread_size ])").unwrap();
+        assert_eq!(d.kind, Kind::Target);
+        assert_eq!(d.combined, "teams distribute parallel for");
+        assert_eq!(d.devices, Some(vec!["2".into(), "0".into(), "1".into()]));
+        assert_eq!(d.chunk.as_deref(), Some("4"));
+        assert_eq!(
+            d.kept,
+            [
+                "num_teams(2)",
+                "map(to: A[omp_spread_start-1:omp_spread_size+2])",
+                "map(from:B[omp_spread_start :omp_spread_size ])"
+            ]
+        );
+        assert!(!d.nowait);
+    }
+
+    #[test]
+    fn nested_parens_in_devices() {
+        let d = parse_str("#pragma omp target spread devices(f(1,2), (a,b), x[3]) nowait").unwrap();
+        assert_eq!(
+            d.devices,
+            Some(vec!["f(1,2)".into(), "(a,b)".into(), "x[3]".into()])
+        );
+        assert!(d.nowait);
+        assert_eq!(d.kept, ["nowait"]);
+        assert_eq!(d.chunk, None);
+    }
+
+    #[test]
+    fn data_constructs() {
+        let d = parse_str("#pragma omp target enter data spread devices(2,0,1) range(1:N-2) chunk_size(4) nowait depend(out: A[0]) map(to:A[omp_spread_start-1:omp_spread_size+2])").unwrap();
+        assert_eq!(d.kind, Kind::EnterData);
+        assert_eq!(d.range, Some(("1".into(), "N-2".into())));
+        assert_eq!(d.chunk.as_deref(), Some("4"));
+        assert_eq!(d.kept.len(), 3);
+        let d =
+            parse_str("#pragma omp target update spread range(c ? 1 : 2 : n) to(A[0:1])").unwrap();
+        assert_eq!(d.range, Some(("c ? 1 : 2".into(), "n".into())));
+        let d = parse_str("#pragma omp target data spread range(0:N) map(always, tofrom: A[0:N]) map(B[0:N]) map(from: C) map(alloc: D)").unwrap();
+        let m: Vec<_> = d
+            .data_maps
+            .iter()
+            .map(|m| (m.enter.as_str(), m.exit.as_str()))
+            .collect();
+        assert_eq!(
+            m,
+            [
+                ("map(always, to: A[0:N])", "map(always, from: A[0:N])"),
+                ("map(to: B[0:N])", "map(from: B[0:N])"),
+                ("map(alloc: C)", "map(from: C)"),
+                ("map(alloc: D)", "map(release: D)"),
+            ]
+        );
+        assert!(d.kept.is_empty());
+    }
+
+    #[test]
+    fn errors() {
+        let cases = [
+            ("#pragma omp target spread device(0)", "device", "use 'devices'"),
+            ("#pragma omp target spread devices()", ")", "at least one device"),
+            ("#pragma omp target spread devices(1,,2)", ",", "expected a device number"),
+            ("#pragma omp target spread spread_schedule(dynamic, 4)", "dynamic", "only 'static'"),
+            ("#pragma omp target spread foo(1)", "foo", "unknown clause 'foo'"),
+            ("#pragma omp target spread dist_schedule(static)", "dist_schedule", "not allowed"),
+            ("#pragma omp target spread teams num_teams(1)", "teams", "not supported"),
+            ("#pragma omp target spread range(0:N)", "range", "loop's"),
+            ("#pragma omp target spread devices(0) devices(1)", "devices", "only once"),
+            ("#pragma omp target spread devices(omp_spread_start)", "omp_spread_start", "only has a value"),
+            ("#pragma omp target data spread range(0:N) nowait map(A)", "nowait", "cannot be used"),
+            ("#pragma omp target data spread range(0:N) depend(in: A) map(A)", "depend", "cannot be used"),
+            ("#pragma omp target enter data spread map(to: A)", "target", "requires a 'range"),
+            ("#pragma omp target enter data spread range(0:N)", "target", "at least one 'map'"),
+            ("#pragma omp target update spread range(0:N)", "target", "'to' or 'from'"),
+            ("#pragma omp target update spread range(0 N) to(A)", "0", "start:length"),
+            ("#pragma omp target enter data spread range(0:N) spread_schedule(static) map(to: A)", "spread_schedule", "chunk_size"),
+            ("#pragma omp target data spread range(0:N) map(delete: A)", "delete", "not allowed"),
+            ("#pragma omp target spread devices(0", "(", "expected ')'"),
+            ("#pragma omp target spread devices", "", "expected '('"),
+        ];
+        for (src, tok, msg) in cases {
+            match parse_str(src) {
+                Ok(_) => panic!("{src}: no error"),
+                Err((t, m)) => {
+                    assert_eq!(t, tok, "{src}: {m}");
+                    assert!(m.contains(msg), "{src}: {m}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn not_spread() {
+        let s = "#pragma omp target teams map(to: a)";
+        let l = lex(s, false);
+        assert_eq!(classify(s, &l.tokens, 0, l.tokens.len()), None);
+    }
+}

@@ -1,0 +1,25 @@
+//! `spread-cc` / `spread-c++`: drop-in clang-19 drivers for OpenMP programs that use Spread's
+//! multi-device directives (`#pragma omp target spread ...` and the data constructs).
+//!
+//! For each C/C++ input the driver runs the preprocessor (so that directives written through
+//! macros or `_Pragma` are seen), finds and checks the spread directives, lowers them into
+//! standard OpenMP plus calls to the runtime's `__spread_*` entry points
+//! (docs/spread-abi.md §2), and compiles the lowered file with clang, `-fopenmp`, the offload
+//! targets, Spread's pass plugin and, when linking, Spread's runtime. See docs/driver.md.
+
+#![warn(missing_docs)]
+
+pub mod args;
+pub mod compile;
+pub mod diag;
+pub mod directive;
+pub mod lexer;
+pub mod lower;
+pub mod paths;
+pub mod ppout;
+pub mod source;
+pub mod splice;
+pub mod stmt;
+
+pub use args::Flavor;
+pub use compile::main_with;

@@ -1,0 +1,551 @@
+//! Lowering of spread constructs into standard OpenMP plus calls to the runtime's
+//! `__spread_*` entry points (docs/spread-abi.md §2). The result is a list of edits on the
+//! preprocessed text; `splice` projects them onto the user's source.
+
+use crate::directive::{self, Kind, SpreadDirective};
+use crate::ppout::{escape_c, PpOutput};
+use crate::stmt::{self, Item, View};
+
+/// Part of the text an edit writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece {
+    /// Text without newlines, on the current output line.
+    Text(String),
+    /// What follows belongs to this presumed line of the source.
+    Line(u32),
+    /// A directive line (`#pragma ...`) attributed to presumed line `line`.
+    Directive {
+        /// Presumed source line.
+        line: u32,
+        /// The directive, without newline.
+        text: String,
+    },
+}
+
+/// Replace bytes `start..end` of the preprocessed text by `pieces` (an insertion when
+/// `start == end`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    /// First byte replaced.
+    pub start: usize,
+    /// Byte just past the replaced ones.
+    pub end: usize,
+    /// What to write instead.
+    pub pieces: Vec<Piece>,
+}
+
+/// An error found while lowering, at a byte offset of the preprocessed text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LowerError {
+    /// Byte offset in the preprocessed text.
+    pub off: usize,
+    /// Message.
+    pub msg: String,
+}
+
+/// The edits for one translation unit.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Lowering {
+    /// Edits, sorted by start.
+    pub edits: Vec<Edit>,
+    /// Number of spread constructs lowered.
+    pub constructs: usize,
+}
+
+/// Whether `text` can contain a spread directive at all (a cheap test before lexing).
+pub fn may_contain_spread(text: &str) -> bool {
+    text.contains("spread")
+}
+
+struct Ctx<'a> {
+    pp: &'a PpOutput,
+    view: View<'a>,
+    file_lit: String,
+}
+
+impl<'a> Ctx<'a> {
+    fn tok_off(&self, tok: usize) -> usize {
+        self.pp
+            .lexed
+            .tokens
+            .get(tok)
+            .map(|t| t.start)
+            .unwrap_or(self.pp.text.len())
+    }
+
+    /// Offset of view item `k` (its first byte).
+    fn item_off(&self, k: usize) -> usize {
+        match self.view.items.get(k) {
+            Some(Item::Tok(t)) => self.tok_off(*t),
+            Some(Item::Pragma(d)) => self.pp.lexed.directives[*d].start,
+            None => self.pp.text.len(),
+        }
+    }
+
+    fn item_end(&self, k: usize) -> usize {
+        match self.view.items.get(k) {
+            Some(Item::Tok(t)) => self.pp.lexed.tokens[*t].end,
+            Some(Item::Pragma(d)) => self.pp.lexed.directives[*d].end,
+            None => self.pp.text.len(),
+        }
+    }
+
+    fn presumed_line_of(&self, off: usize) -> u32 {
+        self.pp.line_info(self.pp.phys_line_of(off)).line
+    }
+}
+
+/// The pieces that declare the devices array: (declaration, pointer, count).
+fn devices_decl(k: usize, d: &SpreadDirective) -> (String, String, String) {
+    match &d.devices {
+        Some(items) => {
+            let list: Vec<String> = items.iter().map(|e| format!("(int32_t)({e})")).collect();
+            (
+                format!(
+                    "const int32_t __spread_devs_{k}[] = {{ {} }}; ",
+                    list.join(", ")
+                ),
+                format!("__spread_devs_{k}"),
+                items.len().to_string(),
+            )
+        }
+        None => (String::new(), "(const int32_t *)0".into(), "0".into()),
+    }
+}
+
+fn flags(d: &SpreadDirective) -> &'static str {
+    if d.nowait {
+        "__SPREAD_FLAG_NOWAIT"
+    } else {
+        "0"
+    }
+}
+
+fn inner_pragma(d: &SpreadDirective, construct: &str, region: &str, extra: &[String]) -> String {
+    let mut s = format!("#pragma omp {construct} device(__spread_chunk_device({region}))");
+    for c in d.kept.iter().chain(extra.iter()) {
+        s.push(' ');
+        s.push_str(c);
+    }
+    s
+}
+
+/// A data region: begin, per-chunk locals, the directive, end (for the data constructs).
+#[allow(clippy::too_many_arguments)]
+fn data_region(
+    ctx: &Ctx,
+    d: &SpreadDirective,
+    k: usize,
+    cvar: &str,
+    rvar: &str,
+    (desc_line, line): (u32, u32),
+    construct: &str,
+    maps: &[String],
+) -> Vec<Piece> {
+    let (_, ptr, n) = devices_decl(k, d);
+    vec![
+        Piece::Text(format!(
+            "{{ static const __spread_construct_t {cvar} = {{ \"{}\", {desc_line}, {}, {}, 0 }}; __spread_region_t *{rvar} = __spread_region_begin(&{cvar}, __spread_lb_{k}, __spread_ub_{k}, {ptr}, {n}, __spread_chunk_{k}); {{ {}",
+            ctx.file_lit,
+            d.kind.abi_name(),
+            flags(d),
+            chunk_locals(rvar)
+        )),
+        Piece::Directive {
+            line,
+            text: inner_pragma(d, construct, rvar, maps),
+        },
+        Piece::Line(line),
+        Piece::Text(format!("}} __spread_region_end({rvar}); }}")),
+    ]
+}
+
+/// Values a data construct evaluates once: devices, bounds and chunk size.
+fn data_saved(k: usize, d: &SpreadDirective) -> String {
+    let (decl, _, _) = devices_decl(k, d);
+    let (start, len) = d.range.clone().unwrap_or_default();
+    let chunk = d
+        .chunk
+        .as_deref()
+        .map(|c| format!("({c})"))
+        .unwrap_or("0".into());
+    format!(
+        "{{ {decl}const int64_t __spread_lb_{k} = ({start}); const int64_t __spread_ub_{k} = __spread_lb_{k} + ({len}); const int64_t __spread_chunk_{k} = {chunk}; "
+    )
+}
+
+fn chunk_locals(rvar: &str) -> String {
+    format!(
+        "const int64_t omp_spread_start = __spread_chunk_start({rvar}); const int64_t omp_spread_size = __spread_chunk_size({rvar});"
+    )
+}
+
+/// The type to cast the loop bound to, from the loop variable's declared type: without
+/// storage classes; none for `auto` (the bound is then compared as `int64_t`).
+fn cast_type(decl: &str) -> Option<String> {
+    let words: Vec<&str> = decl
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "register" | "static" | "thread_local" | "_Thread_local"))
+        .collect();
+    if words.is_empty()
+        || words
+            .iter()
+            .any(|w| w.contains("auto") || w.contains("decltype"))
+    {
+        return None;
+    }
+    Some(words.join(" "))
+}
+
+/// Lowers every spread construct of `pp`. `cxx` tells the language (for the lexer); errors
+/// are collected for all constructs.
+pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
+    let view = View::new(&pp.text, &pp.lexed, |d| pp.is_marker(d));
+    let main = pp.main_file;
+    let file_lit = escape_c(pp.file_name(main));
+    let ctx = Ctx { pp, view, file_lit };
+    let mut out = Lowering::default();
+    let mut errors = Vec::new();
+    // byte ranges of target spread loop bodies, to reject nested constructs
+    let mut bodies: Vec<(usize, usize)> = Vec::new();
+    let src = pp.text.as_str();
+    let toks = &pp.lexed.tokens;
+    for k in 0..ctx.view.items.len() {
+        let Item::Pragma(di) = ctx.view.items[k] else {
+            continue;
+        };
+        let dl = pp.lexed.directives[di];
+        let Some((kind, _)) = directive::classify(src, toks, dl.first_tok, dl.end_tok) else {
+            continue;
+        };
+        let pragma_off = dl.start;
+        let info = pp.line_info(dl.line);
+        let cname_guess = match kind {
+            Kind::Target => "target spread",
+            Kind::Data => "target data spread",
+            Kind::EnterData => "target enter data spread",
+            Kind::ExitData => "target exit data spread",
+            Kind::Update => "target update spread",
+        };
+        if info.file != main {
+            errors.push(LowerError {
+                off: pragma_off,
+                msg: format!(
+                    "'{cname_guess}' is only supported in the source file being compiled, not in included file '{}'",
+                    pp.file_name(info.file)
+                ),
+            });
+            continue;
+        }
+        if let Some(&(s, e)) = bodies
+            .iter()
+            .find(|&&(s, e)| pragma_off >= s && pragma_off < e)
+        {
+            let _ = (s, e);
+            errors.push(LowerError {
+                off: pragma_off,
+                msg: format!("'{cname_guess}' cannot be nested inside the loop of a 'target spread' construct"),
+            });
+            continue;
+        }
+        let d = match directive::parse(src, toks, dl.first_tok, dl.end_tok) {
+            Ok(d) => d,
+            Err(e) => {
+                let off = if e.tok >= dl.end_tok {
+                    // past the last token of the directive: point just after it
+                    toks.get(dl.end_tok.saturating_sub(1))
+                        .map(|t| t.end)
+                        .unwrap_or(dl.end)
+                } else {
+                    ctx.tok_off(e.tok)
+                };
+                errors.push(LowerError { off, msg: e.msg });
+                continue;
+            }
+        };
+        let cname = d.name();
+        let n = out.constructs;
+        let line = info.line;
+        let line_start = pp.lexed.line_starts[dl.line as usize];
+        match kind {
+            Kind::Target => {
+                let lp = match stmt::parse_loop(&ctx.view, k + 1, &cname) {
+                    Ok(lp) => lp,
+                    Err(e) => {
+                        let off = if e.item >= ctx.view.items.len() {
+                            dl.end
+                        } else {
+                            ctx.item_off(e.item)
+                        };
+                        errors.push(LowerError { off, msg: e.msg });
+                        continue;
+                    }
+                };
+                let (decl, ptr, ndev) = devices_decl(n, &d);
+                let ub = if lp.inclusive {
+                    format!("({}) + 1", lp.ub)
+                } else {
+                    format!("({})", lp.ub)
+                };
+                let chunk = d
+                    .chunk
+                    .as_deref()
+                    .map(|c| format!("({c})"))
+                    .unwrap_or("0".into());
+                let r = format!("__spread_r_{n}");
+                let prologue = format!(
+                    "{{ static const __spread_construct_t __spread_c_{n} = {{ \"{}\", {line}, {}, {}, 0 }}; {decl}__spread_region_t *{r} = __spread_region_begin(&__spread_c_{n}, ({}), {ub}, {ptr}, {ndev}, {chunk}); {{ {}",
+                    ctx.file_lit,
+                    Kind::Target.abi_name(),
+                    flags(&d),
+                    lp.lb,
+                    chunk_locals(&r)
+                );
+                let construct = if d.combined.is_empty() {
+                    "target".to_string()
+                } else {
+                    format!("target {}", d.combined)
+                };
+                let for_off = ctx.item_off(lp.for_item);
+                let for_phys = pp.phys_line_of(for_off);
+                let for_line_start = pp.lexed.line_starts[for_phys as usize];
+                let lead = &src[for_line_start..for_off];
+                let indent = if lead.trim().is_empty() { lead } else { "" };
+                let var = &lp.var;
+                let cast_ty = lp.decl_type.as_deref().and_then(cast_type);
+                let header = match (&lp.decl_type, cast_ty) {
+                    (Some(ty), None) => format!(
+                        "{indent}for ({ty} {var} = omp_spread_start; {var} < omp_spread_start + omp_spread_size; {})",
+                        lp.incr
+                    ),
+                    (Some(ty), Some(cast)) => format!(
+                        "{indent}for ({ty} {var} = omp_spread_start; {var} < ({cast})(omp_spread_start + omp_spread_size); {})",
+                        lp.incr
+                    ),
+                    (None, _) => format!(
+                        "{indent}for ({var} = omp_spread_start; {var} < omp_spread_start + omp_spread_size; {})",
+                        lp.incr
+                    ),
+                };
+                out.edits.push(Edit {
+                    start: line_start,
+                    end: ctx.item_end(lp.close),
+                    pieces: vec![
+                        Piece::Line(line),
+                        Piece::Text(prologue),
+                        Piece::Directive {
+                            line,
+                            text: inner_pragma(&d, &construct, &r, &[]),
+                        },
+                        Piece::Line(ctx.presumed_line_of(for_off)),
+                        Piece::Text(header),
+                    ],
+                });
+                let body_end = ctx.item_end(lp.body_end);
+                out.edits.push(Edit {
+                    start: body_end,
+                    end: body_end,
+                    pieces: vec![Piece::Text(format!(" }} __spread_region_end({r}); }}"))],
+                });
+                bodies.push((ctx.item_end(lp.close), body_end));
+            }
+            Kind::EnterData | Kind::ExitData | Kind::Update => {
+                let construct = match kind {
+                    Kind::EnterData => "target enter data",
+                    Kind::ExitData => "target exit data",
+                    _ => "target update",
+                };
+                let mut pieces = vec![Piece::Line(line), Piece::Text(data_saved(n, &d))];
+                pieces.extend(data_region(
+                    &ctx,
+                    &d,
+                    n,
+                    &format!("__spread_c_{n}"),
+                    &format!("__spread_r_{n}"),
+                    (line, line),
+                    construct,
+                    &[],
+                ));
+                pieces.push(Piece::Text(" }".into()));
+                out.edits.push(Edit {
+                    start: line_start,
+                    end: dl.end,
+                    pieces,
+                });
+            }
+            Kind::Data => {
+                let block_end = match ctx.view.statement_end(k + 1) {
+                    Ok(e) => e,
+                    Err(e) => {
+                        let off = if e >= ctx.view.items.len() {
+                            dl.end
+                        } else {
+                            ctx.item_off(e)
+                        };
+                        errors.push(LowerError {
+                            off,
+                            msg: format!("'{cname}' must be followed by a structured block"),
+                        });
+                        continue;
+                    }
+                };
+                let enter: Vec<String> = d.data_maps.iter().map(|m| m.enter.clone()).collect();
+                let exit: Vec<String> = d.data_maps.iter().map(|m| m.exit.clone()).collect();
+                let mut pieces = vec![Piece::Line(line), Piece::Text(data_saved(n, &d))];
+                pieces.extend(data_region(
+                    &ctx,
+                    &d,
+                    n,
+                    &format!("__spread_c_{n}"),
+                    &format!("__spread_r_{n}"),
+                    (line, line),
+                    "target enter data",
+                    &enter,
+                ));
+                out.edits.push(Edit {
+                    start: line_start,
+                    end: dl.end,
+                    pieces,
+                });
+                let end_off = ctx.item_end(block_end);
+                let end_line = ctx.presumed_line_of(end_off);
+                let mut pieces = vec![Piece::Text(" ".into())];
+                pieces.extend(data_region(
+                    &ctx,
+                    &d,
+                    n,
+                    &format!("__spread_c_{n}"),
+                    &format!("__spread_r_{n}"),
+                    (line, end_line),
+                    "target exit data",
+                    &exit,
+                ));
+                pieces.push(Piece::Text(" }".into()));
+                out.edits.push(Edit {
+                    start: end_off,
+                    end: end_off,
+                    pieces,
+                });
+            }
+        }
+        out.constructs += 1;
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    out.edits.sort_by_key(|e| (e.start, e.end));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Applies the edits to the preprocessed text directly (markers and all), for tests.
+    fn apply(pp: &PpOutput, l: &Lowering) -> String {
+        let mut s = String::new();
+        let mut pos = 0;
+        for e in &l.edits {
+            s.push_str(&pp.text[pos..e.start]);
+            for p in &e.pieces {
+                match p {
+                    Piece::Text(t) => s.push_str(t),
+                    Piece::Line(n) => s.push_str(&format!("<{n}>")),
+                    Piece::Directive { line, text } => s.push_str(&format!("\n<{line}>{text}\n")),
+                }
+            }
+            pos = e.end;
+        }
+        s.push_str(&pp.text[pos..]);
+        s
+    }
+
+    fn lower_str(src: &str) -> Result<String, Vec<(String, String)>> {
+        let pp = PpOutput::parse(format!("# 1 \"t.c\"\n{src}"), false, "t.c");
+        match lower(&pp) {
+            Ok(l) => Ok(apply(&pp, &l)),
+            Err(es) => Err(es
+                .into_iter()
+                .map(|e| {
+                    let rest = &pp.text[e.off..];
+                    let w: String = rest.chars().take_while(|c| !c.is_whitespace()).collect();
+                    (w, e.msg)
+                })
+                .collect()),
+        }
+    }
+
+    #[test]
+    fn target_spread_loop() {
+        let out = lower_str(
+            "#pragma omp target spread teams distribute parallel for devices(2,0,1) spread_schedule(static, 4) num_teams(2) map(to: A[omp_spread_start-1:omp_spread_size+2])\nfor (int i = 1; i < N - 1; i++) B[i] = A[i];\nx;\n",
+        )
+        .unwrap();
+        assert!(out.contains("<1>{ static const __spread_construct_t __spread_c_0 = { \"t.c\", 1, __SPREAD_KIND_TARGET, 0, 0 }; const int32_t __spread_devs_0[] = { (int32_t)(2), (int32_t)(0), (int32_t)(1) }; __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, (1), (N - 1), __spread_devs_0, 3, (4)); { const int64_t omp_spread_start = __spread_chunk_start(__spread_r_0); const int64_t omp_spread_size = __spread_chunk_size(__spread_r_0);"), "{out}");
+        assert!(out.contains("\n<1>#pragma omp target teams distribute parallel for device(__spread_chunk_device(__spread_r_0)) num_teams(2) map(to: A[omp_spread_start-1:omp_spread_size+2])\n"), "{out}");
+        assert!(out.contains("<2>for (int i = omp_spread_start; i < (int)(omp_spread_start + omp_spread_size); i++) B[i] = A[i]; } __spread_region_end(__spread_r_0); }\nx;"), "{out}");
+    }
+
+    #[test]
+    fn inclusive_bound_and_defaults() {
+        let out =
+            lower_str("#pragma omp target spread nowait\nfor (i = 0; i <= n; ++i) { a(); }\n")
+                .unwrap();
+        assert!(out.contains("__SPREAD_KIND_TARGET, __SPREAD_FLAG_NOWAIT, 0 }; __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, (0), (n) + 1, (const int32_t *)0, 0, 0);"), "{out}");
+        assert!(
+            out.contains("#pragma omp target device(__spread_chunk_device(__spread_r_0)) nowait\n"),
+            "{out}"
+        );
+        assert!(out.contains("for (i = omp_spread_start; i < omp_spread_start + omp_spread_size; ++i) { a(); } }"), "{out}");
+    }
+
+    #[test]
+    fn standalone_data() {
+        let out = lower_str("#pragma omp target enter data spread devices(1,0) range(1:N-2) chunk_size(4) nowait depend(out: x) map(to: A[omp_spread_start:omp_spread_size])\ny;\n").unwrap();
+        assert!(out.contains("<1>{ const int32_t __spread_devs_0[] = { (int32_t)(1), (int32_t)(0) }; const int64_t __spread_lb_0 = (1); const int64_t __spread_ub_0 = __spread_lb_0 + (N-2); const int64_t __spread_chunk_0 = (4); { static const __spread_construct_t __spread_c_0 = { \"t.c\", 1, __SPREAD_KIND_ENTER_DATA, __SPREAD_FLAG_NOWAIT, 0 }; __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, __spread_lb_0, __spread_ub_0, __spread_devs_0, 2, __spread_chunk_0); { const int64_t omp_spread_start = __spread_chunk_start(__spread_r_0); const int64_t omp_spread_size = __spread_chunk_size(__spread_r_0);"), "{out}");
+        assert!(out.contains("<1>#pragma omp target enter data device(__spread_chunk_device(__spread_r_0)) nowait depend(out: x) map(to: A[omp_spread_start:omp_spread_size])\n<1>} __spread_region_end(__spread_r_0); } }\ny;"), "{out}");
+    }
+
+    #[test]
+    fn data_block() {
+        let out = lower_str("#pragma omp target data spread range(0:N) map(tofrom: A[omp_spread_start:omp_spread_size])\n{\n  work();\n}\nz;\n").unwrap();
+        assert!(out.contains("#pragma omp target enter data device(__spread_chunk_device(__spread_r_0)) map(to: A[omp_spread_start:omp_spread_size])\n<1>} __spread_region_end(__spread_r_0); }\n{\n  work();\n} { static const __spread_construct_t __spread_c_0 = { \"t.c\", 1, __SPREAD_KIND_DATA, 0, 0 };"), "{out}");
+        assert!(out.contains("\n<4>#pragma omp target exit data device(__spread_chunk_device(__spread_r_0)) map(from: A[omp_spread_start:omp_spread_size])\n<4>} __spread_region_end(__spread_r_0); } }\nz;"), "{out}");
+    }
+
+    #[test]
+    fn loop_variable_types() {
+        let out =
+            lower_str("#pragma omp target spread\nfor (register unsigned i = 0; i < n; i++) ;\n")
+                .unwrap();
+        assert!(out.contains("for (register unsigned i = omp_spread_start; i < (unsigned)(omp_spread_start + omp_spread_size); i++) ;"), "{out}");
+        let out = lower_str("#pragma omp target spread\nfor (auto i = 0; i < n; i++) ;\n").unwrap();
+        assert!(
+            out.contains(
+                "for (auto i = omp_spread_start; i < omp_spread_start + omp_spread_size; i++) ;"
+            ),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn errors() {
+        let e = lower_str("#pragma omp target spread devices(0)\nwhile (1) {}\n").unwrap_err();
+        assert_eq!(e[0].0, "while");
+        assert!(e[0]
+            .1
+            .contains("'target spread' must be followed by a for loop"));
+        let e = lower_str("#pragma omp target spread devices(0)\n").unwrap_err();
+        assert!(e[0].1.contains("must be followed by a for loop"));
+        let e = lower_str("#pragma omp target data spread range(0:1) map(a)\n").unwrap_err();
+        assert!(e[0].1.contains("structured block"));
+        let e = lower_str(
+            "#pragma omp target spread\nfor (int i = 0; i < n; i++) {\n#pragma omp target update spread range(0:1) to(a)\n}\n",
+        )
+        .unwrap_err();
+        assert!(e[0].1.contains("cannot be nested"), "{:?}", e);
+        // all constructs are checked
+        let e = lower_str("#pragma omp target spread foo\nfor (;;);\n#pragma omp target spread devices()\nfor (;;);\n").unwrap_err();
+        assert_eq!(e.len(), 2);
+    }
+}
