@@ -40,7 +40,12 @@ impl SourceLoc {
 
 impl std::fmt::Display for SourceLoc {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+        if self.column == 0 {
+            // Spread constructs carry the pragma's line only.
+            write!(f, "{}:{}", self.file, self.line)
+        } else {
+            write!(f, "{}:{}:{}", self.file, self.line, self.column)
+        }
     }
 }
 
