@@ -105,29 +105,43 @@ impl Queue {
     }
 }
 
+/// Runs one popped job and marks the queue free again.
+fn run_job(inner: &(Mutex<State>, Condvar), job: Job, ev: Arc<Event>) {
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).unwrap_or_else(|_| {
+        Err(crate::error::Error::new(
+            crate::error::ErrorKind::Backend,
+            "an asynchronous device operation panicked",
+        ))
+    });
+    ev.complete(r);
+    let (lock, cv) = inner;
+    lock.lock().busy = false;
+    cv.notify_all();
+}
+
+/// Takes the next job if no job is running (one job at a time keeps the FIFO order).
+fn take_next(st: &mut State) -> Option<(Job, Arc<Event>)> {
+    if st.busy {
+        return None;
+    }
+    let j = st.jobs.pop_front()?;
+    st.busy = true;
+    Some(j)
+}
+
 fn worker(inner: Arc<(Mutex<State>, Condvar)>) {
     let (lock, cv) = &*inner;
     loop {
         let (job, ev) = {
             let mut st = lock.lock();
             loop {
-                if let Some(j) = st.jobs.pop_front() {
-                    st.busy = true;
+                if let Some(j) = take_next(&mut st) {
                     break j;
                 }
                 cv.wait(&mut st);
             }
         };
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).unwrap_or_else(|_| {
-            Err(crate::error::Error::new(
-                crate::error::ErrorKind::Backend,
-                "an asynchronous device operation panicked",
-            ))
-        });
-        ev.complete(r);
-        let mut st = lock.lock();
-        st.busy = false;
-        cv.notify_all();
+        run_job(&inner, job, ev);
     }
 }
 

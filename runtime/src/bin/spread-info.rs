@@ -3,6 +3,7 @@
 use clap::Parser;
 use spread_rt::config::Config;
 use spread_rt::runtime::Runtime;
+use std::io::Write;
 
 /// Lists the devices Spread's runtime would offer a program started with the same environment
 /// (`SPREAD_HOST_DEVICES`, `SPREAD_HOST_THREADS`).
@@ -30,25 +31,32 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     }
-    println!(
+    let mut lines = vec![format!(
         "Spread runtime: {} devices (initial device {})",
         rt.num_devices(),
         rt.initial_device()
-    );
+    )];
     for slot in rt
         .devices
         .iter()
         .filter(|s| args.device.is_none_or(|d| d == s.id))
     {
         let i = slot.dev.info();
-        println!(
+        lines.push(format!(
             "device {}: {} | {} | memory {} | {} compute units",
             slot.id,
             i.kind.as_str(),
             i.name,
             gib(i.memory_bytes),
             i.compute_units
-        );
+        ));
+    }
+    let mut out = std::io::stdout().lock();
+    for l in lines {
+        // A closed pipe (`spread-info | head -1`) ends the listing quietly.
+        if writeln!(out, "{l}").is_err() {
+            break;
+        }
     }
     std::process::ExitCode::SUCCESS
 }

@@ -244,6 +244,10 @@ fn target_kernel(
         &args,
     );
     let region = host_ptr as usize;
+    // A nowait region joins its device's FIFO queue and libomp's target task completes through
+    // the async handle. (Completing it on the calling thread is faster on an idle device but
+    // trips libomp 19's hidden-helper assertion `kmp_tasking.cpp:4368 task_team != NULL` in most
+    // runs, as with stock libomptarget; the queued path has not.)
     if ka.flags & KERNEL_FLAG_NOWAIT != 0 {
         if let Some(h) = kmp::async_handle_slot() {
             let loc2 = loc.clone();
