@@ -10,6 +10,7 @@
 pub(crate) mod call;
 pub(crate) mod dl;
 mod exports;
+mod init;
 pub(crate) mod kmp;
 pub(crate) mod mapper;
 pub(crate) mod mem;
