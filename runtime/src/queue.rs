@@ -98,6 +98,28 @@ impl Queue {
         }
     }
 
+    /// Blocks until `ev` (a job of this queue) has finished, running queued jobs on the calling
+    /// thread meanwhile whenever the device is free. A thread that must wait anyway does the work
+    /// itself instead of waiting for the worker to be scheduled, which can take a time slice when
+    /// libomp's idle threads spin on every core. Jobs still run one at a time, in FIFO order.
+    pub fn run_until(&self, ev: &Event) -> Result<()> {
+        let (lock, cv) = &*self.inner;
+        loop {
+            let mut st = lock.lock();
+            if ev.is_done() {
+                drop(st);
+                return ev.wait();
+            }
+            if let Some((job, jev)) = take_next(&mut st) {
+                drop(st);
+                run_job(&self.inner, job, jev);
+                continue;
+            }
+            // `ev` was checked under the queue lock, and its completion notifies `cv` after it.
+            cv.wait(&mut st);
+        }
+    }
+
     /// Jobs waiting or running.
     pub fn pending(&self) -> usize {
         let st = self.inner.0.lock();
@@ -168,6 +190,24 @@ mod tests {
         assert!(events.iter().all(|e| e.is_done()));
         assert_eq!(*log.lock(), (0..100).collect::<Vec<_>>());
         assert_eq!(q.pending(), 0);
+    }
+
+    #[test]
+    fn a_waiting_thread_runs_jobs_in_order() {
+        let q = Queue::new("test-queue-help");
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let evs: Vec<_> = (0..50)
+            .map(|i| {
+                let log = log.clone();
+                q.submit(move || {
+                    log.lock().push(i);
+                    Ok(())
+                })
+            })
+            .collect();
+        q.run_until(&evs[49]).expect("ok");
+        assert!(evs.iter().all(|e| e.is_done()));
+        assert_eq!(*log.lock(), (0..50).collect::<Vec<_>>());
     }
 
     #[test]

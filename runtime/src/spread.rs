@@ -58,8 +58,8 @@ pub struct Region {
     /// Whether the current chunk was printed for `SPREAD_INFO=chunks`.
     reported: bool,
     info_chunks: bool,
-    /// Operations queued for the chunks so far.
-    pending: Vec<(Arc<Event>, Chunk)>,
+    /// Operations queued for the chunks so far, with their device.
+    pending: Vec<(Arc<Event>, &'static DeviceSlot)>,
 }
 
 impl Region {
@@ -189,14 +189,15 @@ impl Region {
                 e
             })
         });
-        self.pending.push((ev, chunk));
+        self.pending.push((ev, slot));
     }
 
     /// Waits for every queued operation; the first error, if any.
     pub fn end(self) -> Result<()> {
         let mut first = Ok(());
-        for (ev, _) in self.pending {
-            if let Err(e) = ev.wait() {
+        for (ev, slot) in self.pending {
+            // The waiting thread works through the device's queue too (see `Queue::run_until`).
+            if let Err(e) = slot.queue.run_until(&ev) {
                 if first.is_ok() {
                     first = Err(e);
                 }
