@@ -57,6 +57,18 @@ LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 rc=$?
 set -e
 echo "(libomptarget.so.19.1 resolved to: ${resolved:-?}${resolved:+ -> $(readlink -f "$resolved")})"
+
+# Somier (seed 000): the target spread versions built by spread-cc, which links Spread's
+# runtime itself (no LD_LIBRARY_PATH needed), checked against the serial run.
+if [[ $rc -eq 0 ]]; then
+  say "building examples/somier with target/release/spread-cc"
+  make -C "$ROOT/examples/somier" >/dev/null || die "building examples/somier failed"
+  say "examples/somier/somier --variant all"
+  set +e
+  "$ROOT/examples/somier/somier" --variant all
+  rc=$?
+  set -e
+fi
 if [[ $rc -eq 0 ]]; then
   say "demo finished: verified OK"
 else
