@@ -173,11 +173,10 @@ mod tests {
     use crate::error::{Error, ErrorKind};
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    #[test]
-    fn jobs_run_in_submission_order() {
-        let q = Queue::new("test-queue");
+    /// Submits `n` jobs that log their number; returns the log and the events.
+    fn logging_jobs(q: &Queue, n: usize) -> (Arc<Mutex<Vec<usize>>>, Vec<Arc<Event>>) {
         let log = Arc::new(Mutex::new(Vec::new()));
-        let events: Vec<_> = (0..100)
+        let events = (0..n)
             .map(|i| {
                 let log = log.clone();
                 q.submit(move || {
@@ -186,6 +185,13 @@ mod tests {
                 })
             })
             .collect();
+        (log, events)
+    }
+
+    #[test]
+    fn jobs_run_in_submission_order() {
+        let q = Queue::new("test-queue");
+        let (log, events) = logging_jobs(&q, 100);
         q.drain();
         assert!(events.iter().all(|e| e.is_done()));
         assert_eq!(*log.lock(), (0..100).collect::<Vec<_>>());
@@ -195,18 +201,9 @@ mod tests {
     #[test]
     fn a_waiting_thread_runs_jobs_in_order() {
         let q = Queue::new("test-queue-help");
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let evs: Vec<_> = (0..50)
-            .map(|i| {
-                let log = log.clone();
-                q.submit(move || {
-                    log.lock().push(i);
-                    Ok(())
-                })
-            })
-            .collect();
-        q.run_until(&evs[49]).expect("ok");
-        assert!(evs.iter().all(|e| e.is_done()));
+        let (log, events) = logging_jobs(&q, 50);
+        q.run_until(&events[49]).expect("ok");
+        assert!(events.iter().all(|e| e.is_done()));
         assert_eq!(*log.lock(), (0..50).collect::<Vec<_>>());
     }
 
