@@ -45,7 +45,7 @@ struct DeviceImages {
     /// Indexed like `Runtime::images`; `None` until loaded (or when incompatible).
     loaded: Vec<Option<Box<dyn LoadedImage>>>,
     /// Kernel handles by host region id.
-    kernels: HashMap<usize, KernelHandle>,
+    kernels: HashMap<usize, (KernelHandle, Arc<str>)>,
 }
 
 /// A device and its state.
@@ -88,7 +88,7 @@ pub struct Runtime {
     pub devices: Vec<DeviceSlot>,
     images: RwLock<Vec<RegisteredImage>>,
     /// Host region id (`.region_id` address) to kernel name.
-    kernel_names: RwLock<HashMap<usize, String>>,
+    kernel_names: RwLock<HashMap<usize, Arc<str>>>,
     requires: AtomicI64,
     /// Pending `nowait` operations by handle value: completion, construct location, polls.
     pending: Mutex<HashMap<usize, Pending>>,
@@ -204,20 +204,19 @@ impl Runtime {
                 if e.flags & entry_flags::REGISTER_REQUIRES != 0 {
                     self.requires.fetch_or(i64::from(e.data), Ordering::Relaxed);
                 } else if e.size == 0 && e.flags & entry_flags::INDIRECT == 0 {
-                    names.insert(e.addr, e.name.clone());
+                    names.insert(e.addr, Arc::from(e.name.as_str()));
                 }
             }
-            let target = image::classify(&bytes).map(|o| o.target);
-            if let Err(err) = &target {
-                eprintln!(
-                    "spread: warning: offload image {} of the program is unusable: {err}",
-                    regs.len()
-                );
-            }
             // Keep only the device object itself.
-            let bytes = match image::classify(&bytes) {
-                Ok(o) => o.bytes.to_vec(),
-                Err(_) => Vec::new(),
+            let (target, bytes) = match image::classify(&bytes) {
+                Ok(o) => (Ok(o.target), o.bytes.to_vec()),
+                Err(err) => {
+                    eprintln!(
+                        "spread: warning: offload image {} of the program is unusable: {err}",
+                        regs.len()
+                    );
+                    (Err(err), Vec::new())
+                }
             };
             regs.push(RegisteredImage {
                 desc,
@@ -365,21 +364,27 @@ impl DeviceSlot {
     }
 
     /// The kernel for host region id `region`.
-    fn kernel(&self, rt: &Runtime, region: usize) -> Result<(KernelHandle, String)> {
-        let names = rt.kernel_names.read();
-        let name = names.get(&region).cloned().ok_or_else(|| {
-            Error::new(
-                ErrorKind::MissingKernel,
-                format!(
-                    "no offload entry is registered for target region {}",
-                    info::ptr(region)
-                ),
-            )
-        })?;
+    /// The kernel for host region id `region` and its name; cached per device, so a launch
+    /// after the first takes one lock and allocates nothing.
+    fn kernel(&self, rt: &Runtime, region: usize) -> Result<(KernelHandle, Arc<str>)> {
         let mut imgs = self.images.lock();
-        if let Some(k) = imgs.kernels.get(&region) {
-            return Ok((*k, name));
+        if let Some((k, name)) = imgs.kernels.get(&region) {
+            return Ok((*k, name.clone()));
         }
+        let name = rt
+            .kernel_names
+            .read()
+            .get(&region)
+            .cloned()
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::MissingKernel,
+                    format!(
+                        "no offload entry is registered for target region {}",
+                        info::ptr(region)
+                    ),
+                )
+            })?;
         let found = imgs.loaded.iter().flatten().find_map(|i| i.kernel(&name));
         let Some(k) = found else {
             return Err(Error::new(
@@ -390,7 +395,7 @@ impl DeviceSlot {
                 ),
             ));
         };
-        imgs.kernels.insert(region, k);
+        imgs.kernels.insert(region, (k, name.clone()));
         Ok((k, name))
     }
 
