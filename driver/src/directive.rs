@@ -350,11 +350,10 @@ impl<'a> Cursor<'a> {
         one_line(&self.src[self.toks[lo].start..self.toks[hi - 1].end])
     }
 
-    /// Splits tokens `lo..hi` at top-level `sep` punctuators.
-    fn split(&self, lo: usize, hi: usize, sep: &str) -> Vec<(usize, usize)> {
-        let mut parts = Vec::new();
+    /// Indices of the punctuators in `lo..hi` outside any bracket (brackets themselves excluded).
+    fn top_level_puncts(&self, lo: usize, hi: usize) -> Vec<usize> {
+        let mut out = Vec::new();
         let mut depth = 0i32;
-        let mut start = lo;
         for i in lo..hi {
             if self.toks[i].kind != TokKind::Punct {
                 continue;
@@ -362,11 +361,21 @@ impl<'a> Cursor<'a> {
             match self.text(i) {
                 "(" | "[" | "{" => depth += 1,
                 ")" | "]" | "}" => depth -= 1,
-                s if s == sep && depth == 0 => {
-                    parts.push((start, i));
-                    start = i + 1;
-                }
+                _ if depth == 0 => out.push(i),
                 _ => {}
+            }
+        }
+        out
+    }
+
+    /// Splits tokens `lo..hi` at top-level `sep` punctuators.
+    fn split(&self, lo: usize, hi: usize, sep: &str) -> Vec<(usize, usize)> {
+        let mut parts = Vec::new();
+        let mut start = lo;
+        for i in self.top_level_puncts(lo, hi) {
+            if self.text(i) == sep {
+                parts.push((start, i));
+                start = i + 1;
             }
         }
         parts.push((start, hi));
@@ -691,26 +700,14 @@ pub fn parse(
 
 /// `range(start:length)`: splits at the top-level `:` that is not part of a `?:`.
 fn split_range(c: &Cursor, open: usize, close: usize) -> Result<(String, String), PError> {
-    let mut depth = 0i32;
     let mut pending_q = 0i32;
     let mut colon = None;
-    for k in open + 1..close {
-        if c.toks[k].kind != TokKind::Punct {
-            continue;
-        }
+    for k in c.top_level_puncts(open + 1, close) {
         match c.text(k) {
-            "(" | "[" | "{" => depth += 1,
-            ")" | "]" | "}" => depth -= 1,
-            "?" if depth == 0 => pending_q += 1,
-            ":" if depth == 0 => {
-                if pending_q > 0 {
-                    pending_q -= 1;
-                } else if colon.is_none() {
-                    colon = Some(k);
-                } else {
-                    return err(k, "expected 'start:length' in 'range'");
-                }
-            }
+            "?" => pending_q += 1,
+            ":" if pending_q > 0 => pending_q -= 1,
+            ":" if colon.is_none() => colon = Some(k),
+            ":" => return err(k, "expected 'start:length' in 'range'"),
             _ => {}
         }
     }
@@ -729,22 +726,10 @@ fn split_range(c: &Cursor, open: usize, close: usize) -> Result<(String, String)
 /// Splits a `map` clause of `target data spread` into its enter and exit data halves.
 fn split_data_map(c: &Cursor, open: usize, close: usize) -> Result<DataMap, PError> {
     // the first top-level ':' ends the modifiers and map type
-    let mut depth = 0i32;
-    let mut colon = None;
-    for k in open + 1..close {
-        if c.toks[k].kind != TokKind::Punct {
-            continue;
-        }
-        match c.text(k) {
-            "(" | "[" | "{" => depth += 1,
-            ")" | "]" | "}" => depth -= 1,
-            ":" if depth == 0 => {
-                colon = Some(k);
-                break;
-            }
-            _ => {}
-        }
-    }
+    let colon = c
+        .top_level_puncts(open + 1, close)
+        .into_iter()
+        .find(|&k| c.text(k) == ":");
     let (prefix_lo, prefix_hi, list_lo) = match colon {
         Some(k) => (open + 1, k, k + 1),
         None => (open + 1, open + 1, open + 1),
