@@ -3,7 +3,8 @@
  * Layout: every field is an array of n planes; plane i holds n*n points, 3 doubles each
  * (x, y, z), so plane i of field F is F[i*P : P] with P = n*n*3 doubles. Buffers and chunks are
  * ranges of planes along this outermost dimension; the forces stencil reads the planes i-1 and
- * i+1 (the halo), every other kernel only its own plane.
+ * i+1 (the halo: from X itself, or from a separate halo buffer, see somier_forces_plane_nb),
+ * every other kernel only its own plane.
  *
  * One time step (semi-implicit Euler), for the interior planes 1 .. n-2 (planes 0 and n-1 and the
  * points on the faces j,k in {0, n-1} are fixed):
@@ -80,8 +81,9 @@ static inline int somier_fixed(int64_t n, int64_t j, int64_t k) {
   return j == 0 || k == 0 || j == n - 1 || k == n - 1;
 }
 
-static inline void somier_spring(const double *X, int64_t p, int64_t q, double f[3]) {
-  double d0 = X[q] - X[p], d1 = X[q + 1] - X[p + 1], d2 = X[q + 2] - X[p + 2];
+/* Adds the spring force between point p (at xp) and its neighbour q (at xq) to f. */
+static inline void somier_spring(const double *xp, const double *xq, double f[3]) {
+  double d0 = xq[0] - xp[0], d1 = xq[1] - xp[1], d2 = xq[2] - xp[2];
   double len = sqrt(d0 * d0 + d1 * d1 + d2 * d2);
   double s = SOMIER_K * (len - SOMIER_L0) / len;
   f[0] += s * d0;
@@ -89,24 +91,37 @@ static inline void somier_spring(const double *X, int64_t p, int64_t q, double f
   f[2] += s * d2;
 }
 
-static inline void somier_forces_plane(const double *X, double *F, int64_t n, int64_t i) {
+/* Forces on plane i, with its lower and upper neighbour planes given explicitly: lo and hi point
+ * to the first double of those planes (P doubles each), X and F are whole fields indexed by plane
+ * (only X's plane i is read, only F's plane i is written). The neighbours may live elsewhere than
+ * X (the halo buffer of spread.c's `two` and `double`); the arithmetic is the same either way. */
+static inline void somier_forces_plane_nb(const double *lo, const double *X, const double *hi,
+                                          double *F, int64_t n, int64_t i) {
   const int64_t P = n * n * 3, row = n * 3;
+  const double *x = X + i * P;
+  double *fp = F + i * P;
   for (int64_t j = 0; j < n; j++)
     for (int64_t k = 0; k < n; k++) {
-      int64_t p = i * P + j * row + k * 3;
+      int64_t p = j * row + k * 3;
       double f[3] = {0, 0, 0};
       if (!somier_fixed(n, j, k)) {
-        somier_spring(X, p, p - P, f);
-        somier_spring(X, p, p + P, f);
-        somier_spring(X, p, p - row, f);
-        somier_spring(X, p, p + row, f);
-        somier_spring(X, p, p - 3, f);
-        somier_spring(X, p, p + 3, f);
+        somier_spring(x + p, lo + p, f);
+        somier_spring(x + p, hi + p, f);
+        somier_spring(x + p, x + p - row, f);
+        somier_spring(x + p, x + p + row, f);
+        somier_spring(x + p, x + p - 3, f);
+        somier_spring(x + p, x + p + 3, f);
       }
-      F[p] = f[0];
-      F[p + 1] = f[1];
-      F[p + 2] = f[2];
+      fp[p] = f[0];
+      fp[p + 1] = f[1];
+      fp[p + 2] = f[2];
     }
+}
+
+/* Forces on plane i with X's own neighbour planes i-1 and i+1 (the halo in X). */
+static inline void somier_forces_plane(const double *X, double *F, int64_t n, int64_t i) {
+  const int64_t P = n * n * 3;
+  somier_forces_plane_nb(X + (i - 1) * P, X, X + (i + 1) * P, F, n, i);
 }
 
 static inline void somier_accel_plane(const double *F, double *A, int64_t n, int64_t i) {

@@ -5,7 +5,8 @@
  * A buffer is a range of planes [bs, bs+bl). Every construct over it uses the same static
  * round-robin distribution: chunks of `chunk` planes dealt to the device list in order, with
  * range(bs:bl) chunk_size(chunk) on the data constructs and spread_schedule(static, chunk) on the
- * kernels, so each chunk's kernels find their data on their device. A chunk [s, s+len) maps
+ * kernels, so each chunk's kernels find their data on their device. In `one` (the paper's form) a
+ * chunk [s, s+len) maps
  *   X   (positions)            [s-1, s+len+1)   to        (one halo plane on each side)
  *   V   (velocities)           [s, s+len)       to / from
  *   F, A, Xn (forces, accelerations, new positions), C (per-plane centers)
@@ -14,17 +15,39 @@
  * chain the five kernels of one chunk (forces -> accelerations -> velocities -> positions ->
  * centers) on the address of the chunk's first element, so chunks never wait for each other.
  *
+ * Halo buffer (`two` and `double`; a documented difference from the paper's listings 11 and 12).
+ * These versions keep two half buffers in flight, and adjacent chunks of both may be on one
+ * device (one device in the list, small chunks on few devices, or built with --spread-no-pass,
+ * where every construct is one chunk on its first device). Adjacent chunks' X halos
+ * [s-1, s+len+1) overlap, and OpenMP forbids mapping a section that extends an already mapped one
+ * (libomptarget's "explicit extension not allowed"). So they map X without halo, [s, s+len), and
+ * read the neighbour planes from a separate halo array H:
+ * the chunks form a fixed grid over the planes, chunk k = [s_k, e_k) with s_k = 1 + k*chunk and
+ * e_k = min(s_k + chunk, n-1), and H holds two planes per grid chunk, H plane 2k = X plane s_k-1
+ * and H plane 2k+1 = X plane e_k, copied from X on the host at the start of every step (X is
+ * read-only during a step). Half buffers start on the grid, and a chunk [s, s+len) of the spread
+ * constructs maps the halo planes of the grid chunks it covers,
+ *   H   planes [2g, 2g + 2G), g = (s-1)/chunk, G = (len+chunk-1)/chunk   to
+ * (its own two halo planes with the pass; every halo of the half buffer without it), so the
+ * sections of different chunks and half buffers never overlap. The forces kernel takes plane i's
+ * lower neighbour from H plane 2k when i is the first plane of its grid chunk k, its upper one from
+ * H plane 2k+1 when i is the last, and X's own planes otherwise: the same values and arithmetic as
+ * the serial run, so the results are bit-identical.
+ *
  * The devices clauses list SOMIER_MAX_DEVICES entries (the run's device list padded with its first
  * device). Chunk sizes are chosen so that a construct has at most as many chunks as the run has
  * devices, hence chunk k goes to the k-th device of the list and the padding is never used.
  */
 #include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "somier.h"
 
 typedef struct {
   const double *X;
+  const double *H; /* halo planes of the chunk grid (`two`, `double`); NULL: X carries the halo */
   double *Xn, *V, *F, *A, *C;
   int64_t n, P;
   int64_t chunk; /* planes per chunk */
@@ -32,19 +55,67 @@ typedef struct {
   const int *dv; /* SOMIER_MAX_DEVICES entries */
 } buffer_ctx_t;
 
-static buffer_ctx_t context(somier_t *s, const somier_cfg_t *cfg, int64_t chunk) {
-  buffer_ctx_t c = {s->X, s->Xn, s->V, s->F, s->A, s->C, s->n, s->P, chunk, s->n - 1, cfg->dv};
+static buffer_ctx_t context(somier_t *s, const somier_cfg_t *cfg, int64_t chunk,
+                            const double *H) {
+  buffer_ctx_t c = {s->X, H, s->Xn, s->V, s->F, s->A, s->C, s->n, s->P, chunk, s->n - 1, cfg->dv};
   return c;
 }
 
+/* ---- halo buffer (`two`, `double`) ---------------------------------------------------------- */
+
+/* Grid chunks over the interior planes 1 .. n-2. */
+static int64_t grid_chunks(int64_t n, int64_t chunk) { return (n - 2 + chunk - 1) / chunk; }
+
+static double *halo_alloc(const somier_t *s, int64_t chunk) {
+  size_t bytes = (size_t)(grid_chunks(s->n, chunk) * 2 * s->P) * sizeof(double);
+  double *H = malloc(bytes);
+  if (!H)
+    fprintf(stderr, "somier: out of memory (halo buffer, %zu bytes)\n", bytes);
+  return H;
+}
+
+/* H plane 2k = X plane s_k - 1, H plane 2k+1 = X plane e_k, for every grid chunk k. */
+static void halo_fill(const somier_t *s, double *H, int64_t chunk) {
+  const int64_t n = s->n, P = s->P;
+  for (int64_t k = 0; k < grid_chunks(n, chunk); k++) {
+    const int64_t sk = 1 + k * chunk, ek = sk + chunk < n - 1 ? sk + chunk : n - 1;
+    memcpy(H + 2 * k * P, s->X + (sk - 1) * P, (size_t)P * sizeof(double));
+    memcpy(H + (2 * k + 1) * P, s->X + ek * P, (size_t)P * sizeof(double));
+  }
+}
+
+#pragma omp declare target
+/* Forces on plane i, neighbours from the halo buffer at the edges of i's grid chunk. */
+static inline void forces_plane_halo(const double *X, const double *H, double *F, int64_t n,
+                                     int64_t chunk, int64_t i) {
+  const int64_t P = n * n * 3, k = (i - 1) / chunk, sk = 1 + k * chunk;
+  const int64_t ek = sk + chunk < n - 1 ? sk + chunk : n - 1;
+  const double *lo = i == sk ? H + 2 * k * P : X + (i - 1) * P;
+  const double *hi = i == ek - 1 ? H + (2 * k + 1) * P : X + (i + 1) * P;
+  somier_forces_plane_nb(lo, X, hi, F, n, i);
+}
+#pragma omp end declare target
+
 /* map data from host to devices asynchronously; returns when the transfers are done */
 static void enter_buffer(const buffer_ctx_t *c, int64_t bs, int64_t bl) {
-  const double *X = c->X;
+  const double *X = c->X, *H = c->H;
   double *Xn = c->Xn, *V = c->V, *F = c->F, *A = c->A, *C = c->C;
   const int64_t P = c->P, chunk = c->chunk;
   const int *dv = c->dv;
 #pragma omp taskgroup
   {
+    if (H) {
+#pragma omp target enter data spread range(bs : bl) chunk_size(chunk)                         \
+    devices(dv[0], dv[1], dv[2], dv[3], dv[4], dv[5], dv[6], dv[7]) nowait                      \
+    map(to : X[omp_spread_start * P : omp_spread_size * P],                                     \
+            H[((omp_spread_start - 1) / chunk) * 2 * P :                                        \
+              ((omp_spread_size + chunk - 1) / chunk) * 2 * P],                                 \
+            V[omp_spread_start * P : omp_spread_size * P])                                      \
+    map(alloc : F[omp_spread_start * P : omp_spread_size * P],                                  \
+            A[omp_spread_start * P : omp_spread_size * P],                                      \
+            Xn[omp_spread_start * P : omp_spread_size * P],                                     \
+            C[omp_spread_start * 3 : omp_spread_size * 3])
+    } else {
 #pragma omp target enter data spread range(bs : bl) chunk_size(chunk)                         \
     devices(dv[0], dv[1], dv[2], dv[3], dv[4], dv[5], dv[6], dv[7]) nowait                      \
     map(to : X[(omp_spread_start - 1) * P : (omp_spread_size + 2) * P],                         \
@@ -53,24 +124,38 @@ static void enter_buffer(const buffer_ctx_t *c, int64_t bs, int64_t bl) {
             A[omp_spread_start * P : omp_spread_size * P],                                      \
             Xn[omp_spread_start * P : omp_spread_size * P],                                     \
             C[omp_spread_start * 3 : omp_spread_size * 3])
+    }
   }
 }
 
 /* perform computation in devices asynchronously: the caller waits (taskwait or taskgroup) */
 static void submit_kernels(const buffer_ctx_t *c, int64_t bs, int64_t bl) {
-  const double *X = c->X;
+  const double *X = c->X, *H = c->H;
   double *Xn = c->Xn, *V = c->V, *F = c->F, *A = c->A, *C = c->C;
   const int64_t n = c->n, P = c->P, chunk = c->chunk;
   const int *dv = c->dv;
 
   // forces kernel
+  if (H) {
+    /* X without halo; the chunk's edge neighbours come from its grid chunks' halo planes */
+#pragma omp target spread teams distribute parallel for spread_schedule(static, chunk)        \
+    devices(dv[0], dv[1], dv[2], dv[3], dv[4], dv[5], dv[6], dv[7]) nowait                      \
+    map(to : X[omp_spread_start * P : omp_spread_size * P],                                     \
+            H[((omp_spread_start - 1) / chunk) * 2 * P :                                        \
+              ((omp_spread_size + chunk - 1) / chunk) * 2 * P])                                 \
+    map(from : F[omp_spread_start * P : omp_spread_size * P])                                   \
+    depend(out : F[omp_spread_start * P])
+    for (int64_t i = bs; i < bs + bl; i++)
+      forces_plane_halo(X, H, F, n, chunk, i);
+  } else {
 #pragma omp target spread teams distribute parallel for spread_schedule(static, chunk)        \
     devices(dv[0], dv[1], dv[2], dv[3], dv[4], dv[5], dv[6], dv[7]) nowait                      \
     map(to : X[(omp_spread_start - 1) * P : (omp_spread_size + 2) * P])                         \
     map(from : F[omp_spread_start * P : omp_spread_size * P])                                   \
     depend(out : F[omp_spread_start * P])
-  for (int64_t i = bs; i < bs + bl; i++)
-    somier_forces_plane(X, F, n, i);
+    for (int64_t i = bs; i < bs + bl; i++)
+      somier_forces_plane(X, F, n, i);
+  }
 
   // accelerations kernel
 #pragma omp target spread teams distribute parallel for spread_schedule(static, chunk)        \
@@ -90,15 +175,26 @@ static void submit_kernels(const buffer_ctx_t *c, int64_t bs, int64_t bl) {
   for (int64_t i = bs; i < bs + bl; i++)
     somier_velocity_plane(A, V, n, i);
 
-  // positions kernel
+  // positions kernel (reads X's own planes only: the halo form maps X without halo)
+  if (H) {
+#pragma omp target spread teams distribute parallel for spread_schedule(static, chunk)        \
+    devices(dv[0], dv[1], dv[2], dv[3], dv[4], dv[5], dv[6], dv[7]) nowait                      \
+    map(to : X[omp_spread_start * P : omp_spread_size * P],                                     \
+            V[omp_spread_start * P : omp_spread_size * P])                                      \
+    map(from : Xn[omp_spread_start * P : omp_spread_size * P])                                  \
+    depend(in : V[omp_spread_start * P]) depend(out : Xn[omp_spread_start * P])
+    for (int64_t i = bs; i < bs + bl; i++)
+      somier_position_plane(X, V, Xn, n, i);
+  } else {
 #pragma omp target spread teams distribute parallel for spread_schedule(static, chunk)        \
     devices(dv[0], dv[1], dv[2], dv[3], dv[4], dv[5], dv[6], dv[7]) nowait                      \
     map(to : X[(omp_spread_start - 1) * P : (omp_spread_size + 2) * P],                         \
             V[omp_spread_start * P : omp_spread_size * P])                                      \
     map(from : Xn[omp_spread_start * P : omp_spread_size * P])                                  \
     depend(in : V[omp_spread_start * P]) depend(out : Xn[omp_spread_start * P])
-  for (int64_t i = bs; i < bs + bl; i++)
-    somier_position_plane(X, V, Xn, n, i);
+    for (int64_t i = bs; i < bs + bl; i++)
+      somier_position_plane(X, V, Xn, n, i);
+  }
 
   // centers kernel (manual reduction: one partial sum per plane, added up on the host)
 #pragma omp target spread teams distribute parallel for spread_schedule(static, chunk)        \
@@ -112,12 +208,24 @@ static void submit_kernels(const buffer_ctx_t *c, int64_t bs, int64_t bl) {
 
 /* map data from devices to host asynchronously; returns when the transfers are done */
 static void exit_buffer(const buffer_ctx_t *c, int64_t bs, int64_t bl) {
-  const double *X = c->X;
+  const double *X = c->X, *H = c->H;
   double *Xn = c->Xn, *V = c->V, *F = c->F, *A = c->A, *C = c->C;
   const int64_t P = c->P, chunk = c->chunk;
   const int *dv = c->dv;
 #pragma omp taskgroup
   {
+    if (H) {
+#pragma omp target exit data spread range(bs : bl) chunk_size(chunk)                          \
+    devices(dv[0], dv[1], dv[2], dv[3], dv[4], dv[5], dv[6], dv[7]) nowait                      \
+    map(from : F[omp_spread_start * P : omp_spread_size * P],                                   \
+            A[omp_spread_start * P : omp_spread_size * P],                                      \
+            V[omp_spread_start * P : omp_spread_size * P],                                      \
+            Xn[omp_spread_start * P : omp_spread_size * P],                                     \
+            C[omp_spread_start * 3 : omp_spread_size * 3])                                      \
+    map(release : X[omp_spread_start * P : omp_spread_size * P],                                \
+            H[((omp_spread_start - 1) / chunk) * 2 * P :                                        \
+              ((omp_spread_size + chunk - 1) / chunk) * 2 * P])
+    } else {
 #pragma omp target exit data spread range(bs : bl) chunk_size(chunk)                          \
     devices(dv[0], dv[1], dv[2], dv[3], dv[4], dv[5], dv[6], dv[7]) nowait                      \
     map(from : F[omp_spread_start * P : omp_spread_size * P],                                   \
@@ -126,6 +234,7 @@ static void exit_buffer(const buffer_ctx_t *c, int64_t bs, int64_t bl) {
             Xn[omp_spread_start * P : omp_spread_size * P],                                     \
             C[omp_spread_start * 3 : omp_spread_size * 3])                                      \
     map(release : X[(omp_spread_start - 1) * P : (omp_spread_size + 2) * P])
+    }
   }
 }
 
@@ -138,7 +247,7 @@ int somier_one(somier_t *s, const somier_cfg_t *cfg) {
 #pragma omp parallel
 #pragma omp single
   for (int step = 0; step < cfg->steps; step++) {
-    const buffer_ctx_t c = context(s, cfg, chunk);
+    const buffer_ctx_t c = context(s, cfg, chunk, NULL);
     /* process 1 buffer at a time */
     for (int64_t buffer_start = 1; buffer_start < c.end; buffer_start += buffer_size) {
       const int64_t bl = min64(buffer_size, c.end - buffer_start);
@@ -153,15 +262,14 @@ int somier_one(somier_t *s, const somier_cfg_t *cfg) {
   return 0;
 }
 
-/* Two half buffers in flight can put adjacent chunks' halos on one device: with the chunk grid
- * aligned, chunks k and k+D (D devices) of consecutive half buffers land on the same device, and
- * their halo sections [.., (k+1)c+1) and [(k+D)c-1, ..) are disjoint iff (D-1)c >= 2. */
+/* Two half buffers need chunks of planes/2 >= 1 planes. They may be in flight on one device at
+ * once (one device, or no pass); the halo buffer keeps their mapped sections disjoint. */
 static int check_halves(const somier_cfg_t *cfg, const char *name, int64_t chunk) {
-  if (cfg->ndev < 2 || chunk < 1 || (int64_t)(cfg->ndev - 1) * chunk < 2) {
+  if (chunk < 1) {
     fprintf(stderr,
-            "somier: %s: needs two or more devices and (devices-1) x (planes/2) >= 2, so that the "
-            "halos of two half buffers never overlap on one device (have %d devices, %d planes)\n",
-            name, cfg->ndev, cfg->planes);
+            "somier: %s: needs --planes 2 or more (half buffers hold planes/2 planes per device; "
+            "have %d)\n",
+            name, cfg->planes);
     return 1;
   }
   return 0;
@@ -180,10 +288,14 @@ int somier_two(somier_t *s, const somier_cfg_t *cfg) {
   const int64_t chunk = cfg->planes / 2, half_size = chunk * cfg->ndev;
   if (check_halves(cfg, "two", chunk))
     return 1;
+  double *H = halo_alloc(s, chunk);
+  if (!H)
+    return 1;
 #pragma omp parallel
 #pragma omp single
   for (int step = 0; step < cfg->steps; step++) {
-    const buffer_ctx_t c = context(s, cfg, chunk);
+    halo_fill(s, H, chunk);
+    const buffer_ctx_t c = context(s, cfg, chunk, H);
     const int nhalves = (int)((c.end - 1 + half_size - 1) / half_size);
     /* process 2 half buffers at a time */
 #pragma omp taskloop num_tasks(2)
@@ -192,6 +304,7 @@ int somier_two(somier_t *s, const somier_cfg_t *cfg) {
     somier_centers(s);
     somier_swap(s);
   }
+  free(H);
   return 0;
 }
 
@@ -219,14 +332,19 @@ int somier_double(somier_t *s, const somier_cfg_t *cfg) {
   const int64_t chunk = cfg->planes / 2, half_size = chunk * cfg->ndev;
   if (check_halves(cfg, "double", chunk))
     return 1;
+  double *H = halo_alloc(s, chunk);
+  if (!H)
+    return 1;
 #pragma omp parallel
 #pragma omp single
   for (int step = 0; step < cfg->steps; step++) {
-    const buffer_ctx_t c = context(s, cfg, chunk);
+    halo_fill(s, H, chunk);
+    const buffer_ctx_t c = context(s, cfg, chunk, H);
 #pragma omp taskgroup
     foobar(&c, 1, half_size);
     somier_centers(s);
     somier_swap(s);
   }
+  free(H);
   return 0;
 }
