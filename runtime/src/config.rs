@@ -12,6 +12,9 @@ pub struct Config {
     pub info: u32,
     /// `SPREAD_INFO=chunks`: print each chunk of a spread construct as it is handed out.
     pub info_chunks: bool,
+    /// `SPREAD_INFO=memory`: print memory-space and allocator decisions (and why a space or an
+    /// allocation could not be made).
+    pub info_memory: bool,
     /// `SPREAD_TRACE=path`: write a Chrome trace of device work to `path` at exit.
     pub trace: Option<String>,
     /// Problems found while reading the settings, reported once by the runtime.
@@ -51,6 +54,7 @@ impl Config {
         };
         let info = var("LIBOMPTARGET_INFO").map_or(0, |v| parse_info(&v));
         let mut info_chunks = false;
+        let mut info_memory = false;
         for word in var("SPREAD_INFO")
             .unwrap_or_default()
             .split(',')
@@ -59,8 +63,9 @@ impl Config {
             match word {
                 "" => {}
                 "chunks" => info_chunks = true,
+                "memory" => info_memory = true,
                 other => warnings.push(format!(
-                    "SPREAD_INFO: unknown item {other:?} (known: chunks)"
+                    "SPREAD_INFO: unknown item {other:?} (known: chunks, memory)"
                 )),
             }
         }
@@ -70,6 +75,7 @@ impl Config {
             host_threads,
             info,
             info_chunks,
+            info_memory,
             trace,
             warnings,
         }

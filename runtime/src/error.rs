@@ -21,6 +21,10 @@ pub enum ErrorKind {
     Image,
     /// The backend failed an operation.
     Backend,
+    /// An argument the program passed is not valid (unknown trait value, foreign pointer, ...).
+    Invalid,
+    /// A valid request the present devices cannot satisfy (a memory space they cannot share).
+    Unsupported,
 }
 
 /// A runtime error with its cause and context.

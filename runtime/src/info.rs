@@ -27,6 +27,11 @@ pub fn enabled(bit: u32) -> bool {
     FLAGS.load(Ordering::Relaxed) & bit != 0
 }
 
+/// Prints one `SPREAD_INFO` line (`spread: ...`).
+pub fn spread_line(line: &str) {
+    eprintln!("spread: {line}");
+}
+
 /// Prints one info line for `device`.
 pub fn print(device: usize, line: std::fmt::Arguments<'_>) {
     eprintln!("omptarget device {device} info: {line}");

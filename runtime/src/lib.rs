@@ -8,7 +8,8 @@
 //! Layout: [`abi`] (LLVM's structures), [`image`] (offload images), [`mapping`] (one device's
 //! table), [`targetdata`] (map-clause semantics), [`device`] (the backend trait and host
 //! devices), [`queue`] (per-device workers), [`runtime`] (global state and constructs), [`api`]
-//! (`omp_target_*`), [`report`] and [`info`] (diagnostics). All `unsafe` code is in `ffi`.
+//! (`omp_target_*`), [`memory`] (multi-device memory spaces and allocators), [`peer`] (peer copies
+//! and device waits), [`report`] and [`info`] (diagnostics). All `unsafe` code is in `ffi`.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
@@ -22,6 +23,8 @@ pub mod image;
 pub mod info;
 pub mod location;
 pub mod mapping;
+pub mod memory;
+pub mod peer;
 pub mod queue;
 pub mod report;
 pub mod runtime;

@@ -163,13 +163,20 @@ fn get_target_pointer(
                 info::ptr(eb)
             ),
         ));
-    } else if cx.usm && ty & map::CLOSE == 0 {
+    } else if ty & map::CLOSE == 0 && (cx.usm || crate::memory::accessible(cx.id(), begin, size)) {
+        // Unified shared memory, or memory of a Spread space this device reaches: the device
+        // uses the data where it is.
         if size > 0 {
             crate::info!(
                 bits::MAPPING_CHANGED,
                 cx.id(),
-                "Return HstPtrBegin {} Size={size} for unified shared memory",
-                info::ptr(begin)
+                "Return HstPtrBegin {} Size={size} for {}",
+                info::ptr(begin),
+                if cx.usm {
+                    "unified shared memory"
+                } else {
+                    "memory of a multi-device memory space"
+                }
             );
             t.addr = begin;
             t.is_host = true;
@@ -434,7 +441,7 @@ pub fn end(
         let l = table.lookup(begin_addr, size);
         let found = l.entry.filter(|_| l.is_present(!implicit));
         let Some(key) = found else {
-            if cx.usm {
+            if cx.usm || crate::memory::accessible(cx.id(), begin_addr, size) {
                 continue; // the data is the host's own: nothing to copy or release
             }
             if ty & map::PRESENT != 0 {
@@ -586,7 +593,10 @@ fn update_contiguous(
 ) -> Result<()> {
     let l = table.lookup(begin_addr, size);
     let Some(key) = l.entry.filter(|_| l.contained) else {
-        if ty & map::PRESENT != 0 && !cx.usm {
+        if ty & map::PRESENT != 0
+            && !cx.usm
+            && !crate::memory::accessible(cx.id(), begin_addr, size)
+        {
             return Err(Error::new(
                 ErrorKind::Mapping,
                 format!(

@@ -59,3 +59,29 @@ pub fn global_symbol(name: &str) -> Option<usize> {
     let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
     (!p.is_null()).then_some(p as usize)
 }
+
+/// A handle of the loaded library that defines `name` (found through the global scope), for
+/// looking up that library's own definitions with [`symbol_in`].
+pub fn library_of(name: &str) -> Option<usize> {
+    let addr = global_symbol(name)?;
+    // SAFETY: dladdr only inspects the loader's tables; `info` is plain data it fills in.
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; `addr` is a symbol address the loader returned.
+    if unsafe { libc::dladdr(addr as *const libc::c_void, &mut info) } == 0
+        || info.dli_fname.is_null()
+    {
+        return None;
+    }
+    // SAFETY: with RTLD_NOLOAD dlopen only returns a new reference to a library already loaded
+    // (the one dladdr named), so no constructor runs; the reference is kept for the process.
+    let h = unsafe { libc::dlopen(info.dli_fname, libc::RTLD_LAZY | libc::RTLD_NOLOAD) };
+    (!h.is_null()).then_some(h as usize)
+}
+
+/// The definition of `name` in the library `handle` (from [`library_of`]) or its dependencies.
+pub fn symbol_in(handle: usize, name: &str) -> Option<usize> {
+    let name = CString::new(name).ok()?;
+    // SAFETY: dlsym with a handle dlopen returned only looks the name up.
+    let p = unsafe { libc::dlsym(handle as *mut libc::c_void, name.as_ptr()) };
+    (!p.is_null()).then_some(p as usize)
+}

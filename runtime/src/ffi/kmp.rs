@@ -15,6 +15,7 @@ struct Kmp {
     get_default_device: Option<extern "C" fn() -> i32>,
     get_max_threads: Option<extern "C" fn() -> i32>,
     set_num_threads: Option<extern "C" fn(i32)>,
+    get_num_places: Option<extern "C" fn() -> i32>,
 }
 
 fn kmp() -> &'static Kmp {
@@ -43,8 +44,14 @@ fn kmp() -> &'static Kmp {
             get_default_device: sym!("omp_get_default_device", extern "C" fn() -> i32),
             get_max_threads: sym!("omp_get_max_threads", extern "C" fn() -> i32),
             set_num_threads: sym!("omp_set_num_threads", extern "C" fn(i32)),
+            get_num_places: sym!("omp_get_num_places", extern "C" fn() -> i32),
         }
     })
+}
+
+/// `omp_get_num_places()`: the places of `OMP_PLACES` (0 without libomp or places).
+pub fn num_places() -> i32 {
+    kmp().get_num_places.map_or(0, |f| f())
 }
 
 /// `OMP_TARGET_OFFLOAD` as libomp parsed it: 0 disabled, 1 default, 2 mandatory.

@@ -2,6 +2,9 @@
 
 use std::ffi::{c_char, CStr};
 
+/// The alignment of [`alloc`].
+pub const ALIGN: usize = 64;
+
 /// Allocates `size` bytes aligned to 64 (enough for any OpenMP type, and a cache line).
 pub fn alloc(size: usize) -> Option<usize> {
     let mut p: *mut libc::c_void = std::ptr::null_mut();
@@ -16,6 +19,22 @@ pub fn free(addr: usize) {
     // SAFETY: callers pass addresses obtained from `alloc` exactly once (the mapping table and
     // allocation registry own them); free(NULL) is a no-op.
     unsafe { libc::free(addr as *mut libc::c_void) }
+}
+
+/// Locks the pages of `[addr, addr+len)` in memory (they neither swap nor migrate); false when
+/// the system refuses (`RLIMIT_MEMLOCK`).
+pub fn lock_pages(addr: usize, len: usize) -> bool {
+    // SAFETY: mlock only changes the residency of pages of this process; the range comes from
+    // the runtime's own allocation of at least `len` bytes.
+    unsafe { libc::mlock(addr as *const libc::c_void, len) == 0 }
+}
+
+/// Undoes [`lock_pages`].
+pub fn unlock_pages(addr: usize, len: usize) {
+    // SAFETY: as for `lock_pages`; unlocking pages that are not locked is harmless.
+    unsafe {
+        libc::munlock(addr as *const libc::c_void, len);
+    }
 }
 
 /// Copies `len` bytes; the ranges may overlap.
@@ -57,6 +76,17 @@ pub fn array<T: Copy + Default>(ptr: *const T, n: usize) -> Vec<T> {
     }
     // SAFETY: clang passes arrays of exactly `n` elements (the argument count it also passes).
     unsafe { std::slice::from_raw_parts(ptr, n) }.to_vec()
+}
+
+/// Writes `values` to a C array the program passed with room for at least `values.len()`.
+pub fn write_array<T: Copy>(ptr: *mut T, values: &[T]) {
+    if ptr.is_null() || values.is_empty() {
+        return;
+    }
+    // SAFETY: the caller passes an output array and never more values than the length the
+    // program said the array holds.
+    let dst = unsafe { std::slice::from_raw_parts_mut(ptr, values.len()) };
+    dst.copy_from_slice(values);
 }
 
 /// Copies an array of pointers as addresses.

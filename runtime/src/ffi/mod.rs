@@ -14,4 +14,5 @@ mod init;
 pub(crate) mod kmp;
 pub(crate) mod mapper;
 pub(crate) mod mem;
+mod memory;
 mod spread_exports;

@@ -1,0 +1,842 @@
+//! The C ABI of multi-device memory (spread.h): the memory-space and allocator routines, the
+//! trait queries, peer copies and device waits, and libomp's allocator entry points, which
+//! Spread interposes.
+//!
+//! Interposition: a program reaches `omp_alloc`, `omp_init_allocator`, the `allocate` directive's
+//! `__kmpc_alloc` and the rest by symbol lookup, and those are libomp's. Spread defines them too,
+//! with libomp's symbol version (`VERSION`), and handles the calls that involve its own
+//! allocators or memory; every other call goes to libomp's definition, found in libomp itself,
+//! unchanged. This works when Spread precedes libomp in the lookup order: under `LD_PRELOAD`,
+//! and for programs linked by spread-cc (which puts `-lomptarget` first). Otherwise the routines
+//! that make Spread spaces say so and return no space, rather than hand out allocators that
+//! libomp would misread.
+
+use super::{dl, mem};
+use crate::error::Error;
+use crate::memory::{allocator, allocator::Outcome, space};
+use crate::runtime::{self, Runtime};
+use crate::{peer, report};
+use std::cell::Cell;
+use std::ffi::{c_int, c_void};
+use std::sync::OnceLock;
+
+type Handle = usize;
+
+/// `omp_alloctrait_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AllocTrait {
+    pub key: c_int,
+    pub value: usize,
+}
+
+/// `omp_null_mem_space` as spread.h defines it for LLVM 19.
+const NULL_MEM_SPACE: Handle = usize::MAX - 1;
+
+/// libomp's own definitions of the routines Spread interposes.
+struct Libomp {
+    init_allocator: Option<extern "C" fn(Handle, c_int, *const AllocTrait) -> Handle>,
+    destroy_allocator: Option<extern "C" fn(Handle)>,
+    set_default_allocator: Option<extern "C" fn(Handle)>,
+    get_default_allocator: Option<extern "C" fn() -> Handle>,
+    alloc: Option<extern "C" fn(usize, Handle) -> *mut c_void>,
+    aligned_alloc: Option<extern "C" fn(usize, usize, Handle) -> *mut c_void>,
+    calloc: Option<extern "C" fn(usize, usize, Handle) -> *mut c_void>,
+    aligned_calloc: Option<extern "C" fn(usize, usize, usize, Handle) -> *mut c_void>,
+    realloc: Option<extern "C" fn(*mut c_void, usize, Handle, Handle) -> *mut c_void>,
+    free: Option<extern "C" fn(*mut c_void, Handle)>,
+    kmpc_init_allocator: Option<extern "C" fn(c_int, Handle, c_int, *const AllocTrait) -> Handle>,
+    kmpc_destroy_allocator: Option<extern "C" fn(c_int, Handle)>,
+    kmpc_alloc: Option<extern "C" fn(c_int, usize, Handle) -> *mut c_void>,
+    kmpc_aligned_alloc: Option<extern "C" fn(c_int, usize, usize, Handle) -> *mut c_void>,
+    kmpc_calloc: Option<extern "C" fn(c_int, usize, usize, Handle) -> *mut c_void>,
+    kmpc_realloc: Option<extern "C" fn(c_int, *mut c_void, usize, Handle, Handle) -> *mut c_void>,
+    kmpc_free: Option<extern "C" fn(c_int, *mut c_void, Handle)>,
+}
+
+fn libomp() -> &'static Libomp {
+    static L: OnceLock<Libomp> = OnceLock::new();
+    L.get_or_init(|| {
+        let handle = dl::library_of("__kmpc_global_thread_num");
+        macro_rules! sym {
+            ($name:literal, $ty:ty) => {
+                handle.and_then(|h| dl::symbol_in(h, $name)).map(|a| {
+                    // SAFETY: the address is libomp 19's own definition of the routine named,
+                    // whose C signature (omp.h, kmp.h) is the one written here.
+                    unsafe { std::mem::transmute::<usize, $ty>(a) }
+                })
+            };
+        }
+        Libomp {
+            init_allocator: sym!(
+                "omp_init_allocator",
+                extern "C" fn(Handle, c_int, *const AllocTrait) -> Handle
+            ),
+            destroy_allocator: sym!("omp_destroy_allocator", extern "C" fn(Handle)),
+            set_default_allocator: sym!("omp_set_default_allocator", extern "C" fn(Handle)),
+            get_default_allocator: sym!("omp_get_default_allocator", extern "C" fn() -> Handle),
+            alloc: sym!("omp_alloc", extern "C" fn(usize, Handle) -> *mut c_void),
+            aligned_alloc: sym!(
+                "omp_aligned_alloc",
+                extern "C" fn(usize, usize, Handle) -> *mut c_void
+            ),
+            calloc: sym!(
+                "omp_calloc",
+                extern "C" fn(usize, usize, Handle) -> *mut c_void
+            ),
+            aligned_calloc: sym!(
+                "omp_aligned_calloc",
+                extern "C" fn(usize, usize, usize, Handle) -> *mut c_void
+            ),
+            realloc: sym!(
+                "omp_realloc",
+                extern "C" fn(*mut c_void, usize, Handle, Handle) -> *mut c_void
+            ),
+            free: sym!("omp_free", extern "C" fn(*mut c_void, Handle)),
+            kmpc_init_allocator: sym!(
+                "__kmpc_init_allocator",
+                extern "C" fn(c_int, Handle, c_int, *const AllocTrait) -> Handle
+            ),
+            kmpc_destroy_allocator: sym!("__kmpc_destroy_allocator", extern "C" fn(c_int, Handle)),
+            kmpc_alloc: sym!(
+                "__kmpc_alloc",
+                extern "C" fn(c_int, usize, Handle) -> *mut c_void
+            ),
+            kmpc_aligned_alloc: sym!(
+                "__kmpc_aligned_alloc",
+                extern "C" fn(c_int, usize, usize, Handle) -> *mut c_void
+            ),
+            kmpc_calloc: sym!(
+                "__kmpc_calloc",
+                extern "C" fn(c_int, usize, usize, Handle) -> *mut c_void
+            ),
+            kmpc_realloc: sym!(
+                "__kmpc_realloc",
+                extern "C" fn(c_int, *mut c_void, usize, Handle, Handle) -> *mut c_void
+            ),
+            kmpc_free: sym!("__kmpc_free", extern "C" fn(c_int, *mut c_void, Handle)),
+        }
+    })
+}
+
+/// Reports that libomp is missing for a call Spread must pass on (a program without libomp).
+fn no_libomp(routine: &str) {
+    eprintln!("spread: {routine}: libomp is not loaded, so this allocator cannot be used");
+}
+
+/// Whether the program's calls of the allocator routines reach Spread (see the module docs).
+fn routes_allocators() -> bool {
+    static R: OnceLock<bool> = OnceLock::new();
+    *R.get_or_init(|| {
+        dl::global_symbol("omp_alloc") == Some(omp_alloc as *const () as usize)
+            && dl::global_symbol("__kmpc_alloc") == Some(__kmpc_alloc as *const () as usize)
+    })
+}
+
+fn error(routine: &str, e: &Error) {
+    eprintln!("spread: {routine}: {e}");
+}
+
+// ---- memory spaces -------------------------------------------------------------------------
+
+/// Makes a space; prints why not (invalid input always, an unsupported space under
+/// `SPREAD_INFO=memory`) and returns `None`.
+fn make_space(
+    routine: &str,
+    devs: &[i64],
+    host: bool,
+    base: Handle,
+) -> Option<&'static space::MemSpace> {
+    let rt = runtime::get();
+    if !routes_allocators() {
+        eprintln!(
+            "spread: {routine}: libomp's allocator routines come before Spread's in this program's symbol lookup, \
+             so allocators on Spread memory spaces would not reach Spread; build with spread-cc, link with \
+             -lomptarget before -fopenmp's libraries, or run with LD_PRELOAD=libspread_rt.so"
+        );
+        return None;
+    }
+    let made = space::Accessors::from_list(rt, devs, host).and_then(|a| space::get(rt, a, base));
+    match made {
+        Ok(s) => Some(s),
+        Err(e) if e.kind == crate::error::ErrorKind::Unsupported => {
+            if rt.config.info_memory {
+                crate::info::spread_line(&format!("memory: {routine}: no such memory space: {e}"));
+            }
+            None
+        }
+        Err(e) => {
+            error(routine, &e);
+            None
+        }
+    }
+}
+
+fn device_list(routine: &str, ndevs: c_int, devs: *const c_int) -> Option<Vec<i64>> {
+    if ndevs <= 0 || devs.is_null() {
+        eprintln!("spread: {routine}: needs a non-empty device list (ndevs = {ndevs})");
+        return None;
+    }
+    Some(
+        mem::array(devs, ndevs as usize)
+            .into_iter()
+            .map(i64::from)
+            .collect(),
+    )
+}
+
+fn all_devices(rt: &Runtime) -> Vec<i64> {
+    (0..rt.num_devices() as i64).collect()
+}
+
+fn handle_of(s: Option<&'static space::MemSpace>) -> Handle {
+    s.map_or(NULL_MEM_SPACE, |s| s.handle)
+}
+
+/// Seed 001: a pointer to the handle of a space the devices share, or NULL.
+#[no_mangle]
+pub extern "C" fn omp_get_target_memspace(
+    count: c_int,
+    dev_nums: *const c_int,
+    existing: Handle,
+) -> *const Handle {
+    const R: &str = "omp_get_target_memspace";
+    device_list(R, count, dev_nums)
+        .and_then(|d| make_space(R, &d, false, existing))
+        .map_or(std::ptr::null(), |s| &s.handle as *const Handle)
+}
+
+#[no_mangle]
+pub extern "C" fn omp_get_devices_memspace(ndevs: c_int, devs: *const c_int, ms: Handle) -> Handle {
+    const R: &str = "omp_get_devices_memspace";
+    handle_of(device_list(R, ndevs, devs).and_then(|d| make_space(R, &d, false, ms)))
+}
+
+#[no_mangle]
+pub extern "C" fn omp_get_device_memspace(dev: c_int, ms: Handle) -> Handle {
+    handle_of(make_space(
+        "omp_get_device_memspace",
+        &[i64::from(dev)],
+        false,
+        ms,
+    ))
+}
+
+#[no_mangle]
+pub extern "C" fn omp_get_devices_and_host_memspace(
+    ndevs: c_int,
+    devs: *const c_int,
+    ms: Handle,
+) -> Handle {
+    const R: &str = "omp_get_devices_and_host_memspace";
+    handle_of(device_list(R, ndevs, devs).and_then(|d| make_space(R, &d, true, ms)))
+}
+
+#[no_mangle]
+pub extern "C" fn omp_get_device_and_host_memspace(dev: c_int, ms: Handle) -> Handle {
+    handle_of(make_space(
+        "omp_get_device_and_host_memspace",
+        &[i64::from(dev)],
+        true,
+        ms,
+    ))
+}
+
+#[no_mangle]
+pub extern "C" fn omp_get_devices_all_memspace(ms: Handle) -> Handle {
+    let devs = all_devices(runtime::get());
+    handle_of(make_space("omp_get_devices_all_memspace", &devs, true, ms))
+}
+
+/// An allocator with default traits on a space, or `omp_null_allocator`.
+fn allocator_on(routine: &str, s: Option<&'static space::MemSpace>) -> Handle {
+    let Some(s) = s else { return 0 };
+    allocator::init(runtime::get(), s, &[]).unwrap_or_else(|e| {
+        error(routine, &e);
+        0
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn omp_get_devices_allocator(
+    ndevs: c_int,
+    devs: *const c_int,
+    ms: Handle,
+) -> Handle {
+    const R: &str = "omp_get_devices_allocator";
+    allocator_on(
+        R,
+        device_list(R, ndevs, devs).and_then(|d| make_space(R, &d, false, ms)),
+    )
+}
+
+#[no_mangle]
+pub extern "C" fn omp_get_device_allocator(dev: c_int, ms: Handle) -> Handle {
+    const R: &str = "omp_get_device_allocator";
+    allocator_on(R, make_space(R, &[i64::from(dev)], false, ms))
+}
+
+#[no_mangle]
+pub extern "C" fn omp_get_devices_and_host_allocator(
+    ndevs: c_int,
+    devs: *const c_int,
+    ms: Handle,
+) -> Handle {
+    const R: &str = "omp_get_devices_and_host_allocator";
+    allocator_on(
+        R,
+        device_list(R, ndevs, devs).and_then(|d| make_space(R, &d, true, ms)),
+    )
+}
+
+#[no_mangle]
+pub extern "C" fn omp_get_device_and_host_allocator(dev: c_int, ms: Handle) -> Handle {
+    const R: &str = "omp_get_device_and_host_allocator";
+    allocator_on(R, make_space(R, &[i64::from(dev)], true, ms))
+}
+
+#[no_mangle]
+pub extern "C" fn omp_get_devices_all_allocator(ms: Handle) -> Handle {
+    const R: &str = "omp_get_devices_all_allocator";
+    let devs = all_devices(runtime::get());
+    allocator_on(R, make_space(R, &devs, true, ms))
+}
+
+#[no_mangle]
+pub extern "C" fn omp_get_memspace_num_resources(ms: Handle) -> c_int {
+    if let Some(s) = space::lookup(ms) {
+        return crate::memory::provider::num_resources(s) as c_int;
+    }
+    match space::BaseSpace::from_handle(ms) {
+        Some(_) => crate::memory::provider::numa_nodes() as c_int,
+        None => {
+            eprintln!("spread: omp_get_memspace_num_resources: {ms:#x} is not a memory space");
+            0
+        }
+    }
+}
+
+// ---- allocator routines (interposed) ---------------------------------------------------------
+
+fn traits_of(ntraits: c_int, traits: *const AllocTrait) -> Vec<(u64, u64)> {
+    mem::array(traits, usize::try_from(ntraits).unwrap_or(0))
+        .into_iter()
+        .map(|t| (t.key as u32 as u64, t.value as u64))
+        .collect()
+}
+
+/// `omp_init_allocator` for Spread's spaces and seed 001's traits; `None`: libomp's business.
+fn init_spread(
+    routine: &str,
+    ms: Handle,
+    ntraits: c_int,
+    traits: *const AllocTrait,
+) -> Option<Handle> {
+    let t = traits_of(ntraits, traits);
+    if ms == NULL_MEM_SPACE {
+        eprintln!(
+            "spread: {routine}: the memory space is omp_null_mem_space (no space could be made)"
+        );
+        return Some(0);
+    }
+    let Some(s) = space::lookup(ms) else {
+        if crate::memory::traits::uses_extension_keys(&t) {
+            eprintln!(
+                "spread: {routine}: omp_atk_memory_access, omp_atk_preferred_location and omp_atk_preferred_place \
+                 need a memory space from omp_get_devices_memspace & co., not the predefined space {ms:#x}"
+            );
+            return Some(0);
+        }
+        return None;
+    };
+    Some(allocator::init(runtime::get(), s, &t).unwrap_or_else(|e| {
+        error(routine, &e);
+        0
+    }))
+}
+
+#[no_mangle]
+pub extern "C" fn omp_init_allocator(
+    ms: Handle,
+    ntraits: c_int,
+    traits: *const AllocTrait,
+) -> Handle {
+    if let Some(h) = init_spread("omp_init_allocator", ms, ntraits, traits) {
+        return h;
+    }
+    match libomp().init_allocator {
+        Some(f) => f(ms, ntraits, traits),
+        None => {
+            no_libomp("omp_init_allocator");
+            0
+        }
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn __kmpc_init_allocator(
+    gtid: c_int,
+    ms: Handle,
+    ntraits: c_int,
+    traits: *const AllocTrait,
+) -> Handle {
+    if let Some(h) = init_spread("uses_allocators", ms, ntraits, traits) {
+        return h;
+    }
+    match libomp().kmpc_init_allocator {
+        Some(f) => f(gtid, ms, ntraits, traits),
+        None => {
+            no_libomp("__kmpc_init_allocator");
+            0
+        }
+    }
+}
+
+fn destroy_spread(routine: &str, a: Handle) -> bool {
+    if !allocator::is_spread(a) {
+        return false;
+    }
+    if let Err(e) = allocator::destroy(a) {
+        error(routine, &e);
+    }
+    DEFAULT.with(|d| {
+        if d.get() == a {
+            d.set(0)
+        }
+    });
+    true
+}
+
+#[no_mangle]
+pub extern "C" fn omp_destroy_allocator(a: Handle) {
+    if !destroy_spread("omp_destroy_allocator", a) {
+        if let Some(f) = libomp().destroy_allocator {
+            f(a)
+        }
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn __kmpc_destroy_allocator(gtid: c_int, a: Handle) {
+    if !destroy_spread("uses_allocators", a) {
+        if let Some(f) = libomp().kmpc_destroy_allocator {
+            f(gtid, a)
+        }
+    }
+}
+
+thread_local! {
+    /// The calling thread's default allocator when it is one of Spread's (libomp keeps the
+    /// others, and would misread Spread's).
+    static DEFAULT: Cell<Handle> = const { Cell::new(0) };
+}
+
+#[no_mangle]
+pub extern "C" fn omp_set_default_allocator(a: Handle) {
+    if allocator::is_spread(a) {
+        DEFAULT.with(|d| d.set(a));
+        return;
+    }
+    DEFAULT.with(|d| d.set(0));
+    if let Some(f) = libomp().set_default_allocator {
+        f(a)
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn omp_get_default_allocator() -> Handle {
+    let d = DEFAULT.with(Cell::get);
+    if d != 0 {
+        return d;
+    }
+    libomp().get_default_allocator.map_or(1, |f| f())
+}
+
+/// The allocator a call means: `omp_null_allocator` is the thread's default.
+fn effective(a: Handle) -> Handle {
+    if a == 0 {
+        let d = DEFAULT.with(Cell::get);
+        if d != 0 {
+            return d;
+        }
+    }
+    a
+}
+
+/// How a call's allocation ends: Spread served it, or it goes to libomp with this allocator.
+enum Route {
+    Done(*mut c_void),
+    Libomp(Handle),
+}
+
+fn alloc_spread(routine: &str, a: Handle, size: usize, align: usize, zero: bool) -> Route {
+    let a = effective(a);
+    if !allocator::is_spread(a) {
+        return Route::Libomp(a);
+    }
+    let rt = runtime::get();
+    match allocator::alloc(rt, a, size, align, zero) {
+        Ok(Outcome::Ptr(p)) => Route::Done(p as *mut c_void),
+        Ok(Outcome::Null) => Route::Done(std::ptr::null_mut()),
+        Ok(Outcome::Delegate(fb)) => Route::Libomp(fb),
+        Err(e) if e.kind == crate::error::ErrorKind::OutOfMemory => {
+            eprintln!("spread: {routine}: {e}");
+            std::process::abort()
+        }
+        Err(e) => {
+            error(routine, &e);
+            Route::Done(std::ptr::null_mut())
+        }
+    }
+}
+
+macro_rules! via_libomp {
+    ($routine:literal, $field:ident, $($arg:expr),*) => {
+        match libomp().$field {
+            Some(f) => f($($arg),*),
+            None => {
+                no_libomp($routine);
+                std::ptr::null_mut()
+            }
+        }
+    };
+}
+
+#[no_mangle]
+pub extern "C" fn omp_alloc(size: usize, a: Handle) -> *mut c_void {
+    match alloc_spread("omp_alloc", a, size, 1, false) {
+        Route::Done(p) => p,
+        Route::Libomp(a) => via_libomp!("omp_alloc", alloc, size, a),
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn omp_aligned_alloc(align: usize, size: usize, a: Handle) -> *mut c_void {
+    match alloc_spread("omp_aligned_alloc", a, size, align, false) {
+        Route::Done(p) => p,
+        Route::Libomp(a) => via_libomp!("omp_aligned_alloc", aligned_alloc, align, size, a),
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn omp_calloc(nmemb: usize, size: usize, a: Handle) -> *mut c_void {
+    let Some(bytes) = nmemb.checked_mul(size) else {
+        return std::ptr::null_mut();
+    };
+    match alloc_spread("omp_calloc", a, bytes, 1, true) {
+        Route::Done(p) => p,
+        Route::Libomp(a) => via_libomp!("omp_calloc", calloc, nmemb, size, a),
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn omp_aligned_calloc(
+    align: usize,
+    nmemb: usize,
+    size: usize,
+    a: Handle,
+) -> *mut c_void {
+    let Some(bytes) = nmemb.checked_mul(size) else {
+        return std::ptr::null_mut();
+    };
+    match alloc_spread("omp_aligned_calloc", a, bytes, align, true) {
+        Route::Done(p) => p,
+        Route::Libomp(a) => {
+            via_libomp!("omp_aligned_calloc", aligned_calloc, align, nmemb, size, a)
+        }
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn __kmpc_alloc(gtid: c_int, size: usize, a: Handle) -> *mut c_void {
+    match alloc_spread("allocate", a, size, 1, false) {
+        Route::Done(p) => p,
+        Route::Libomp(a) => via_libomp!("__kmpc_alloc", kmpc_alloc, gtid, size, a),
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn __kmpc_aligned_alloc(
+    gtid: c_int,
+    align: usize,
+    size: usize,
+    a: Handle,
+) -> *mut c_void {
+    match alloc_spread("allocate", a, size, align, false) {
+        Route::Done(p) => p,
+        Route::Libomp(a) => via_libomp!(
+            "__kmpc_aligned_alloc",
+            kmpc_aligned_alloc,
+            gtid,
+            align,
+            size,
+            a
+        ),
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn __kmpc_calloc(gtid: c_int, nmemb: usize, size: usize, a: Handle) -> *mut c_void {
+    let Some(bytes) = nmemb.checked_mul(size) else {
+        return std::ptr::null_mut();
+    };
+    match alloc_spread("allocate", a, bytes, 1, true) {
+        Route::Done(p) => p,
+        Route::Libomp(a) => via_libomp!("__kmpc_calloc", kmpc_calloc, gtid, nmemb, size, a),
+    }
+}
+
+/// `omp_free` of Spread memory, or `false` when libomp's business.
+fn free_spread(routine: &str, ptr: *mut c_void, a: Handle) -> bool {
+    if ptr.is_null() {
+        return allocator::is_spread(effective(a)); // freeing NULL does nothing
+    }
+    let owned = allocator::allocation(ptr as usize).is_some();
+    let a = if a == 0 { 0 } else { effective(a) };
+    if !owned && !allocator::is_spread(a) {
+        return false;
+    }
+    if let Err(e) = allocator::free(runtime::get(), ptr as usize, a) {
+        error(routine, &e);
+    }
+    true
+}
+
+#[no_mangle]
+pub extern "C" fn omp_free(ptr: *mut c_void, a: Handle) {
+    if !free_spread("omp_free", ptr, a) {
+        if let Some(f) = libomp().free {
+            f(ptr, a)
+        }
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn __kmpc_free(gtid: c_int, ptr: *mut c_void, a: Handle) {
+    if !free_spread("allocate", ptr, a) {
+        if let Some(f) = libomp().kmpc_free {
+            f(gtid, ptr, a)
+        }
+    }
+}
+
+/// `omp_realloc` when Spread memory or a Spread allocator is involved; `None` otherwise.
+fn realloc_spread(
+    routine: &str,
+    ptr: *mut c_void,
+    size: usize,
+    a: Handle,
+    free_a: Handle,
+) -> Option<*mut c_void> {
+    let a = effective(a);
+    let old = (!ptr.is_null())
+        .then(|| allocator::size_of(ptr as usize))
+        .flatten();
+    if old.is_none() && !allocator::is_spread(a) {
+        return None;
+    }
+    if !ptr.is_null() && old.is_none() {
+        eprintln!(
+            "spread: {routine}: {ptr:p} is not Spread memory, so its size is unknown and it cannot move to Spread allocator {a:#x}; it was left as it was"
+        );
+        return Some(std::ptr::null_mut());
+    }
+    if size == 0 {
+        omp_free(ptr, free_a);
+        return Some(std::ptr::null_mut());
+    }
+    let new = omp_alloc(size, a);
+    if new.is_null() {
+        return Some(new); // the old memory is left as it was
+    }
+    if let Some(old) = old {
+        mem::copy(new as usize, ptr as usize, old.min(size));
+        omp_free(ptr, free_a);
+    }
+    Some(new)
+}
+
+#[no_mangle]
+pub extern "C" fn omp_realloc(
+    ptr: *mut c_void,
+    size: usize,
+    a: Handle,
+    free_a: Handle,
+) -> *mut c_void {
+    if let Some(p) = realloc_spread("omp_realloc", ptr, size, a, free_a) {
+        return p;
+    }
+    via_libomp!("omp_realloc", realloc, ptr, size, a, free_a)
+}
+
+#[no_mangle]
+pub extern "C" fn __kmpc_realloc(
+    gtid: c_int,
+    ptr: *mut c_void,
+    size: usize,
+    a: Handle,
+    free_a: Handle,
+) -> *mut c_void {
+    if let Some(p) = realloc_spread("allocate", ptr, size, a, free_a) {
+        return p;
+    }
+    via_libomp!("__kmpc_realloc", kmpc_realloc, gtid, ptr, size, a, free_a)
+}
+
+// ---- queries -------------------------------------------------------------------------------
+
+fn write_traits(found: Option<Vec<(u64, u64)>>, out: *mut AllocTrait, max: c_int) -> c_int {
+    let Some(t) = found else { return -1 };
+    let n = usize::try_from(max).unwrap_or(0).min(t.len());
+    if !out.is_null() && n > 0 {
+        let v: Vec<AllocTrait> = t[..n]
+            .iter()
+            .map(|&(k, v)| AllocTrait {
+                key: k as c_int,
+                value: v as usize,
+            })
+            .collect();
+        mem::write_array(out, &v);
+    }
+    t.len() as c_int
+}
+
+#[no_mangle]
+pub extern "C" fn spread_get_alloc_traits(
+    ptr: *const c_void,
+    out: *mut AllocTrait,
+    max: c_int,
+) -> c_int {
+    write_traits(allocator::query_allocation(ptr as usize), out, max)
+}
+
+#[no_mangle]
+pub extern "C" fn spread_get_allocator_traits(
+    a: Handle,
+    out: *mut AllocTrait,
+    max: c_int,
+) -> c_int {
+    write_traits(allocator::query_allocator(a), out, max)
+}
+
+// ---- peer copies and device waits ----------------------------------------------------------
+
+#[no_mangle]
+pub extern "C" fn spread_update_peer(
+    dst: *mut c_void,
+    dst_dev: c_int,
+    src: *const c_void,
+    src_dev: c_int,
+    bytes: usize,
+) -> c_int {
+    if bytes > 0 && (dst.is_null() || src.is_null()) {
+        eprintln!("spread: spread_update_peer: null address");
+        return 1;
+    }
+    let rt = runtime::get();
+    match peer::update_peer(
+        rt,
+        dst as usize,
+        i64::from(dst_dev),
+        src as usize,
+        i64::from(src_dev),
+        bytes,
+    ) {
+        Ok(()) => 0,
+        Err(e) => {
+            error("spread_update_peer", &e);
+            1
+        }
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn spread_device_wait(device: c_int) -> c_int {
+    match peer::device_wait(runtime::get(), i64::from(device)) {
+        Ok(()) => 0,
+        Err(e) => {
+            error("spread_device_wait", &e);
+            1
+        }
+    }
+}
+
+fn construct_loc(c: *const super::spread_exports::ConstructC) -> crate::location::SourceLoc {
+    let cc = mem::read(c);
+    let file = cc
+        .and_then(|c| mem::c_string(c.file))
+        .unwrap_or_else(|| "unknown".into());
+    let line = cc.map_or(0, |c| c.line);
+    crate::location::SourceLoc {
+        file,
+        function: String::new(),
+        line: u32::try_from(line).unwrap_or(0),
+        column: 0,
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn __spread_update_peer(
+    c: *const super::spread_exports::ConstructC,
+    dst: *mut c_void,
+    dst_bytes: usize,
+    dst_dev: i32,
+    src: *const c_void,
+    src_bytes: usize,
+    src_dev: i32,
+) {
+    let rt = runtime::get();
+    let r = if dst_bytes != src_bytes {
+        Err(Error::new(
+            crate::error::ErrorKind::Invalid,
+            format!("target update peer: the to item has {dst_bytes} bytes but the from item has {src_bytes}"),
+        ))
+    } else {
+        peer::update_peer(
+            rt,
+            dst as usize,
+            i64::from(dst_dev),
+            src as usize,
+            i64::from(src_dev),
+            dst_bytes,
+        )
+    };
+    if let Err(e) = r {
+        report::fatal_construct(
+            rt,
+            &e.context("target update peer failed".to_string()),
+            Some(&construct_loc(c)),
+        );
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn __spread_device_wait(c: *const super::spread_exports::ConstructC, device: i32) {
+    let rt = runtime::get();
+    if let Err(e) = peer::device_wait(rt, i64::from(device)) {
+        report::fatal_construct(
+            rt,
+            &e.context("wait device failed".to_string()),
+            Some(&construct_loc(c)),
+        );
+    }
+}
+
+/// libomp's routines get libomp's symbol version (node `VERSION` in `exports.map`), so that
+/// programs linked against libomp bind to Spread's definitions when Spread comes first. The other
+/// exports of this module are unversioned, like the `__spread_*` ABI.
+macro_rules! symver {
+    ($version:literal: $($name:ident,)*) => {
+        std::arch::global_asm!(concat!($(".symver ", stringify!($name), ", ", stringify!($name), "@@", $version, "\n",)*));
+    };
+}
+
+// Unit-test binaries take these functions' addresses from another codegen unit, where the
+// assembler cannot see their definitions; versions only matter in the shared library.
+#[cfg(not(test))]
+symver! { "VERSION":
+    omp_init_allocator, omp_destroy_allocator, omp_set_default_allocator, omp_get_default_allocator,
+    omp_alloc, omp_aligned_alloc, omp_calloc, omp_aligned_calloc, omp_realloc, omp_free,
+    __kmpc_init_allocator, __kmpc_destroy_allocator, __kmpc_alloc, __kmpc_aligned_alloc,
+    __kmpc_calloc, __kmpc_realloc, __kmpc_free,
+}

@@ -1,0 +1,244 @@
+//! What the present backends give a memory space: the only backend-specific part of multi-device
+//! memory. Everything else (spaces, traits, fallbacks, queries, mapping) is shared.
+//!
+//! Host devices run in the process, so memory one of them reaches, all of them and the host
+//! reach: a space with the host or several devices gets one host allocation (page-locked when
+//! `pinned` is asked for), and a single device's space gets that device's own memory. Coherence
+//! is the CPU's, so every grant is `coherent`, which also satisfies `managed`.
+//!
+//! A GPU backend maps the same requests onto its driver (docs/memory.md): `managed` to
+//! `cuMemAllocManaged`, `coherent` to mapped page-locked host memory (`cuMemHostAlloc` with
+//! `DEVICEMAP | PORTABLE`), `preferred_location` to `cuMemAdvise(SET_PREFERRED_LOCATION)`,
+//! `pinned` to `cuMemAdvise(SET_ACCESSED_BY)` without migration; [`check_space`] then refuses
+//! spaces whose devices cannot reach each other's memory (no peer access).
+
+use super::space::{Accessors, BaseSpace, MemSpace};
+use super::traits::{MemoryAccess, Request};
+use crate::device::AllocKind;
+use crate::error::{Error, ErrorKind, Result};
+use crate::ffi::{kmp, mem};
+use crate::runtime::Runtime;
+
+/// The kind of memory an allocation got (`spread_atk_memory_kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryKind {
+    Host,
+    PinnedHost,
+    Device,
+}
+
+impl MemoryKind {
+    pub fn value(self) -> u64 {
+        use super::traits::val;
+        match self {
+            MemoryKind::Host => val::HOST_MEMORY,
+            MemoryKind::PinnedHost => val::PINNED_HOST_MEMORY,
+            MemoryKind::Device => val::DEVICE_MEMORY,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            MemoryKind::Host => "host memory",
+            MemoryKind::PinnedHost => "pinned host memory",
+            MemoryKind::Device => "device memory",
+        }
+    }
+}
+
+/// What an allocator promises, or an allocation received.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Grant {
+    pub access: MemoryAccess,
+    pub pinned: bool,
+    /// Where the memory resides: a device number, or the initial device for host memory.
+    pub location: i64,
+    /// The place the memory is near, when a place was requested and is honoured.
+    pub place: Option<i64>,
+    pub alignment: usize,
+    pub kind: MemoryKind,
+    /// The device whose own memory this is (a single device's space).
+    pub device: Option<usize>,
+}
+
+/// Why a space cannot be made, or `Ok` when the backends can serve it.
+pub fn check_space(rt: &Runtime, a: &Accessors, base: BaseSpace) -> Result<()> {
+    let refuse = |why: String| Err(Error::new(ErrorKind::Unsupported, why));
+    match base {
+        BaseSpace::LowLat => {
+            return refuse(
+                "omp_low_lat_mem_space is memory of one team, which cannot be allocated for devices from the host".into(),
+            )
+        }
+        BaseSpace::Const => {
+            return refuse(
+                "omp_const_mem_space memory cannot be written by the program, so it cannot be filled for devices".into(),
+            )
+        }
+        BaseSpace::TargetDevice if a.device_exclusive().is_none() => {
+            return refuse(format!(
+                "llvm_omp_target_device_mem_space is one device's own memory, but {} must reach it",
+                a.describe()
+            ))
+        }
+        _ => {}
+    }
+    for &d in &a.devices {
+        let slot = rt.device(d as i64)?;
+        if !slot.dev.host_addressable() && (a.host || a.devices.len() > 1) {
+            return refuse(format!(
+                "device {d} ({}) cannot share memory with {}",
+                slot.dev.info().name,
+                a.describe()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Number of NUMA nodes of the host (its distinct memories).
+pub fn numa_nodes() -> usize {
+    let n = std::fs::read_dir("/sys/devices/system/node")
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter(|e| {
+                    let name = e.file_name();
+                    let name = name.to_string_lossy();
+                    name.starts_with("node") && name[4..].parse::<u32>().is_ok()
+                })
+                .count()
+        })
+        .unwrap_or(0);
+    n.max(1)
+}
+
+/// `omp_get_memspace_num_resources` for a space Spread made.
+pub fn num_resources(space: &MemSpace) -> usize {
+    if space.accessors.device_exclusive().is_some() {
+        1
+    } else {
+        numa_nodes()
+    }
+}
+
+/// What an allocator with `req` on `space` will give, after checking the request's device and
+/// place numbers against the space and the places.
+pub fn plan(rt: &Runtime, space: &MemSpace, req: &Request) -> Result<Grant> {
+    let a = &space.accessors;
+    if let Some(loc) = req.preferred_location {
+        let ok = if loc == rt.initial_device() {
+            a.host
+        } else {
+            usize::try_from(loc).is_ok_and(|d| a.devices.contains(&d))
+        };
+        if !ok {
+            return Err(Error::new(
+                ErrorKind::Invalid,
+                format!(
+                    "omp_atk_preferred_location is device {loc}, which is not in the memory space ({})",
+                    a.describe()
+                ),
+            ));
+        }
+    }
+    let mut place = None;
+    if let Some(p) = req.preferred_place {
+        let places = i64::from(kmp::num_places());
+        if p < 0 || p >= places {
+            return Err(Error::new(
+                ErrorKind::Invalid,
+                format!(
+                    "omp_atk_preferred_place is place {p}, but there are {places} places (OMP_PLACES)"
+                ),
+            ));
+        }
+        // With one memory every place is as near as it gets; several NUMA nodes would need the
+        // pages bound (mbind), which this version does not do, so the place is then not granted.
+        if numa_nodes() == 1 {
+            place = Some(p);
+        }
+    }
+    let alignment = req.alignment.max(mem::ALIGN);
+    Ok(match a.device_exclusive() {
+        Some(d) => Grant {
+            access: MemoryAccess::Coherent,
+            pinned: true, // device memory does not migrate
+            location: d as i64,
+            place,
+            alignment,
+            kind: MemoryKind::Device,
+            device: Some(d),
+        },
+        None => Grant {
+            access: MemoryAccess::Coherent,
+            pinned: req.pinned,
+            location: rt.initial_device(),
+            place,
+            alignment,
+            kind: if req.pinned {
+                MemoryKind::PinnedHost
+            } else {
+                MemoryKind::Host
+            },
+            device: None,
+        },
+    })
+}
+
+/// Memory obtained for one allocation.
+#[derive(Debug, Clone, Copy)]
+pub struct Block {
+    /// The address handed to the program (aligned).
+    pub addr: usize,
+    /// What was allocated: freed with [`release`].
+    pub raw: usize,
+    pub raw_len: usize,
+    /// Whether the pages are locked.
+    pub pinned: bool,
+}
+
+/// Allocates `size` bytes as `grant` describes; `None` when the memory is exhausted. A pinned
+/// grant whose pages cannot be locked comes back with `pinned: false`, for the caller's fallback.
+pub fn allocate(rt: &Runtime, grant: &Grant, size: usize) -> Result<Option<Block>> {
+    let size = size.max(1);
+    let extra = grant.alignment.saturating_sub(mem::ALIGN);
+    let Some(raw_len) = size.checked_add(extra) else {
+        return Ok(None);
+    };
+    let raw = match grant.device {
+        Some(d) => match rt.device(d as i64)?.dev.alloc(raw_len, AllocKind::Device) {
+            Ok(p) => p,
+            Err(e) if e.kind == ErrorKind::OutOfMemory => return Ok(None),
+            Err(e) => return Err(e),
+        },
+        None => match mem::alloc(raw_len) {
+            Some(p) => p,
+            None => return Ok(None),
+        },
+    };
+    let addr = raw.next_multiple_of(grant.alignment);
+    let pinned = match grant.kind {
+        MemoryKind::PinnedHost => mem::lock_pages(addr, size),
+        MemoryKind::Device => true,
+        MemoryKind::Host => false,
+    };
+    Ok(Some(Block {
+        addr,
+        raw,
+        raw_len,
+        pinned,
+    }))
+}
+
+/// Gives back a block from [`allocate`].
+pub fn release(rt: &Runtime, grant: &Grant, block: &Block) -> Result<()> {
+    match grant.device {
+        Some(d) => rt.device(d as i64)?.dev.free(block.raw, AllocKind::Device),
+        None => {
+            if block.pinned {
+                mem::unlock_pages(block.addr, block.raw_len - (block.addr - block.raw));
+            }
+            mem::free(block.raw);
+            Ok(())
+        }
+    }
+}

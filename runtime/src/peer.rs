@@ -1,0 +1,67 @@
+//! Peer copies and device waits (seed 003): `spread_update_peer` / `target update peer` copy
+//! mapped data from one device's memory to another's without staging it on the host (host
+//! devices copy directly; the generic path in [`api::memcpy`] stages only between devices that
+//! cannot address each other), and `spread_device_wait` / `wait device` wait for one device's
+//! queue.
+
+use crate::api::{self, Side};
+use crate::error::{Error, ErrorKind, Result};
+use crate::info;
+use crate::memory;
+use crate::runtime::Runtime;
+
+/// The address on `side` of the data mapped there for host range `[host, host+len)`.
+fn resolve(side: Side<'_>, host: usize, len: usize, role: &str) -> Result<usize> {
+    let Side::Device(slot) = side else {
+        return Ok(host);
+    };
+    if memory::accessible(slot.id, host, len) {
+        return Ok(host);
+    }
+    let table = slot.table.lock();
+    match table.find_contained(host, len) {
+        Some(e) => Ok(e.target_of(host)),
+        None => Err(Error::new(
+            ErrorKind::Mapping,
+            format!(
+                "the {role} data at host address {} ({len} bytes) is not mapped on device {}",
+                info::ptr(host),
+                slot.id
+            ),
+        )),
+    }
+}
+
+/// Copies `bytes` of the data mapped for `src` on `src_dev` into the data mapped for `dst` on
+/// `dst_dev`, after the work already queued on both devices; returns when the copy is done.
+pub fn update_peer(
+    rt: &Runtime,
+    dst: usize,
+    dst_dev: i64,
+    src: usize,
+    src_dev: i64,
+    bytes: usize,
+) -> Result<()> {
+    let d = api::side(rt, dst_dev)?;
+    let s = api::side(rt, src_dev)?;
+    if bytes == 0 {
+        return Ok(());
+    }
+    let dst_t = resolve(d, dst, bytes, "destination")?;
+    let src_t = resolve(s, src, bytes, "source")?;
+    for side in [s, d] {
+        if let Side::Device(slot) = side {
+            slot.queue.drain();
+        }
+    }
+    api::memcpy(dst_t, src_t, bytes, d, s)
+}
+
+/// Waits for every job queued on `device` so far; other devices keep working.
+pub fn device_wait(rt: &Runtime, device: i64) -> Result<()> {
+    if device == rt.initial_device() {
+        return Ok(()); // the host has no queue: its work is done when it returns
+    }
+    rt.device(device)?.queue.drain();
+    Ok(())
+}
