@@ -85,3 +85,12 @@ pub fn symbol_in(handle: usize, name: &str) -> Option<usize> {
     let p = unsafe { libc::dlsym(handle as *mut libc::c_void, name.as_ptr()) };
     (!p.is_null()).then_some(p as usize)
 }
+
+/// The load address of the object containing `addr` (code or data), if any.
+pub fn object_base(addr: usize) -> Option<usize> {
+    // SAFETY: dladdr only inspects the loader's tables; `info` is plain data it fills in.
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    let found = unsafe { libc::dladdr(addr as *const libc::c_void, &mut info) };
+    (found != 0 && !info.dli_fbase.is_null()).then_some(info.dli_fbase as usize)
+}

@@ -128,8 +128,14 @@ fn no_libomp(routine: &str) {
 fn routes_allocators() -> bool {
     static R: OnceLock<bool> = OnceLock::new();
     *R.get_or_init(|| {
-        dl::global_symbol("omp_alloc") == Some(omp_alloc as *const () as usize)
-            && dl::global_symbol("__kmpc_alloc") == Some(__kmpc_alloc as *const () as usize)
+        // Taking `omp_alloc`'s address here would go through the GOT and give whichever
+        // definition won; compare the objects that define the winners with this library, which
+        // a private function's address identifies.
+        let ours = dl::object_base(routes_allocators as *const () as usize);
+        ours.is_some()
+            && ["omp_alloc", "__kmpc_alloc", "omp_init_allocator"]
+                .iter()
+                .all(|name| dl::global_symbol(name).and_then(dl::object_base) == ours)
     })
 }
 

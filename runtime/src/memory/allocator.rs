@@ -268,7 +268,7 @@ pub fn free(rt: &Runtime, ptr: usize, handle: usize) -> Result<()> {
         return Err(Error::new(
             ErrorKind::Invalid,
             format!(
-                "{} was not allocated by a Spread allocator (allocator {handle:#x} did not allocate it)",
+                "{} is not live memory of a Spread allocator (allocator {handle:#x} never allocated it, or it was freed already)",
                 info::ptr(ptr)
             ),
         ));
