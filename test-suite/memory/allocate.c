@@ -24,8 +24,8 @@ static int directive(void) {
   for (int i = 0; i < 256; i++)
     v[i] = i;
   int ok = spread_mem(v);
-  // Device 1 of the space uses the variable as it is.
-#pragma omp target teams distribute parallel for device(1) map(tofrom : v)
+  // Device 1 of the space uses the variable as it is: its writes reach the host without from.
+#pragma omp target teams distribute parallel for device(1) map(to : v)
   for (int i = 0; i < 256; i++)
     v[i] *= 2;
   for (int i = 0; i < 256; i++)

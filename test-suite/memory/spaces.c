@@ -1,7 +1,8 @@
 // Memory spaces over device sets (seed 001, OpenMP 6.0 spellings): the same
 // input gives the same space, every routine's allocator works, and memory of a
-// space is used in target regions on each listed device without map: the
-// devices and the host update one array in turn, checked against serial code.
+// space is used in target regions on each listed device without map, and map
+// clauses on it move nothing (a device's writes under map(to:) reach the host):
+// the devices and the host update one array in turn, checked against serial code.
 // A single device's space is that device's own memory: a device outside the
 // space gets a copy when the memory is mapped there.
 //
@@ -38,6 +39,12 @@ static int round_trip(const char *what, omp_allocator_handle_t a, const int *dev
       x[i] += d + 1;
     for (int i = 0; i < N; i++)
       ref[i] += d + 1;
+    // map(to:) only: the host sees the device's writes because mapping moved nothing.
+#pragma omp target teams distribute parallel for device(d) map(to : x[0 : N])
+    for (int i = 0; i < N; i++)
+      x[i] *= 3;
+    for (int i = 0; i < N; i++)
+      ref[i] *= 3;
   }
   if (host)
     for (int i = 0; i < N; i++) {
