@@ -373,8 +373,9 @@ USAGE: {prog} [clang options] [--spread-* options] file...
 
 {prog} lowers the 'target spread' family of directives (target spread [teams distribute
 parallel for ...], target data spread, target enter/exit data spread, target update spread)
-into standard OpenMP plus calls into Spread's runtime, then runs {clang} with -fopenmp,
-the offload target, Spread's pass plugin and, when linking, Spread's runtime library.
+and the device-to-device extensions (target update peer, wait device) into standard OpenMP
+plus calls into Spread's runtime, then runs {clang} with -fopenmp, the offload target,
+Spread's pass plugin and, when linking, Spread's runtime library (before libomp).
 
 SPREAD OPTIONS:
   --spread-print-lowered   print the lowered source of each C/C++ input to stdout and stop

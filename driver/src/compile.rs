@@ -200,7 +200,8 @@ impl<'a> Driver<'a> {
         cmd.arg("-Wno-unused-command-line-argument");
         let h = self.layout.header();
         if h.is_file() {
-            cmd.arg("-include").arg(h);
+            cmd.arg("-include").arg(&h);
+            cmd.arg("-idirafter").arg(&self.layout.include_dir);
         }
         cmd.arg("-x").arg(match input.lang {
             Lang::Cxx => "c++",
@@ -409,6 +410,12 @@ impl<'a> Driver<'a> {
                 }
             }
         }
+        // A program's own `#include <spread.h>` (for the memory API) finds Spread's header; the
+        // user's -I directories are searched first.
+        if self.layout.header().is_file() {
+            args.push("-idirafter".into());
+            args.push(self.layout.include_dir.to_string_lossy().into_owned());
+        }
         let links = inv.links();
         if links {
             let lib = &self.layout.lib_dir;
@@ -426,6 +433,12 @@ impl<'a> Driver<'a> {
             user[inv.inputs[*k].index] = file.to_string_lossy().into_owned();
         }
         args.extend(user);
+        if links {
+            // Spread's runtime before the libraries clang appends (-lomp first): it comes
+            // before libomp in DT_NEEDED, so its allocator entry points win symbol lookup
+            let libomp = openmp_runtime_is_libomp(&inv.args);
+            args.extend(runtime_link_args(&self.layout.lib_dir, libomp));
+        }
         if !inv.has_fopenmp {
             args.push("-fopenmp".into());
         }
@@ -443,16 +456,6 @@ impl<'a> Driver<'a> {
                 ));
             }
             args.push(format!("-fpass-plugin={}", plugin.display()));
-        }
-        if links && !self.layout.lib_dir.join("libomptarget.so").exists() {
-            // no link-time name: name the runtime itself so its __spread_* symbols resolve
-            args.push(
-                self.layout
-                    .lib_dir
-                    .join(RUNTIME_SONAME)
-                    .to_string_lossy()
-                    .into_owned(),
-            );
         }
         let status = self.exec(args);
         if status == 0 && inv.dep_file {
@@ -488,6 +491,40 @@ impl<'a> Driver<'a> {
             Err(e) => self.error(&format!("cannot run '{}': {e}", self.clang.display())),
         }
     }
+}
+
+/// The arguments that link Spread's runtime (in `lib`), put after the user's arguments and so
+/// before the libraries clang adds for `-fopenmp` (`-lomp -lomptarget ...`): the runtime then
+/// precedes libomp in the program's DT_NEEDED list, and the allocator entry points it
+/// interposes (`omp_alloc`, `omp_init_allocator`, `__kmpc_alloc`, ...) are the ones the program
+/// binds to (docs/driver.md, "Linking"). With `libomp` (the OpenMP runtime is libomp, as
+/// for every Spread program), libomp follows it in the same group: the runtime passes the calls
+/// that are not about its own memory on to libomp, so libomp must be loaded even when the
+/// program's references to it all bind to the runtime. `--no-as-needed` keeps both under a
+/// user's `-Wl,--as-needed`. Without the link-time name `libomptarget.so` the runtime file itself
+/// is named.
+pub fn runtime_link_args(lib: &Path, libomp: bool) -> Vec<String> {
+    let runtime = if lib.join("libomptarget.so").exists() {
+        "-lomptarget".to_string()
+    } else {
+        lib.join(RUNTIME_SONAME).to_string_lossy().into_owned()
+    };
+    let mut v = vec!["-Wl,--push-state,--no-as-needed".to_string(), runtime];
+    if libomp {
+        v.push("-lomp".to_string());
+    }
+    v.push("-Wl,--pop-state".to_string());
+    v
+}
+
+/// Whether clang's OpenMP runtime is libomp: no `-fopenmp=<lib>` naming another one (the last
+/// such option counts, as for clang).
+pub fn openmp_runtime_is_libomp(args: &[String]) -> bool {
+    args.iter()
+        .rev()
+        .find_map(|a| a.strip_prefix("-fopenmp="))
+        .map(|lib| lib == "libomp")
+        .unwrap_or(true)
 }
 
 fn print_bytes(b: &[u8]) {
@@ -564,6 +601,39 @@ mod tests {
         let (s, bw) = decode("é".as_bytes().to_vec());
         assert!(!bw);
         assert_eq!(encode(&s, bw), "é".as_bytes());
+    }
+
+    #[test]
+    fn runtime_before_clang_libraries() {
+        let dir = std::env::temp_dir().join(format!("spread-cc-test-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let so = dir.join(RUNTIME_SONAME).to_string_lossy().into_owned();
+        assert_eq!(
+            runtime_link_args(&dir, true),
+            [
+                "-Wl,--push-state,--no-as-needed",
+                so.as_str(),
+                "-lomp",
+                "-Wl,--pop-state"
+            ]
+        );
+        fs::write(dir.join("libomptarget.so"), b"").unwrap();
+        assert_eq!(
+            runtime_link_args(&dir, false),
+            [
+                "-Wl,--push-state,--no-as-needed",
+                "-lomptarget",
+                "-Wl,--pop-state"
+            ]
+        );
+        let _ = fs::remove_dir_all(&dir);
+        let a = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(openmp_runtime_is_libomp(&a(&["-fopenmp", "x.c"])));
+        assert!(openmp_runtime_is_libomp(&a(&[
+            "-fopenmp=libgomp",
+            "-fopenmp=libomp"
+        ])));
+        assert!(!openmp_runtime_is_libomp(&a(&["-fopenmp=libgomp"])));
     }
 
     #[test]

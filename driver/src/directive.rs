@@ -1,6 +1,7 @@
-//! Parsing and checking of the spread directives (`#pragma omp target spread ...`,
-//! `target data spread`, `target enter data spread`, `target exit data spread`,
-//! `target update spread`).
+//! Parsing and checking of the directives the driver lowers: the spread directives
+//! (`#pragma omp target spread ...`, `target data spread`, `target enter data spread`,
+//! `target exit data spread`, `target update spread`) and the peer-copy and device-wait
+//! extensions (`target update peer`, `wait device`).
 
 use crate::lexer::{matching_close, TokKind, Token};
 
@@ -17,6 +18,10 @@ pub enum Kind {
     ExitData,
     /// `target update spread` (standalone).
     Update,
+    /// `target update peer to(..) to_device(d) from(..) from_device(e)` (standalone).
+    UpdatePeer,
+    /// `wait device(d)` (standalone).
+    WaitDevice,
 }
 
 impl Kind {
@@ -28,7 +33,14 @@ impl Kind {
             Kind::EnterData => "__SPREAD_KIND_ENTER_DATA",
             Kind::ExitData => "__SPREAD_KIND_EXIT_DATA",
             Kind::Update => "__SPREAD_KIND_UPDATE",
+            Kind::UpdatePeer => "__SPREAD_KIND_UPDATE_PEER",
+            Kind::WaitDevice => "__SPREAD_KIND_WAIT_DEVICE",
         }
+    }
+
+    /// The construct's name in messages (`target spread` for every loop form).
+    pub fn construct_name(self) -> String {
+        construct_name(self, "")
     }
 }
 
@@ -242,6 +254,8 @@ const ALL_CLAUSES: &[&str] = &[
     "spread_schedule",
     "range",
     "chunk_size",
+    "to_device",
+    "from_device",
 ];
 
 /// One clause as written.
@@ -303,6 +317,61 @@ pub struct SpreadDirective {
     pub kept: Vec<String>,
     /// For `target data spread`: the map clauses, split.
     pub data_maps: Vec<DataMap>,
+    /// For `target update peer`: the copies and devices.
+    pub peer: Option<PeerUpdate>,
+    /// For `wait device(d)`: the device expression.
+    pub wait_device: Option<String>,
+}
+
+/// A list item of `target update peer`: what the driver passes to `__spread_update_peer`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PeerItem {
+    /// A variable, an lvalue or a whole array: `x`, `s.f`, `*p`, `a[3]`, `a`.
+    Whole(String),
+    /// An array section `base[lower:length]` (`lower` is `0` when omitted).
+    Section {
+        /// The expression subscripted (`a`, `a[i]`, `s.p`).
+        base: String,
+        /// The lower bound.
+        lower: String,
+        /// The length, in elements.
+        length: String,
+    },
+}
+
+impl PeerItem {
+    /// Address of the item's first byte.
+    pub fn address(&self) -> String {
+        match self {
+            PeerItem::Whole(e) => format!("&({e})"),
+            PeerItem::Section { base, lower, .. } => format!("&({base})[{lower}]"),
+        }
+    }
+
+    /// The item's size in bytes.
+    pub fn bytes(&self) -> String {
+        match self {
+            PeerItem::Whole(e) => format!("sizeof({e})"),
+            PeerItem::Section { base, length, .. } => {
+                format!("(size_t)({length}) * sizeof(({base})[0])")
+            }
+        }
+    }
+}
+
+/// The clauses of `target update peer`, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PeerUpdate {
+    /// The `to` items (destinations, on `to_device`).
+    pub to: Vec<PeerItem>,
+    /// The `from` items (sources, on `from_device`), as many as `to`.
+    pub from: Vec<PeerItem>,
+    /// The `to_device` expression.
+    pub to_device: String,
+    /// The `from_device` expression.
+    pub from_device: String,
+    /// `to_device` is written before `from_device` (the order they are evaluated in).
+    pub to_device_first: bool,
 }
 
 impl SpreadDirective {
@@ -320,6 +389,8 @@ fn construct_name(kind: Kind, combined: &str) -> String {
         Kind::EnterData => "target enter data spread".to_string(),
         Kind::ExitData => "target exit data spread".to_string(),
         Kind::Update => "target update spread".to_string(),
+        Kind::UpdatePeer => "target update peer".to_string(),
+        Kind::WaitDevice => "wait".to_string(),
     }
 }
 
@@ -389,25 +460,29 @@ pub fn one_line(s: &str) -> String {
     s.replace(['\n', '\r'], " ")
 }
 
-/// Recognizes a spread directive: `toks[first..end]` are the tokens of a `#pragma` line.
-/// Returns the construct kind and the index of the token after `spread`, or `None` when the
-/// directive is not a spread construct.
+/// Recognizes a directive the driver lowers: `toks[first..end]` are the tokens of a `#pragma`
+/// line. Returns the construct kind and the index of the token after its name (`spread`,
+/// `peer`, `wait`), or `None` when the directive is not one of the driver's.
 pub fn classify(src: &str, toks: &[Token], first: usize, end: usize) -> Option<(Kind, usize)> {
     let c = Cursor { src, toks, end };
-    if !(c.text(first) == "#"
-        && c.is_ident(first + 1, "pragma")
-        && c.is_ident(first + 2, "omp")
-        && c.is_ident(first + 3, "target"))
-    {
+    if !(c.text(first) == "#" && c.is_ident(first + 1, "pragma") && c.is_ident(first + 2, "omp")) {
+        return None;
+    }
+    // not an OpenMP directive: clang would reject it, so every form is the driver's
+    if c.is_ident(first + 3, "wait") {
+        return Some((Kind::WaitDevice, first + 4));
+    }
+    if !c.is_ident(first + 3, "target") {
         return None;
     }
     let i = first + 4;
-    let seqs: [(&[&str], Kind); 5] = [
+    let seqs: [(&[&str], Kind); 6] = [
         (&["spread"], Kind::Target),
         (&["data", "spread"], Kind::Data),
         (&["enter", "data", "spread"], Kind::EnterData),
         (&["exit", "data", "spread"], Kind::ExitData),
         (&["update", "spread"], Kind::Update),
+        (&["update", "peer"], Kind::UpdatePeer),
     ];
     for (words, kind) in seqs {
         if words.iter().enumerate().all(|(k, w)| c.is_ident(i + k, w)) {
@@ -454,6 +529,8 @@ fn allowed_clauses(kind: Kind, combined: &str) -> Vec<&'static str> {
             "nowait",
             "depend",
         ]),
+        Kind::UpdatePeer => v.extend_from_slice(&["to", "from", "to_device", "from_device"]),
+        Kind::WaitDevice => v.push("device"),
     }
     v
 }
@@ -461,6 +538,18 @@ fn allowed_clauses(kind: Kind, combined: &str) -> Vec<&'static str> {
 /// The message for a clause that is not allowed on `kind`.
 fn disallowed_message(kind: Kind, name: &str, cname: &str) -> String {
     match (kind, name) {
+        (Kind::UpdatePeer, "device") => format!(
+            "the 'device' clause cannot be used on '{cname}'; use 'to_device' and 'from_device'"
+        ),
+        (Kind::UpdatePeer, "devices" | "range" | "chunk_size" | "spread_schedule" | "spread") => {
+            format!("'{name}' cannot be used on '{cname}': a peer copy is not spread; it copies between the devices named by 'to_device' and 'from_device'")
+        }
+        (Kind::Update, "peer") => format!(
+            "'{cname}' cannot be combined with 'peer'; write 'target update peer' for a copy between two devices"
+        ),
+        (Kind::WaitDevice, "devices") => format!(
+            "'{name}' cannot be used on '{cname}'; use 'device(d)', one 'wait' per device"
+        ),
         (_, "device") => format!(
             "the 'device' clause cannot be used on '{cname}'; use 'devices' to list the devices"
         ),
@@ -564,7 +653,12 @@ pub fn parse(
         nowait: false,
         kept: Vec::new(),
         data_maps: Vec::new(),
+        peer: None,
+        wait_device: None,
     };
+    if matches!(kind, Kind::UpdatePeer | Kind::WaitDevice) {
+        return parse_extension(&c, d, &cname);
+    }
     let mut seen: Vec<&str> = Vec::new();
     for cl in &clauses {
         let name = cl.name.as_str();
@@ -698,20 +792,213 @@ pub fn parse(
     Ok(d)
 }
 
-/// `range(start:length)`: splits at the top-level `:` that is not part of a `?:`.
-fn split_range(c: &Cursor, open: usize, close: usize) -> Result<(String, String), PError> {
+/// `target update peer` and `wait device`: every clause exactly once, with arguments.
+fn parse_extension(
+    c: &Cursor,
+    mut d: SpreadDirective,
+    cname: &str,
+) -> Result<SpreadDirective, PError> {
+    let kind = d.kind;
+    let allowed = allowed_clauses(kind, "");
+    let mut lists: Vec<(&str, usize, Vec<PeerItem>)> = Vec::new(); // (name, name token, items)
+    let mut devices: Vec<(&str, String)> = Vec::new();
+    for (k, cl) in d.clauses.iter().enumerate() {
+        let name = cl.name.as_str();
+        if !allowed.contains(&name) {
+            return err(cl.name_tok, disallowed_message(kind, name, cname));
+        }
+        if d.clauses[..k].iter().any(|p| p.name == name) {
+            return err(
+                cl.name_tok,
+                format!("the '{name}' clause can appear only once on '{cname}'"),
+            );
+        }
+        let Some((open, close)) = cl.parens else {
+            return err(cl.name_tok + 1, format!("expected '(' after '{name}'"));
+        };
+        if name == "to" || name == "from" {
+            lists.push((name, cl.name_tok, peer_list(c, name, open, close)?));
+            continue;
+        }
+        // to_device, from_device, device: one expression
+        if open + 1 == close {
+            return err(close, format!("expected a device number in '{name}'"));
+        }
+        let parts = c.split(open + 1, close, ",");
+        if parts.len() > 1 {
+            let msg = if kind == Kind::WaitDevice {
+                format!("'{name}' takes one device number; write one 'wait' per device")
+            } else {
+                format!("'{name}' takes one device number")
+            };
+            return err(parts[1].0 - 1, msg);
+        }
+        devices.push((name, c.span(open + 1, close)));
+    }
+    let required: &[&str] = match kind {
+        Kind::UpdatePeer => &["to", "to_device", "from", "from_device"],
+        _ => &["device"],
+    };
+    for r in required {
+        if !d.clauses.iter().any(|cl| cl.name == *r) {
+            return err(d.target_tok, format!("'{cname}' requires a '{r}' clause"));
+        }
+    }
+    let device = |n: &str| {
+        devices
+            .iter()
+            .find(|(name, _)| *name == n)
+            .map(|(_, e)| e.clone())
+            .unwrap_or_default()
+    };
+    if kind == Kind::WaitDevice {
+        d.wait_device = Some(device("device"));
+        return Ok(d);
+    }
+    let (to, from) = if lists[0].0 == "to" {
+        (&lists[0], &lists[1])
+    } else {
+        (&lists[1], &lists[0])
+    };
+    if to.2.len() != from.2.len() {
+        let plural = |n: usize| if n == 1 { "item" } else { "items" };
+        return err(
+            lists[1].1,
+            format!(
+                "'to' has {} list {} but 'from' has {}; on '{cname}' the i-th 'to' item receives the i-th 'from' item",
+                to.2.len(),
+                plural(to.2.len()),
+                from.2.len()
+            ),
+        );
+    }
+    d.peer = Some(PeerUpdate {
+        to: to.2.clone(),
+        from: from.2.clone(),
+        to_device: device("to_device"),
+        from_device: device("from_device"),
+        to_device_first: devices[0].0 == "to_device",
+    });
+    Ok(d)
+}
+
+/// The list of a `to`/`from` clause of `target update peer` (between `open` and `close`).
+fn peer_list(c: &Cursor, name: &str, open: usize, close: usize) -> Result<Vec<PeerItem>, PError> {
+    if open + 1 == close {
+        return err(close, format!("expected a list item in '{name}'"));
+    }
+    let mut items = Vec::new();
+    for (lo, hi) in c.split(open + 1, close, ",") {
+        if lo == hi {
+            return err(hi, format!("expected a list item in '{name}'"));
+        }
+        items.push(peer_item(c, name, lo, hi)?);
+    }
+    Ok(items)
+}
+
+/// The top-level `:` of tokens `lo..hi` that are not part of a `?:`, in order.
+fn section_colons(c: &Cursor, lo: usize, hi: usize) -> Vec<usize> {
     let mut pending_q = 0i32;
-    let mut colon = None;
-    for k in c.top_level_puncts(open + 1, close) {
+    let mut out = Vec::new();
+    for k in c.top_level_puncts(lo, hi) {
         match c.text(k) {
             "?" => pending_q += 1,
             ":" if pending_q > 0 => pending_q -= 1,
-            ":" if colon.is_none() => colon = Some(k),
-            ":" => return err(k, "expected 'start:length' in 'range'"),
+            ":" => out.push(k),
             _ => {}
         }
     }
-    let Some(colon) = colon else {
+    out
+}
+
+/// One list item of `target update peer`: a variable/lvalue, or `base[lower:length]`.
+fn peer_item(c: &Cursor, name: &str, lo: usize, hi: usize) -> Result<PeerItem, PError> {
+    if let Some(&k) = section_colons(c, lo, hi).first() {
+        return err(
+            k,
+            format!("expected a variable or an array section in '{name}' (modifiers are not supported on 'target update peer')"),
+        );
+    }
+    // the subscripts at the item's top level: (open, close)
+    let mut groups = Vec::new();
+    let mut depth = 0i32;
+    let mut open = 0;
+    for k in lo..hi {
+        if c.toks[k].kind != TokKind::Punct {
+            continue;
+        }
+        match c.text(k) {
+            "[" if depth == 0 => {
+                open = k;
+                depth += 1;
+            }
+            "]" if depth == 1 => {
+                groups.push((open, k));
+                depth -= 1;
+            }
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => depth -= 1,
+            _ => {}
+        }
+    }
+    let last = groups.len().saturating_sub(1);
+    for (g, &(open, close)) in groups.iter().enumerate() {
+        let colons = section_colons(c, open + 1, close);
+        let Some(&colon) = colons.first() else {
+            continue;
+        };
+        if g != last {
+            return err(
+                colon,
+                "only the last subscript of a list item of 'target update peer' can be an array section (the data copied must be contiguous)",
+            );
+        }
+        if close + 1 != hi {
+            return err(
+                close + 1,
+                "an array section must end the list item on 'target update peer'",
+            );
+        }
+        if let Some(&stride) = colons.get(1) {
+            return err(
+                stride,
+                "strided array sections are not supported on 'target update peer' (the data copied must be contiguous)",
+            );
+        }
+        if open == lo {
+            return err(
+                open,
+                format!("expected a variable or an array section in '{name}'"),
+            );
+        }
+        if colon + 1 == close {
+            return err(
+                close,
+                "the length of an array section on 'target update peer' must be given",
+            );
+        }
+        let lower = if colon == open + 1 {
+            "0".to_string()
+        } else {
+            c.span(open + 1, colon)
+        };
+        return Ok(PeerItem::Section {
+            base: c.span(lo, open),
+            lower,
+            length: c.span(colon + 1, close),
+        });
+    }
+    Ok(PeerItem::Whole(c.span(lo, hi)))
+}
+
+/// `range(start:length)`: splits at the top-level `:` that is not part of a `?:`.
+fn split_range(c: &Cursor, open: usize, close: usize) -> Result<(String, String), PError> {
+    let colons = section_colons(c, open + 1, close);
+    if let Some(&k) = colons.get(1) {
+        return err(k, "expected 'start:length' in 'range'");
+    }
+    let Some(&colon) = colons.first() else {
         return err(open + 1, "expected 'start:length' in 'range'");
     };
     if colon == open + 1 {
@@ -875,6 +1162,113 @@ mod tests {
         ];
         for (src, tok, msg) in cases {
             match parse_str(src) {
+                Ok(_) => panic!("{src}: no error"),
+                Err((t, m)) => {
+                    assert_eq!(t, tok, "{src}: {m}");
+                    assert!(m.contains(msg), "{src}: {m}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn update_peer() {
+        let d = parse_str("#pragma omp target update peer from(b[lo:n], y, m[i][1:k]) from_device(d - 1) to(a[c ? 1 : 2 : n], x, m[j][:k]) to_device(d)").unwrap();
+        assert_eq!(d.kind, Kind::UpdatePeer);
+        let p = d.peer.unwrap();
+        assert_eq!(
+            (p.to_device.as_str(), p.from_device.as_str()),
+            ("d", "d - 1")
+        );
+        assert!(!p.to_device_first);
+        let sec = |b: &str, l: &str, n: &str| PeerItem::Section {
+            base: b.into(),
+            lower: l.into(),
+            length: n.into(),
+        };
+        assert_eq!(
+            p.to,
+            [
+                sec("a", "c ? 1 : 2", "n"),
+                PeerItem::Whole("x".into()),
+                sec("m[j]", "0", "k")
+            ]
+        );
+        assert_eq!(
+            p.from,
+            [
+                sec("b", "lo", "n"),
+                PeerItem::Whole("y".into()),
+                sec("m[i]", "1", "k")
+            ]
+        );
+        assert_eq!(p.to[0].address(), "&(a)[c ? 1 : 2]");
+        assert_eq!(p.to[0].bytes(), "(size_t)(n) * sizeof((a)[0])");
+        assert_eq!(p.to[1].address(), "&(x)");
+        assert_eq!(p.to[1].bytes(), "sizeof(x)");
+        let d = parse_str("#pragma omp target update peer to(s.f[0], *q, (*r)[f(1, 2):g(3)]) to_device(0) from(a, b, c[0:2]) from_device(1)").unwrap();
+        let p = d.peer.unwrap();
+        assert!(p.to_device_first);
+        assert_eq!(p.to[0], PeerItem::Whole("s.f[0]".into()));
+        assert_eq!(p.to[2], sec("(*r)", "f(1, 2)", "g(3)"));
+        // a plain target update is clang's
+        let s = "#pragma omp target update to(a[0:n]) device(1)";
+        let l = lex(s, false);
+        assert_eq!(classify(s, &l.tokens, 0, l.tokens.len()), None);
+    }
+
+    #[test]
+    fn wait_device() {
+        let d = parse_str("#pragma omp wait device(f(a, b) + 1)").unwrap();
+        assert_eq!(d.kind, Kind::WaitDevice);
+        assert_eq!(d.wait_device.as_deref(), Some("f(a, b) + 1"));
+    }
+
+    #[test]
+    fn extension_errors() {
+        // P: "#pragma omp target update peer"
+        #[rustfmt::skip]
+        let cases = [
+            ("P to(a) to_device(1) from(b, c) from_device(0)", "from", "'to' has 1 list item but 'from' has 2"),
+            ("P from(b, c) from_device(0) to(a) to_device(1)", "to", "'to' has 1 list item but 'from' has 2"),
+            ("P to(a) to_device(1) from(b)", "target", "requires a 'from_device' clause"),
+            ("P to_device(1) from(b) from_device(0)", "target", "requires a 'to' clause"),
+            ("P to(a) from(b) from_device(0)", "target", "requires a 'to_device' clause"),
+            ("P to(a) to_device(1) from_device(0)", "target", "requires a 'from' clause"),
+            ("P to(a) to(b) to_device(1) from(b) from_device(0)", "to", "only once"),
+            ("P to(a) to_device(1) to_device(2) from(b) from_device(0)", "to_device", "only once"),
+            ("P to(a) to_device(1) from(b) from_device(0) nowait", "nowait", "not allowed on 'target update peer'"),
+            ("P to(a) to_device(1) from(b) from_device(0) bogus(1)", "bogus", "unknown clause 'bogus'"),
+            ("P to(a) device(1) from(b) from_device(0)", "device", "use 'to_device' and 'from_device'"),
+            ("P devices(0,1) to(a) to_device(1) from(b) from_device(0)", "devices", "not spread"),
+            ("P range(0:n) to(a) to_device(1) from(b) from_device(0)", "range", "not spread"),
+            ("#pragma omp target update peer spread to(a) to_device(1) from(b) from_device(0)", "spread", "not spread"),
+            ("#pragma omp target update spread peer range(0:n) to(a)", "peer", "cannot be combined with 'peer'"),
+            ("P to() to_device(1) from(b) from_device(0)", ")", "expected a list item in 'to'"),
+            ("P to(a) to_device(1) from(b,) from_device(0)", ")", "expected a list item in 'from'"),
+            ("P to(a) to_device() from(b) from_device(0)", ")", "expected a device number in 'to_device'"),
+            ("P to(a) to_device(1, 2) from(b) from_device(0)", ",", "takes one device number"),
+            ("P to(a) to_device from(b) from_device(0)", "from", "expected '(' after 'to_device'"),
+            ("P to(present: a) to_device(1) from(b) from_device(0)", ":", "modifiers"),
+            ("P to(a[0:n][0:m]) to_device(1) from(b) from_device(0)", ":", "only the last subscript"),
+            ("P to(a[0:n:2]) to_device(1) from(b) from_device(0)", ":", "strided"),
+            ("P to(a[1:]) to_device(1) from(b) from_device(0)", "]", "length"),
+            ("P to(a[0:n].x) to_device(1) from(b) from_device(0)", ".", "must end the list item"),
+            ("#pragma omp wait", "wait", "'wait' requires a 'device' clause"),
+            ("#pragma omp wait device()", ")", "expected a device number in 'device'"),
+            ("#pragma omp wait device(0, 1)", ",", "one 'wait' per device"),
+            ("#pragma omp wait device(0) device(1)", "device", "only once"),
+            ("#pragma omp wait device(0) nowait", "nowait", "clause 'nowait' is not allowed on 'wait'"),
+            ("#pragma omp wait device(0) foo", "foo", "unknown clause 'foo' on 'wait'"),
+            ("#pragma omp wait devices(0)", "devices", "use 'device(d)'"),
+            ("#pragma omp wait (0)", "(", "expected a clause on 'wait'"),
+        ];
+        for (src, tok, msg) in cases {
+            let src = match src.strip_prefix("P ") {
+                Some(rest) => format!("#pragma omp target update peer {rest}"),
+                None => src.to_string(),
+            };
+            match parse_str(&src) {
                 Ok(_) => panic!("{src}: no error"),
                 Err((t, m)) => {
                     assert_eq!(t, tok, "{src}: {m}");

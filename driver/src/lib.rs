@@ -1,5 +1,6 @@
 //! `spread-cc` / `spread-c++`: drop-in clang-19 drivers for OpenMP programs that use Spread's
-//! multi-device directives (`#pragma omp target spread ...` and the data constructs).
+//! multi-device directives (`#pragma omp target spread ...` and the data constructs, and the
+//! device-to-device extensions `target update peer` and `wait device`).
 //!
 //! For each C/C++ input the driver runs the preprocessor (so that directives written through
 //! macros or `_Pragma` are seen), finds and checks the spread directives, lowers them into

@@ -52,9 +52,10 @@ pub struct Lowering {
     pub constructs: usize,
 }
 
-/// Whether `text` can contain a spread directive at all (a cheap test before lexing).
+/// Whether `text` can contain a directive the driver lowers at all (a cheap test before
+/// lexing).
 pub fn may_contain_spread(text: &str) -> bool {
-    text.contains("spread")
+    text.contains("spread") || text.contains("peer") || text.contains("wait")
 }
 
 struct Ctx<'a> {
@@ -160,6 +161,55 @@ fn data_region(
     ]
 }
 
+/// `target update peer`: the devices evaluated once, in the order they are written, then one
+/// `__spread_update_peer` call per pair of list items, in order.
+fn peer_text(ctx: &Ctx, d: &SpreadDirective, k: usize, line: u32) -> String {
+    let Some(p) = &d.peer else {
+        return String::new();
+    };
+    let cvar = format!("__spread_c_{k}");
+    let (to_dev, from_dev) = (
+        format!("__spread_to_dev_{k}"),
+        format!("__spread_from_dev_{k}"),
+    );
+    let to_decl = format!("const int32_t {to_dev} = (int32_t)({}); ", p.to_device);
+    let from_decl = format!("const int32_t {from_dev} = (int32_t)({}); ", p.from_device);
+    let mut s = format!(
+        "{{ static const __spread_construct_t {cvar} = {{ \"{}\", {line}, {}, 0, 0 }}; ",
+        ctx.file_lit,
+        Kind::UpdatePeer.abi_name()
+    );
+    if p.to_device_first {
+        s.push_str(&to_decl);
+        s.push_str(&from_decl);
+    } else {
+        s.push_str(&from_decl);
+        s.push_str(&to_decl);
+    }
+    for (to, from) in p.to.iter().zip(&p.from) {
+        s.push_str(&format!(
+            "__spread_update_peer(&{cvar}, (void *){}, {}, {to_dev}, (const void *){}, {}, {from_dev}); ",
+            to.address(),
+            to.bytes(),
+            from.address(),
+            from.bytes()
+        ));
+    }
+    s.push('}');
+    s
+}
+
+/// `wait device(d)`: one `__spread_device_wait` call.
+fn wait_text(ctx: &Ctx, d: &SpreadDirective, k: usize, line: u32) -> String {
+    let cvar = format!("__spread_c_{k}");
+    format!(
+        "{{ static const __spread_construct_t {cvar} = {{ \"{}\", {line}, {}, 0, 0 }}; __spread_device_wait(&{cvar}, (int32_t)({})); }}",
+        ctx.file_lit,
+        Kind::WaitDevice.abi_name(),
+        d.wait_device.as_deref().unwrap_or_default()
+    )
+}
+
 /// Values a data construct evaluates once: devices, bounds and chunk size.
 fn data_saved(k: usize, d: &SpreadDirective) -> String {
     let (decl, _, _) = devices_decl(k, d);
@@ -210,23 +260,28 @@ pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
     let mut bodies: Vec<(usize, usize)> = Vec::new();
     let src = pp.text.as_str();
     let toks = &pp.lexed.tokens;
+    // brace depth of the code before item `scanned` (0: outside every function)
+    let mut depth = 0i32;
+    let mut scanned = 0usize;
     for k in 0..ctx.view.items.len() {
         let Item::Pragma(di) = ctx.view.items[k] else {
             continue;
         };
+        for j in scanned..k {
+            match ctx.view.text(j) {
+                "{" => depth += 1,
+                "}" => depth -= 1,
+                _ => {}
+            }
+        }
+        scanned = k;
         let dl = pp.lexed.directives[di];
         let Some((kind, _)) = directive::classify(src, toks, dl.first_tok, dl.end_tok) else {
             continue;
         };
         let pragma_off = dl.start;
         let info = pp.line_info(dl.line);
-        let cname_guess = match kind {
-            Kind::Target => "target spread",
-            Kind::Data => "target data spread",
-            Kind::EnterData => "target enter data spread",
-            Kind::ExitData => "target exit data spread",
-            Kind::Update => "target update spread",
-        };
+        let cname_guess = kind.construct_name();
         if info.file != main {
             errors.push(LowerError {
                 off: pragma_off,
@@ -245,6 +300,13 @@ pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
             errors.push(LowerError {
                 off: pragma_off,
                 msg: format!("'{cname_guess}' cannot be nested inside the loop of a 'target spread' construct"),
+            });
+            continue;
+        }
+        if depth <= 0 && matches!(kind, Kind::UpdatePeer | Kind::WaitDevice) {
+            errors.push(LowerError {
+                off: pragma_off,
+                msg: format!("'{cname_guess}' is a standalone directive; it can only appear where a statement can, inside a function"),
             });
             continue;
         }
@@ -371,6 +433,18 @@ pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
                     start: line_start,
                     end: dl.end,
                     pieces,
+                });
+            }
+            Kind::UpdatePeer | Kind::WaitDevice => {
+                let text = if kind == Kind::UpdatePeer {
+                    peer_text(&ctx, &d, n, line)
+                } else {
+                    wait_text(&ctx, &d, n, line)
+                };
+                out.edits.push(Edit {
+                    start: line_start,
+                    end: dl.end,
+                    pieces: vec![Piece::Line(line), Piece::Text(text)],
                 });
             }
             Kind::Data => {
@@ -526,6 +600,35 @@ mod tests {
             ),
             "{out}"
         );
+    }
+
+    #[test]
+    fn update_peer_and_wait() {
+        let out = lower_str("void f(void) {\n#pragma omp target update peer from(b[lo:n], y) from_device(e) to(a[1:n], x) to_device(d)\n#pragma omp wait device(d)\n}\n").unwrap();
+        assert!(out.contains("{\n<2>{ static const __spread_construct_t __spread_c_0 = { \"t.c\", 2, __SPREAD_KIND_UPDATE_PEER, 0, 0 }; const int32_t __spread_from_dev_0 = (int32_t)(e); const int32_t __spread_to_dev_0 = (int32_t)(d); __spread_update_peer(&__spread_c_0, (void *)&(a)[1], (size_t)(n) * sizeof((a)[0]), __spread_to_dev_0, (const void *)&(b)[lo], (size_t)(n) * sizeof((b)[0]), __spread_from_dev_0); __spread_update_peer(&__spread_c_0, (void *)&(x), sizeof(x), __spread_to_dev_0, (const void *)&(y), sizeof(y), __spread_from_dev_0); }\n"), "{out}");
+        assert!(out.contains("\n<3>{ static const __spread_construct_t __spread_c_1 = { \"t.c\", 3, __SPREAD_KIND_WAIT_DEVICE, 0, 0 }; __spread_device_wait(&__spread_c_1, (int32_t)(d)); }\n}"), "{out}");
+        // plain target update stays clang's
+        let src = "void f(void) {\n#pragma omp target update to(a[0:n]) device(1)\n}\n";
+        assert_eq!(lower_str(src).unwrap(), format!("# 1 \"t.c\"\n{src}"));
+    }
+
+    #[test]
+    fn standalone_extension_placement() {
+        let e = lower_str("#pragma omp wait device(0)\nint g(void) { return 0; }\n#pragma omp target update peer to(x) to_device(0) from(x) from_device(1)\n").unwrap_err();
+        assert_eq!(e.len(), 2);
+        assert!(e[0].1.contains("'wait' is a standalone directive"), "{e:?}");
+        assert!(
+            e[1].1
+                .contains("'target update peer' is a standalone directive"),
+            "{e:?}"
+        );
+        let e = lower_str("void f(int n) {\n#pragma omp target spread\nfor (int i = 0; i < n; i++) {\n#pragma omp wait device(0)\n}\n}\n").unwrap_err();
+        assert!(e[0].1.contains("'wait' cannot be nested"), "{e:?}");
+        // the body of an if: lowered as a block
+        let out =
+            lower_str("void f(int n) {\n  if (n)\n#pragma omp wait device(n)\n  else n++;\n}\n")
+                .unwrap();
+        assert!(out.contains("if (n)\n<3>{ static const __spread_construct_t __spread_c_0 = { \"t.c\", 3, __SPREAD_KIND_WAIT_DEVICE, 0, 0 }; __spread_device_wait(&__spread_c_0, (int32_t)(n)); }\n  else n++;"), "{out}");
     }
 
     #[test]

@@ -19,6 +19,7 @@
 static double blk[D][N];
 
 int main(void) {
+  setvbuf(stdout, NULL, _IONBF, 0); // messages (stderr) and results in program order
   double ref[D][N];
   for (int d = 0; d < D; d++)
     for (int i = 0; i < N; i++)

@@ -831,6 +831,7 @@ pub extern "C" fn __spread_device_wait(c: *const super::spread_exports::Construc
 /// libomp's routines get libomp's symbol version (node `VERSION` in `exports.map`), so that
 /// programs linked against libomp bind to Spread's definitions when Spread comes first. The other
 /// exports of this module are unversioned, like the `__spread_*` ABI.
+#[cfg(not(test))]
 macro_rules! symver {
     ($version:literal: $($name:ident,)*) => {
         std::arch::global_asm!(concat!($(".symver ", stringify!($name), ", ", stringify!($name), "@@", $version, "\n",)*));

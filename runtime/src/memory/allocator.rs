@@ -164,51 +164,52 @@ pub fn alloc(
         }
         None => None,
     };
-    let (block, grant) =
-        match block {
-            Some(b) => (b, grant),
-            None => {
-                let why = if !within_pool {
-                    "the allocator's pool_size is used up"
-                } else if first.is_some() {
-                    "its pages cannot be locked (pinned; see `ulimit -l`)"
-                } else {
-                    "memory is exhausted"
-                };
-                if rt.config.info_memory {
-                    info::spread_line(&format!("memory: {} failed: {why}", what()));
-                }
-                match a.request.fallback {
-                    Fallback::Null => return Ok(Outcome::Null),
-                    Fallback::Abort => return Err(Error::new(
+    let (block, grant) = match block {
+        Some(b) => (b, grant),
+        None => {
+            let why = if !within_pool {
+                "the allocator's pool_size is used up"
+            } else if first.is_some() {
+                "its pages cannot be locked (pinned; see `ulimit -l`)"
+            } else {
+                "memory is exhausted"
+            };
+            if rt.config.info_memory {
+                info::spread_line(&format!("memory: {} failed: {why}", what()));
+            }
+            match a.request.fallback {
+                Fallback::Null => return Ok(Outcome::Null),
+                Fallback::Abort => {
+                    return Err(Error::new(
                         ErrorKind::OutOfMemory,
                         format!(
                             "{} failed ({why}) and the allocator's fallback is omp_atv_abort_fb",
                             what()
                         ),
-                    )),
-                    Fallback::Allocator(fb) => {
-                        drop(_pool);
-                        if lookup(fb).is_some() {
-                            return alloc(rt, fb, size, align, zero);
-                        }
-                        return Ok(Outcome::Delegate(fb));
+                    ))
+                }
+                Fallback::Allocator(fb) => {
+                    drop(_pool);
+                    if lookup(fb).is_some() {
+                        return alloc(rt, fb, size, align, zero);
                     }
-                    Fallback::DefaultMem => {
-                        // The space's plain memory: no pool limit, no locked pages.
-                        let mut plain = grant;
-                        if plain.kind == MemoryKind::PinnedHost {
-                            plain.kind = MemoryKind::Host;
-                            plain.pinned = false;
-                        }
-                        match provider::allocate(rt, &plain, size)? {
-                            Some(b) => (b, plain),
-                            None => return Ok(Outcome::Null),
-                        }
+                    return Ok(Outcome::Delegate(fb));
+                }
+                Fallback::DefaultMem => {
+                    // The space's plain memory: no pool limit, no locked pages.
+                    let mut plain = grant;
+                    if plain.kind == MemoryKind::PinnedHost {
+                        plain.kind = MemoryKind::Host;
+                        plain.pinned = false;
+                    }
+                    match provider::allocate(rt, &plain, size)? {
+                        Some(b) => (b, plain),
+                        None => return Ok(Outcome::Null),
                     }
                 }
             }
-        };
+        }
+    };
     a.in_use.fetch_add(size, Ordering::Relaxed);
     drop(_pool);
     if zero {
