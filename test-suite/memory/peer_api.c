@@ -91,5 +91,28 @@ int main(void) {
   // CHECK: spread: spread_device_wait: {{.*}}7
   // CHECK: bad device: 1 1
 #pragma omp target exit data map(release : b0[0 : N]) device(0)
+
+  // omp_target_memcpy and _rect between two devices' own memory: device to device.
+  int m[6][5], r[6][5];
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 5; j++)
+      m[i][j] = 10 * i + j, r[i][j] = -1;
+  int *d1 = omp_target_alloc(sizeof m, 1), *d2 = omp_target_alloc(sizeof m, 2);
+  int hst = omp_get_initial_device();
+  size_t vol[2] = {3, 2}, src_off[2] = {1, 2}, dst_off[2] = {2, 0}, dims[2] = {6, 5};
+  size_t zero[2] = {0, 0}, all[2] = {6, 5};
+  ok = omp_target_memcpy(d1, m, sizeof m, 0, 0, 1, hst) == 0 &&
+       omp_target_memcpy(d2, r, sizeof r, 0, 0, 2, hst) == 0 &&
+       omp_target_memcpy_rect(d2, d1, sizeof(int), 2, vol, dst_off, src_off, dims, dims, 2, 1) == 0 &&
+       omp_target_memcpy_rect(r, d2, sizeof(int), 2, all, zero, zero, dims, dims, hst, 2) == 0;
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 5; j++) {
+      int in = i >= 2 && i < 5 && j < 2;
+      ok &= r[i][j] == (in ? m[i - 1][j + 2] : -1);
+    }
+  printf("memcpy_rect device to device: %s\n", ok ? "OK" : "FAILED");
+  // CHECK: memcpy_rect device to device: OK
+  omp_target_free(d1, 1);
+  omp_target_free(d2, 2);
   return 0;
 }
