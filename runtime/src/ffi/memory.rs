@@ -598,7 +598,6 @@ fn free_spread(routine: &str, ptr: *mut c_void, a: Handle) -> bool {
         return allocator::is_spread(effective(a)); // freeing NULL does nothing
     }
     let owned = allocator::allocation(ptr as usize).is_some();
-    let a = if a == 0 { 0 } else { effective(a) };
     if !owned && !allocator::is_spread(a) {
         return false;
     }
@@ -767,20 +766,6 @@ pub extern "C" fn spread_device_wait(device: c_int) -> c_int {
     }
 }
 
-fn construct_loc(c: *const super::spread_exports::ConstructC) -> crate::location::SourceLoc {
-    let cc = mem::read(c);
-    let file = cc
-        .and_then(|c| mem::c_string(c.file))
-        .unwrap_or_else(|| "unknown".into());
-    let line = cc.map_or(0, |c| c.line);
-    crate::location::SourceLoc {
-        file,
-        function: String::new(),
-        line: u32::try_from(line).unwrap_or(0),
-        column: 0,
-    }
-}
-
 #[no_mangle]
 pub extern "C" fn __spread_update_peer(
     c: *const super::spread_exports::ConstructC,
@@ -811,7 +796,7 @@ pub extern "C" fn __spread_update_peer(
         report::fatal_construct(
             rt,
             &e.context("target update peer failed".to_string()),
-            Some(&construct_loc(c)),
+            Some(&super::spread_exports::construct_of(c, "__spread_update_peer").location()),
         );
     }
 }
@@ -823,7 +808,7 @@ pub extern "C" fn __spread_device_wait(c: *const super::spread_exports::Construc
         report::fatal_construct(
             rt,
             &e.context("wait device failed".to_string()),
-            Some(&construct_loc(c)),
+            Some(&super::spread_exports::construct_of(c, "__spread_device_wait").location()),
         );
     }
 }

@@ -30,6 +30,23 @@ fn region<'a>(r: *mut c_void) -> &'a mut Region {
     }
 }
 
+/// The construct description the lowering passed to `entry`; a null one is a fatal misuse of
+/// the ABI.
+pub(super) fn construct_of(c: *const ConstructC, entry: &str) -> Construct {
+    let Some(cc) = mem::read(c) else {
+        report::fatal(
+            1,
+            &format!("spread: {entry} received no construct description"),
+        )
+    };
+    Construct {
+        file: mem::c_string(cc.file).unwrap_or_else(|| "unknown".into()),
+        line: cc.line,
+        kind: cc.kind,
+        flags: cc.flags,
+    }
+}
+
 /// Starts a spread construct over `[lb, ub)`.
 #[no_mangle]
 pub extern "C" fn __spread_region_begin(
@@ -41,18 +58,7 @@ pub extern "C" fn __spread_region_begin(
     chunk: i64,
 ) -> *mut c_void {
     let rt = runtime::get();
-    let Some(cc) = mem::read(c) else {
-        report::fatal(
-            1,
-            "spread: __spread_region_begin received no construct description",
-        )
-    };
-    let construct = Construct {
-        file: mem::c_string(cc.file).unwrap_or_else(|| "unknown".into()),
-        line: cc.line,
-        kind: cc.kind,
-        flags: cc.flags,
-    };
+    let construct = construct_of(c, "__spread_region_begin");
     let loc = construct.location();
     let devs = mem::array(devices, usize::try_from(ndevices).unwrap_or(0));
     match Region::begin(rt, construct, lb, ub, &devs, chunk) {
