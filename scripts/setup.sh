@@ -8,7 +8,7 @@
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
-APT_PACKAGES=(clang-19 llvm-19-dev libomp-19-dev llvm-19-tools cmake)
+APT_PACKAGES=(clang-19 clang-tools-19 llvm-19-dev libomp-19-dev llvm-19-tools cmake)
 LLVM_DIR=${LLVM_DIR:-/usr/lib/llvm-19}
 
 log() { printf 'setup: %s\n' "$*"; }
