@@ -5,6 +5,7 @@
 //! queue.
 
 use crate::api::{self, Side};
+use crate::ffi::kmp;
 use crate::error::{Error, ErrorKind, Result};
 use crate::info;
 use crate::memory;
@@ -47,6 +48,7 @@ pub fn update_peer(
     if bytes == 0 {
         return Ok(());
     }
+    settle_target_tasks();
     let dst_t = resolve(d, dst, bytes, "destination")?;
     let src_t = resolve(s, src, bytes, "source")?;
     for side in [s, d] {
@@ -62,6 +64,17 @@ pub fn device_wait(rt: &Runtime, device: i64) -> Result<()> {
     if device == rt.initial_device() {
         return Ok(()); // the host has no queue: its work is done when it returns
     }
-    rt.device(device)?.queue.drain();
+    let slot = rt.device(device)?;
+    settle_target_tasks();
+    slot.queue.drain();
     Ok(())
+}
+
+/// Makes the calling task's earlier `target ... nowait` constructs reach their device queues.
+/// libomp defers each one as a task (run by its hidden helper threads, or by the team), so one
+/// issued just before a wait or a peer copy may not have queued its work yet. Seed 003 orders a
+/// wait after every operation issued before it; waiting for the calling task's children gives
+/// that order (it also waits for their other children, which only costs concurrency).
+fn settle_target_tasks() {
+    kmp::taskwait();
 }

@@ -16,6 +16,7 @@ struct Kmp {
     get_max_threads: Option<extern "C" fn() -> i32>,
     set_num_threads: Option<extern "C" fn(i32)>,
     get_num_places: Option<extern "C" fn() -> i32>,
+    taskwait: Option<extern "C" fn(*const c_void, i32) -> i32>,
 }
 
 fn kmp() -> &'static Kmp {
@@ -45,6 +46,7 @@ fn kmp() -> &'static Kmp {
             get_max_threads: sym!("omp_get_max_threads", extern "C" fn() -> i32),
             set_num_threads: sym!("omp_set_num_threads", extern "C" fn(i32)),
             get_num_places: sym!("omp_get_num_places", extern "C" fn() -> i32),
+            taskwait: sym!("__kmpc_omp_taskwait", extern "C" fn(*const c_void, i32) -> i32),
         }
     })
 }
@@ -87,6 +89,16 @@ pub fn set_async_handle(slot: usize, handle: usize) {
 pub fn get_async_handle(slot: usize) -> usize {
     // SAFETY: as for `set_async_handle`.
     unsafe { *(slot as *const usize) }
+}
+
+/// `#pragma omp taskwait` for the calling thread's current task: returns when every child task
+/// it has created so far (its `target nowait` tasks among them) has completed, running tasks
+/// meanwhile. Without libomp there are no tasks to wait for.
+pub fn taskwait() {
+    let k = kmp();
+    if let (Some(gtid), Some(wait)) = (k.global_thread_num, k.taskwait) {
+        wait(std::ptr::null(), gtid(std::ptr::null()));
+    }
 }
 
 /// The calling thread's `nthreads-var`.
