@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install what Spread's build and tests need, but only what is missing:
-#   apt: clang-19 llvm-19-dev libomp-19-dev llvm-19-tools cmake
+#   apt: the packages in scripts/packages.sh
 #   PyPI: lit
 #   Rust: cargo (checked, not installed), rustfmt and clippy (added with rustup
 #   when missing)
@@ -8,7 +8,8 @@
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
-APT_PACKAGES=(clang-19 clang-tools-19 llvm-19-dev libomp-19-dev llvm-19-tools cmake)
+# shellcheck source=packages.sh
+. "$(dirname "${BASH_SOURCE[0]}")/packages.sh"
 LLVM_DIR=${LLVM_DIR:-/usr/lib/llvm-19}
 
 log() { printf 'setup: %s\n' "$*"; }

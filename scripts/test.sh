@@ -3,6 +3,8 @@
 # one that fails stops the run with its exit status:
 #   setup         scripts/setup.sh (installs what is missing)
 #   build         scripts/build.sh (cargo build --release --workspace + drop-in link)
+#   deps          scripts/check-deps.py: every tool/library/header used comes from a package
+#                 setup.sh installs; and the check fails when one is dropped from the list
 #   fmt           cargo fmt --all -- --check
 #   clippy        cargo clippy --workspace --all-targets -- -D warnings
 #   cargo-test    cargo test --workspace --release
@@ -82,10 +84,28 @@ conformance() {
   env "$1" python3 "$runner" -j"$JOBS" --build target/conformance
 }
 
+# deps_check: the dependency check passes, and fails when a package is left out of the list
+# (clang-tools-19, whose absence once hid behind hand-installed machines).
+deps_check() {
+  python3 scripts/check-deps.py
+  local out
+  if out=$(SPREAD_DEPS_DROP=clang-tools-19 python3 scripts/check-deps.py 2>&1); then
+    echo "check-deps passed without clang-tools-19 in the list; it must fail" >&2
+    return 1
+  fi
+  grep -q 'clang-offload-packager' <<<"$out" || {
+    echo "check-deps without clang-tools-19 did not name clang-offload-packager:" >&2
+    echo "$out" >&2
+    return 1
+  }
+  echo "check-deps without clang-tools-19 fails, as it must"
+}
+
 if [ "${SPREAD_SKIP_SETUP:-0}" != 1 ]; then
   stage setup bash scripts/setup.sh
 fi
 stage build bash scripts/build.sh
+stage deps deps_check
 stage fmt cargo fmt --all -- --check
 stage clippy cargo clippy --workspace --all-targets -- -D warnings
 stage cargo-test cargo test --workspace --release
