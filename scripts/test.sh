@@ -11,6 +11,8 @@
 #   lit           lit -sv test-suite (on Spread: library path and LD_PRELOAD)
 #   conformance-libpath   LLVM's offload tests, Spread as libomptarget.so.19.1 on LD_LIBRARY_PATH
 #   conformance-preload   the same with Spread in LD_PRELOAD
+#   sollve        the SOLLVE V&V suite's C tests on stock and on Spread; fails when Spread passes
+#                 fewer than stock or fails a test stock passes (docs/sollve.md)
 # The last line is "N passed, M failed" (counting stages).
 #
 # Environment:
@@ -101,6 +103,30 @@ deps_check() {
   echo "check-deps without clang-tools-19 fails, as it must"
 }
 
+# sollve: the SOLLVE V&V suite under both runtimes (about 6 minutes on 2 cores; compiled tests
+# are cached in target/sollve).
+sollve() {
+  local runner=$SHARED/conformance/sollve/run.py last
+  if [ ! -f "$runner" ]; then
+    echo "SOLLVE runner not found: $runner (set SPREAD_SHARED)" >&2
+    return 1
+  fi
+  mkdir -p target/sollve
+  python3 "$runner" -j"$JOBS" --build target/sollve --results target/sollve/results.tsv \
+    --spread-libdir target/spread/lib | tee target/sollve/run.log || true
+  last=$(tail -n 1 target/sollve/run.log)
+  # "spread N passed, stock M passed, compiled C of T; spread-only failures: K"
+  if [[ ! $last =~ ^spread\ ([0-9]+)\ passed,\ stock\ ([0-9]+)\ passed.*spread-only\ failures:\ ([0-9]+) ]]; then
+    echo "unexpected last line from the SOLLVE runner" >&2
+    return 1
+  fi
+  if [ "${BASH_REMATCH[1]}" -lt "${BASH_REMATCH[2]}" ] || [ "${BASH_REMATCH[3]}" -ne 0 ]; then
+    echo "Spread passes fewer SOLLVE tests than stock, or fails one stock passes:" >&2
+    awk -F'\t' '$1 !~ /^#/ && $3 == "PASS" && $4 != "PASS"' target/sollve/results.tsv >&2
+    return 1
+  fi
+}
+
 if [ "${SPREAD_SKIP_SETUP:-0}" != 1 ]; then
   stage setup bash scripts/setup.sh
 fi
@@ -112,6 +138,7 @@ stage cargo-test cargo test --workspace --release
 stage lit run_lit -sv -j"$JOBS" test-suite
 stage conformance-libpath conformance RUNTIME_LIBRARY_PATH="$REPO/target/spread/lib"
 stage conformance-preload conformance RUNTIME_PRELOAD="$REPO/target/release/libspread_rt.so"
+stage sollve sollve
 
 printf '\nall stages passed in %ds\n' "$((SECONDS - T0))"
 summary
