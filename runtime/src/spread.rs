@@ -384,7 +384,7 @@ impl Region {
                     }
                 }
                 let mut first = failure.lock();
-                if first.as_ref().is_none_or(|(s, _)| seq < *s) {
+                if !matches!(first.as_ref(), Some((s, _)) if *s < seq) {
                     *first = Some((seq, e.clone()));
                 }
                 e
