@@ -120,6 +120,26 @@ impl Queue {
         }
     }
 
+    /// Runs queued jobs on the calling thread (or waits for the worker) until at most `n` jobs
+    /// are waiting or running. A thread that queues work faster than the device completes it
+    /// calls this to keep the queue, and the memory its jobs hold, bounded.
+    pub fn run_while_longer_than(&self, n: usize) {
+        let (lock, cv) = &*self.inner;
+        loop {
+            let mut st = lock.lock();
+            if st.jobs.len() + usize::from(st.busy) <= n {
+                return;
+            }
+            if let Some((job, jev)) = take_next(&mut st) {
+                drop(st);
+                run_job(&self.inner, job, jev);
+                continue;
+            }
+            // A job is running elsewhere; its completion notifies `cv`.
+            cv.wait(&mut st);
+        }
+    }
+
     /// Jobs waiting or running.
     pub fn pending(&self) -> usize {
         let st = self.inner.0.lock();
@@ -205,6 +225,18 @@ mod tests {
         q.run_until(&events[49]).expect("ok");
         assert!(events.iter().all(|e| e.is_done()));
         assert_eq!(*log.lock(), (0..50).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_long_queue_is_shortened_by_the_submitting_thread() {
+        let q = Queue::new("test-queue-bound");
+        let (log, events) = logging_jobs(&q, 200);
+        q.run_while_longer_than(10);
+        assert!(q.pending() <= 10, "{}", q.pending());
+        q.run_until(&events[199]).expect("ok");
+        assert_eq!(*log.lock(), (0..200).collect::<Vec<_>>());
+        q.run_while_longer_than(0);
+        assert_eq!(q.pending(), 0);
     }
 
     #[test]

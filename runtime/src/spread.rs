@@ -6,7 +6,8 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::location::SourceLoc;
 use crate::queue::Event;
 use crate::runtime::{DeviceSlot, Policy, Runtime};
-use crate::schedule::{static_chunks, Chunk};
+use crate::schedule::{Chunk, Schedule};
+use parking_lot::Mutex;
 use std::sync::Arc;
 
 /// `__SPREAD_FLAG_NOWAIT`.
@@ -15,9 +16,13 @@ pub const FLAG_NOWAIT: i32 = 1;
 /// The static description of a spread construct (`__spread_construct_t`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Construct {
+    /// Source file of the pragma, as the user wrote it.
     pub file: String,
+    /// Line of the pragma.
     pub line: i32,
+    /// `__SPREAD_KIND_*`.
     pub kind: i32,
+    /// `__SPREAD_FLAG_*`.
     pub flags: i32,
 }
 
@@ -34,6 +39,7 @@ impl Construct {
         }
     }
 
+    /// The construct's source location, for error reports.
     pub fn location(&self) -> SourceLoc {
         SourceLoc {
             file: self.file.clone(),
@@ -43,29 +49,152 @@ impl Construct {
         }
     }
 
+    /// Whether the construct's range comes from a `range(start:length)` clause (the data
+    /// constructs) rather than from a loop.
+    fn has_range_clause(&self) -> bool {
+        (2..=5).contains(&self.kind)
+    }
+
     fn at(&self) -> String {
         format!("{}:{}", self.file, self.line)
     }
 }
 
+/// How many of a device's earlier chunks an overlap message names (the most recent ones).
+const OVERLAP_HISTORY: usize = 4;
+
+/// Operations one device's queue may hold before the thread queuing a region's chunks helps to
+/// run them, so that a region with many chunks does not queue them all at once.
+const MAX_QUEUED: usize = 256;
+
 /// One execution of a spread construct.
+///
+/// Its memory does not depend on its number of chunks: the schedule produces chunks on demand,
+/// only the last operation queued on each device is kept (device queues are FIFO), and overlap
+/// messages name at most [`OVERLAP_HISTORY`] earlier chunks per device.
 pub struct Region {
+    /// The construct this region executes.
     pub construct: Construct,
-    chunks: Vec<Chunk>,
-    /// Index of the next chunk `next` hands out.
-    next: usize,
+    /// `"target spread FILE:LINE"`, shared by the labels of the region's operations.
+    what: Arc<str>,
+    schedule: Schedule,
     current: Chunk,
     /// Whether the current chunk was printed for `SPREAD_INFO=chunks`.
     reported: bool,
     info_chunks: bool,
-    /// Operations queued for the chunks so far, with their device.
-    pending: Vec<(Arc<Event>, &'static DeviceSlot)>,
+    /// The earlier chunks on the current chunk's device, once the current chunk queued an
+    /// operation (then the chunk is in `history` too).
+    earlier: Option<Arc<Earlier>>,
+    /// Per device: the most recent chunks that queued operations on it.
+    history: Vec<DeviceHistory>,
+    /// Per device queue used: the last operation queued there.
+    lanes: Vec<Lane>,
+    /// Operations queued so far (their sequence numbers).
+    queued: u64,
+    /// The failure of the earliest queued operation that failed, with its sequence number.
+    failure: Arc<Mutex<Option<(u64, Error)>>>,
+}
+
+/// The last operation a region queued on one device.
+struct Lane {
+    slot: &'static DeviceSlot,
+    last: Arc<Event>,
+}
+
+/// The most recent chunks of a region that queued operations on one device.
+#[derive(Clone, Copy)]
+struct DeviceHistory {
+    device: i32,
+    /// Ring: the device's chunk number `j` is at `j % OVERLAP_HISTORY`.
+    recent: [Chunk; OVERLAP_HISTORY],
+    /// Chunks recorded so far.
+    count: u64,
+}
+
+/// The chunks that queued operations on a device before a given chunk: the most recent ones
+/// and how many came before those.
+struct Earlier {
+    /// The most recent ones, oldest first: `recent[..kept]`.
+    recent: [Chunk; OVERLAP_HISTORY],
+    kept: usize,
+    older: u64,
+}
+
+impl DeviceHistory {
+    fn new(device: i32) -> Self {
+        let none = Chunk {
+            lo: 0,
+            hi: 0,
+            device,
+        };
+        DeviceHistory {
+            device,
+            recent: [none; OVERLAP_HISTORY],
+            count: 0,
+        }
+    }
+
+    fn earlier(&self) -> Earlier {
+        let kept = self.count.min(OVERLAP_HISTORY as u64);
+        let first = self.count - kept;
+        let mut recent = self.recent;
+        for (i, j) in (first..self.count).enumerate() {
+            recent[i] = self.recent[(j % OVERLAP_HISTORY as u64) as usize];
+        }
+        Earlier {
+            recent,
+            kept: kept as usize,
+            older: first,
+        }
+    }
+
+    fn record(&mut self, c: Chunk) {
+        self.recent[(self.count % OVERLAP_HISTORY as u64) as usize] = c;
+        self.count += 1;
+    }
+}
+
+impl Earlier {
+    /// The context line of an explicit-extension error of `chunk` on `device`, if earlier
+    /// chunks mapped data there.
+    fn overlap_message(&self, chunk: Chunk, device: usize) -> Option<String> {
+        if self.kept == 0 {
+            return None;
+        }
+        let list: Vec<String> = self.recent[..self.kept]
+            .iter()
+            .map(|c| format!("[{},{})", c.lo, c.hi))
+            .collect();
+        let older = match self.older {
+            0 => String::new(),
+            n => format!(" (and {n} earlier chunk(s) there)"),
+        };
+        Some(format!(
+            "the data of chunk [{},{}) overlaps data mapped for chunk(s) {} on device {device}{older}: chunks on one device must not map overlapping sections",
+            chunk.lo,
+            chunk.hi,
+            list.join(", ")
+        ))
+    }
+}
+
+/// A copy of `v` in memory reserved without aborting: `None` when the allocation fails.
+fn try_copy(v: &[i32]) -> Option<Vec<i32>> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(v.len()).ok()?;
+    out.extend_from_slice(v);
+    Some(out)
 }
 
 impl Region {
     /// Starts a region over `[lb, ub)` on `devices` (empty: every device in number order) with
     /// the static schedule of `chunk` (0: one contiguous chunk per device). Without the pass the
     /// region stays one chunk, the whole range on the first device.
+    ///
+    /// Errors name the construct and its location: a device that does not exist, a negative
+    /// chunk size, a data construct's `range` with a negative length, a range of more
+    /// iterations than an `int64_t` counts. (A loop whose end is below its start has no
+    /// iteration, as in C.)
     pub fn begin(
         rt: &Runtime,
         construct: Construct,
@@ -75,12 +204,7 @@ impl Region {
         chunk: i64,
     ) -> Result<Region> {
         let n = rt.num_devices();
-        let mut list: Vec<i32> = if devices.is_empty() {
-            (0..n as i32).collect()
-        } else {
-            devices.to_vec()
-        };
-        for &d in &list {
+        for &d in devices {
             if d < 0 || d as usize >= n {
                 return Err(Error::new(
                     ErrorKind::BadDevice,
@@ -102,35 +226,85 @@ impl Region {
                 ),
             ));
         }
-        if rt.policy() == Policy::Disabled || list.is_empty() {
-            // Offloading is disabled (or there is no device): every chunk runs on the host.
-            list = vec![rt.initial_device() as i32];
+        if ub < lb && construct.has_range_clause() {
+            return Err(Error::new(
+                ErrorKind::Invalid,
+                format!(
+                    "the range of the {} at {} has a negative length ({})",
+                    construct.name(),
+                    construct.at(),
+                    i128::from(ub) - i128::from(lb)
+                ),
+            ));
         }
-        let chunks = static_chunks(lb, ub, &list, chunk);
+        if ub > lb && ub.abs_diff(lb) > i64::MAX as u64 {
+            return Err(Error::new(
+                ErrorKind::Invalid,
+                format!(
+                    "the range [{lb},{ub}) of the {} at {} has more iterations than an int64_t counts (omp_spread_size)",
+                    construct.name(),
+                    construct.at()
+                ),
+            ));
+        }
+        let out_of_memory = || {
+            Error::new(
+                ErrorKind::OutOfMemory,
+                format!(
+                    "out of host memory for the region of the {} at {} ({} devices listed)",
+                    construct.name(),
+                    construct.at(),
+                    devices.len()
+                ),
+            )
+        };
+        let list: Vec<i32> = if rt.policy() == Policy::Disabled || n == 0 {
+            // Offloading is disabled (or there is no device): every chunk runs on the host.
+            vec![rt.initial_device() as i32]
+        } else if devices.is_empty() {
+            (0..n as i32).collect()
+        } else {
+            try_copy(devices).ok_or_else(out_of_memory)?
+        };
+        // Distinct devices (and queues) are at most the devices plus the host: reserved here,
+        // the region allocates nothing that grows with its chunks.
+        let mut history = Vec::new();
+        let mut lanes = Vec::new();
+        history
+            .try_reserve_exact(n + 1)
+            .map_err(|_| out_of_memory())?;
+        lanes
+            .try_reserve_exact(n + 1)
+            .map_err(|_| out_of_memory())?;
         let current = Chunk {
             lo: lb,
             hi: ub.max(lb),
             device: list[0],
         };
+        let what: Arc<str> = format!("{} {}", construct.name(), construct.at()).into();
         Ok(Region {
             construct,
-            chunks,
-            next: 0,
+            what,
+            schedule: Schedule::new(lb, ub, list, chunk),
             current,
             reported: false,
             info_chunks: rt.config.info_chunks,
-            pending: Vec::new(),
+            earlier: None,
+            history,
+            lanes,
+            queued: 0,
+            failure: Arc::new(Mutex::new(None)),
         })
     }
 
     /// Advances to the next chunk (the loop the pass inserts); false when none is left.
     pub fn advance(&mut self) -> bool {
-        let Some(c) = self.chunks.get(self.next) else {
+        let Some(c) = self.schedule.next() else {
             return false;
         };
-        self.current = *c;
-        self.next += 1;
+        self.current = c;
         self.reported = false;
+        self.earlier = None;
         true
     }
 
@@ -152,58 +326,94 @@ impl Region {
     /// Label of the current chunk in traces and errors.
     pub fn label(&self) -> String {
         format!(
-            "{} {} chunk [{},{})",
-            self.construct.name(),
-            self.construct.at(),
-            self.current.lo,
-            self.current.hi
+            "{} chunk [{},{})",
+            self.what, self.current.lo, self.current.hi
         )
     }
 
-    /// Queues `op` for the current chunk on `slot`'s worker.
+    /// The chunks that queued operations on the current chunk's device before it; the first
+    /// call for a chunk records the chunk in its device's history.
+    fn earlier(&mut self) -> Arc<Earlier> {
+        if let Some(e) = &self.earlier {
+            return e.clone();
+        }
+        let chunk = self.current;
+        let h = match self.history.iter().position(|h| h.device == chunk.device) {
+            Some(i) => &mut self.history[i],
+            None => {
+                self.history.push(DeviceHistory::new(chunk.device));
+                let last = self.history.len() - 1;
+                &mut self.history[last]
+            }
+        };
+        let e = Arc::new(h.earlier());
+        h.record(chunk);
+        self.earlier = Some(e.clone());
+        e
+    }
+
+    /// Queues `op` for the current chunk on `slot`'s worker. When the queue is long, the
+    /// calling thread first helps to run it, so a region's queued work stays bounded.
     pub fn submit(
         &mut self,
         slot: &'static DeviceSlot,
         op: impl FnOnce() -> Result<()> + Send + 'static,
     ) {
         let chunk = self.current;
-        let label = self.label();
-        let earlier: Vec<Chunk> = self.chunks[..self.next.saturating_sub(1)]
-            .iter()
-            .filter(|c| c.device == chunk.device)
-            .copied()
-            .collect();
+        let earlier = self.earlier();
+        let what = self.what.clone();
+        let seq = self.queued;
+        self.queued += 1;
+        let failure = self.failure.clone();
         let device = slot.id;
-        let ev = slot.queue.submit(move || {
-            crate::trace::with_label(Some(label.clone()), op).map_err(|e| {
-                let mut e = e.context(format!("in {label} on device {device}"));
-                if e.message.starts_with("explicit extension not allowed") && !earlier.is_empty() {
-                    let list: Vec<String> = earlier.iter().map(|c| format!("[{},{})", c.lo, c.hi)).collect();
-                    e = e.context(format!(
-                        "the data of chunk [{},{}) overlaps data mapped for chunk(s) {} on device {device}: chunks on one device must not map overlapping sections",
-                        chunk.lo,
-                        chunk.hi,
-                        list.join(", ")
-                    ));
+        let job = move || {
+            let label = || format!("{what} chunk [{},{})", chunk.lo, chunk.hi);
+            let run = || crate::trace::with_label(crate::trace::enabled().then(label), op);
+            let r =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_or_else(|_| {
+                    Err(Error::new(
+                        ErrorKind::Backend,
+                        "an asynchronous device operation panicked",
+                    ))
+                });
+            r.map_err(|e| {
+                let mut e = e.context(format!("in {} on device {device}", label()));
+                if e.message.starts_with("explicit extension not allowed") {
+                    if let Some(m) = earlier.overlap_message(chunk, device) {
+                        e = e.context(m);
+                    }
+                }
+                let mut first = failure.lock();
+                if !matches!(first.as_ref(), Some((s, _)) if *s < seq) {
+                    *first = Some((seq, e.clone()));
                 }
                 e
             })
-        });
-        self.pending.push((ev, slot));
+        };
+        if slot.queue.pending() >= MAX_QUEUED {
+            slot.queue.run_while_longer_than(MAX_QUEUED / 2);
+        }
+        let ev = slot.queue.submit(job);
+        match self.lanes.iter_mut().find(|l| l.slot.id == slot.id) {
+            Some(l) => l.last = ev,
+            None => self.lanes.push(Lane { slot, last: ev }),
+        }
     }
 
-    /// Waits for every queued operation; the first error, if any.
+    /// Waits for every queued operation; the error of the first one (in queuing order) that
+    /// failed, if any.
     pub fn end(self) -> Result<()> {
-        let mut first = Ok(());
-        for (ev, slot) in self.pending {
-            // The waiting thread works through the device's queue too (see `Queue::run_until`).
-            if let Err(e) = slot.queue.run_until(&ev) {
-                if first.is_ok() {
-                    first = Err(e);
-                }
-            }
+        for lane in &self.lanes {
+            // Queues are FIFO: once the last operation is done, so are the earlier ones. The
+            // waiting thread works through the queue too (see `Queue::run_until`); failures
+            // are collected in `failure`, in queuing order.
+            let _ = lane.slot.queue.run_until(&lane.last);
         }
-        first
+        let first = self.failure.lock().take();
+        match first {
+            Some((_, e)) => Err(e),
+            None => Ok(()),
+        }
     }
 }
 
@@ -288,6 +498,180 @@ mod tests {
             .err()
             .expect("negative");
         assert_eq!(e.kind, ErrorKind::BadDevice);
+    }
+
+    /// A runtime that lives as long as the device slots regions queue work on.
+    fn static_rt(n: usize) -> &'static Runtime {
+        Box::leak(Box::new(rt(n)))
+    }
+
+    fn construct_of_kind(kind: i32) -> Construct {
+        Construct {
+            kind,
+            ..construct()
+        }
+    }
+
+    #[test]
+    fn negative_range_lengths_of_data_constructs_are_errors_naming_the_construct() {
+        let rt = rt(2);
+        let e = Region::begin(&rt, construct_of_kind(5), 10, 4, &[0, 1], 1)
+            .err()
+            .expect("negative length");
+        assert_eq!(e.kind, ErrorKind::Invalid);
+        assert!(
+            e.message.contains(
+                "the range of the target update spread at a.c:7 has a negative length (-6)"
+            ),
+            "{}",
+            e.message
+        );
+        // A loop whose end is below its start runs no iteration, as in C.
+        let mut r = Region::begin(&rt, construct(), 10, 4, &[0, 1], 1).expect("empty loop");
+        assert!(!r.advance());
+        assert_eq!(r.current().len(), 0);
+        r.end().expect("nothing queued");
+    }
+
+    #[test]
+    fn ranges_longer_than_an_int64_are_errors_naming_the_construct() {
+        let rt = rt(2);
+        let e = Region::begin(&rt, construct_of_kind(3), i64::MIN, 1, &[], 0)
+            .err()
+            .expect("too long");
+        assert!(
+            e.message.contains("target enter data spread at a.c:7"),
+            "{}",
+            e.message
+        );
+        // The longest range an int64_t counts is fine, also at the end of i64.
+        let mut r = Region::begin(&rt, construct(), 0, i64::MAX, &[1, 0], 0).expect("valid");
+        assert!(r.advance());
+        assert_eq!(r.current().len(), i64::MAX / 2 + 1);
+        let mut r =
+            Region::begin(&rt, construct(), i64::MAX - 10, i64::MAX, &[1, 0], 4).expect("valid");
+        let mut n = 0;
+        while r.advance() {
+            n += r.current().len();
+        }
+        assert_eq!(n, 10);
+    }
+
+    #[test]
+    fn many_chunks_keep_the_region_and_the_queues_bounded() {
+        let rt = static_rt(2);
+        let mut r = Region::begin(rt, construct(), 0, 1 << 40, &[], 1).expect("valid");
+        let (history_cap, lanes_cap) = (r.history.capacity(), r.lanes.capacity());
+        let done = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        for _ in 0..100_000 {
+            assert!(r.advance());
+            let slot = &rt.devices[r.current().device as usize];
+            let done = done.clone();
+            r.submit(slot, move || {
+                done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Ok(())
+            });
+            assert!(slot.queue.pending() <= MAX_QUEUED + 1);
+        }
+        assert_eq!(r.current().lo, 99_999);
+        assert_eq!(r.history.len(), 2);
+        assert_eq!(r.lanes.len(), 2);
+        assert_eq!(
+            (r.history.capacity(), r.lanes.capacity()),
+            (history_cap, lanes_cap)
+        );
+        r.end().expect("all succeed");
+        assert_eq!(done.load(std::sync::atomic::Ordering::Relaxed), 100_000);
+    }
+
+    #[test]
+    fn the_first_failure_in_queuing_order_is_reported() {
+        let rt = static_rt(2);
+        let mut r = Region::begin(rt, construct(), 0, 40, &[0, 1], 1).expect("valid");
+        while r.advance() {
+            let c = r.current();
+            let slot = &rt.devices[c.device as usize];
+            r.submit(slot, move || {
+                if c.lo == 7 || c.lo == 30 {
+                    Err(Error::new(ErrorKind::Backend, format!("boom {}", c.lo)))
+                } else {
+                    Ok(())
+                }
+            });
+        }
+        let e = r.end().expect_err("chunk 7 fails");
+        assert_eq!(e.message, "boom 7");
+        assert_eq!(
+            e.context,
+            vec!["in target spread a.c:7 chunk [7,8) on device 1".to_string()]
+        );
+    }
+
+    #[test]
+    fn overlap_errors_name_the_most_recent_chunks_of_the_device() {
+        let rt = static_rt(2);
+        let mut r = Region::begin(rt, construct_of_kind(3), 0, 100, &[0, 1], 1).expect("valid");
+        while r.advance() {
+            let c = r.current();
+            let slot = &rt.devices[c.device as usize];
+            r.submit(slot, move || {
+                if c.lo == 50 {
+                    Err(Error::new(
+                        ErrorKind::Mapping,
+                        "explicit extension not allowed: host address specified is ...",
+                    ))
+                } else {
+                    Ok(())
+                }
+            });
+        }
+        let e = r.end().expect_err("chunk 50 fails");
+        assert_eq!(
+            e.context,
+            vec![
+                "in target enter data spread a.c:7 chunk [50,51) on device 0".to_string(),
+                "the data of chunk [50,51) overlaps data mapped for chunk(s) [42,43), [44,45), [46,47), [48,49) on device 0 (and 21 earlier chunk(s) there): chunks on one device must not map overlapping sections".to_string()
+            ]
+        );
+        // The second chunk of a device names the first, as before.
+        let mut r = Region::begin(rt, construct_of_kind(3), 8, 56, &[1], 8).expect("valid");
+        while r.advance() {
+            let c = r.current();
+            r.submit(&rt.devices[1], move || {
+                if c.lo == 16 {
+                    Err(Error::new(
+                        ErrorKind::Mapping,
+                        "explicit extension not allowed",
+                    ))
+                } else {
+                    Ok(())
+                }
+            });
+        }
+        let e = r.end().expect_err("chunk 16 fails");
+        assert_eq!(
+            e.context[1],
+            "the data of chunk [16,24) overlaps data mapped for chunk(s) [8,16) on device 1: chunks on one device must not map overlapping sections"
+        );
+    }
+
+    #[test]
+    fn a_panicking_operation_is_an_error_of_its_chunk() {
+        let rt = static_rt(1);
+        let mut r = Region::begin(rt, construct(), 0, 3, &[0], 1).expect("valid");
+        while r.advance() {
+            let c = r.current();
+            r.submit(&rt.devices[0], move || {
+                assert!(c.lo != 1, "chunk 1 panics");
+                Ok(())
+            });
+        }
+        let e = r.end().expect_err("chunk 1 panics");
+        assert_eq!(e.message, "an asynchronous device operation panicked");
+        assert_eq!(
+            e.context,
+            vec!["in target spread a.c:7 chunk [1,2) on device 0".to_string()]
+        );
     }
 
     #[test]

@@ -1,12 +1,15 @@
 // Runtime errors of spread constructs name the construct and its location: a
 // device list with a device that does not exist, and chunks whose halos overlap
-// on one device (the standard OpenMP mapping error plus which chunks overlap).
+// on one device (the standard OpenMP mapping error plus which chunks overlap),
+// a range with a negative length.
 //
 // REQUIRES: spread
 // RUN: %spread-cc -O1 -DBAD_DEVICE %s -o %t.dev
 // RUN: not --crash %t.dev 2>&1 | FileCheck %s --check-prefix=DEV
 // RUN: %spread-cc -O1 -DOVERLAP %s -o %t.overlap
 // RUN: not --crash %t.overlap 2>&1 | FileCheck %s --check-prefix=OVERLAP
+// RUN: %spread-cc -O1 -DNEGATIVE_RANGE %s -o %t.neg
+// RUN: not --crash %t.neg 2>&1 | FileCheck %s --check-prefix=NEG
 
 #include <stdio.h>
 
@@ -30,6 +33,13 @@ int main(void) {
   // OVERLAP: omptarget error: in target enter data spread {{.*}}errors.c:[[#@LINE-3]] chunk [16,24) on device 2
   // OVERLAP: omptarget error: the data of chunk [16,24) overlaps data mapped for chunk(s) [8,16) on device 2
   // OVERLAP: fatal error 1: failure of target construct while offloading is mandatory
+#endif
+#ifdef NEGATIVE_RANGE
+  int len = 4 - last;
+#pragma omp target update spread devices(0, 1) range(8 : len) chunk_size(1)   \
+    to(A[omp_spread_start : omp_spread_size])
+  // NEG: omptarget error: the range of the target update spread at {{.*}}errors.c:[[#@LINE-2]] has a negative length (-3)
+  // NEG: errors.c:[[#@LINE-3]]: omptarget fatal error 1: failure of target construct while offloading is mandatory
 #endif
   printf("FAIL: returned (last=%d)\n", last);
   return 0;
