@@ -136,6 +136,8 @@ enum Lowered {
     Text(String, bool),
     /// Spread errors.
     Errors(Vec<Diagnostic>),
+    /// clang could not be run (the message, for `<prog>: error:`).
+    Failed(String),
 }
 
 struct Driver<'a> {
@@ -182,8 +184,9 @@ impl<'a> Driver<'a> {
         }
     }
 
-    /// Runs `clang -E` on `input`, with the user's preprocessing flags.
-    fn preprocess(&self, input: &Input) -> Option<String> {
+    /// Runs `clang -E` on `input`, with the user's preprocessing flags: the preprocessed text,
+    /// `None` when clang reports an error in the input, or why clang could not be run.
+    fn preprocess(&self, input: &Input) -> Result<Option<String>, String> {
         let args = &self.inv.args;
         let inputs: HashSet<usize> = self.inv.inputs.iter().map(|i| i.index).collect();
         let mut cmd = Command::new(&self.clang);
@@ -208,13 +211,32 @@ impl<'a> Driver<'a> {
             _ => "c",
         });
         cmd.arg(&input.path);
-        cmd.stdin(Stdio::null()).stderr(Stdio::null());
+        cmd.stdin(Stdio::null());
         self.verbose(&cmd);
-        let out = cmd.output().ok()?;
+        let out = match cmd.output() {
+            Ok(o) => o,
+            Err(e) => {
+                return Err(format!(
+                    "cannot run '{}' (the clang to preprocess '{}'): {e}",
+                    self.clang.display(),
+                    input.path
+                ))
+            }
+        };
         if !out.status.success() {
-            return None;
+            // clang explains every failure; a silent one means the program is not clang
+            if out.stderr.iter().all(u8::is_ascii_whitespace) {
+                return Err(format!(
+                    "'{}' {} without a message while preprocessing '{}'; is it clang 19 (set SPREAD_CLANG)?",
+                    self.clang.display(),
+                    describe_status(&out.status),
+                    input.path
+                ));
+            }
+            // the user's error: clang reports it when it compiles the file as written
+            return Ok(None);
         }
-        Some(decode(out.stdout).0)
+        Ok(Some(decode(out.stdout).0))
     }
 
     fn lower_input(&self, input: &Input) -> Lowered {
@@ -222,8 +244,10 @@ impl<'a> Driver<'a> {
             return Lowered::Unchanged;
         };
         let (text, bytewise) = decode(bytes);
-        let Some(pp_text) = self.preprocess(input) else {
-            return Lowered::Unchanged;
+        let pp_text = match self.preprocess(input) {
+            Ok(Some(t)) => t,
+            Ok(None) => return Lowered::Unchanged,
+            Err(msg) => return Lowered::Failed(msg),
         };
         if !lower::may_contain_spread(&pp_text) {
             return Lowered::Unchanged;
@@ -339,6 +363,7 @@ impl<'a> Driver<'a> {
                     }
                 }
                 Lowered::Errors(d) => diags.extend(d),
+                Lowered::Failed(msg) => return self.error(&msg),
                 Lowered::Text(t, bytewise) => {
                     let bytes = encode(&t, bytewise);
                     if inv.spread.print_lowered {
@@ -476,21 +501,61 @@ impl<'a> Driver<'a> {
         cmd.args(&args);
         self.verbose(&cmd);
         match cmd.status() {
-            Ok(s) => match s.code() {
-                Some(c) => c,
-                None => {
-                    #[cfg(unix)]
-                    {
-                        use std::os::unix::process::ExitStatusExt;
-                        128 + s.signal().unwrap_or(0)
+            Ok(s) if s.success() => 0,
+            Ok(s) => {
+                let code = match s.code() {
+                    Some(c) => c,
+                    None => {
+                        #[cfg(unix)]
+                        {
+                            use std::os::unix::process::ExitStatusExt;
+                            128 + s.signal().unwrap_or(0)
+                        }
+                        #[cfg(not(unix))]
+                        1
                     }
-                    #[cfg(not(unix))]
-                    1
+                };
+                if s.code().is_none() || !self.is_clang() {
+                    // clang explains its own failures; a signal or a program that is not
+                    // clang does not
+                    self.error(&format!(
+                        "'{}' {}",
+                        self.clang.display(),
+                        describe_status(&s)
+                    ));
                 }
-            },
+                code
+            }
             Err(e) => self.error(&format!("cannot run '{}': {e}", self.clang.display())),
         }
     }
+
+    /// Whether the program run as clang answers `--version` like clang (asked only after a
+    /// failure, to tell clang's own errors from a wrong `SPREAD_CLANG`).
+    fn is_clang(&self) -> bool {
+        Command::new(&self.clang)
+            .arg("--version")
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()
+            .map(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).contains("clang"))
+            .unwrap_or(false)
+    }
+}
+
+/// How a child process ended, for messages: "exited with status 1", "was killed by signal 9".
+fn describe_status(s: &std::process::ExitStatus) -> String {
+    if let Some(c) = s.code() {
+        return format!("exited with status {c}");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = s.signal() {
+            return format!("was killed by signal {sig}");
+        }
+    }
+    "failed".to_string()
 }
 
 /// The arguments that link Spread's runtime (in `lib`), put after the user's arguments and so
