@@ -96,11 +96,20 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// The pieces that declare the devices array: (declaration, pointer, count).
+/// The pieces that declare the devices array: (declaration, pointer, count). The declaration
+/// follows the construct's descriptor `__spread_c_K`: a device that is not an integer literal
+/// (literals are checked by the parser) is range-checked by spread.h's `__spread_device_arg`,
+/// which reports a value that does not fit an `int` through the runtime.
 fn devices_decl(k: usize, d: &SpreadDirective) -> (String, String, String) {
     match &d.devices {
         Some(items) => {
-            let list: Vec<String> = items.iter().map(|e| format!("(int32_t)({e})")).collect();
+            let list: Vec<String> = items
+                .iter()
+                .map(|e| match directive::int_literal(e) {
+                    Some(v) if v <= i32::MAX as u128 => format!("(int32_t)({e})"),
+                    _ => format!("__spread_device_arg(&__spread_c_{k}, (long long)({e}))"),
+                })
+                .collect();
             (
                 format!(
                     "const int32_t __spread_devs_{k}[] = {{ {} }}; ",
@@ -131,25 +140,20 @@ fn inner_pragma(d: &SpreadDirective, construct: &str, region: &str, extra: &[Str
     s
 }
 
-/// A data region: begin, per-chunk locals, the directive, end (for the data constructs).
-#[allow(clippy::too_many_arguments)]
+/// A data region: begin, per-chunk locals, the directive, end (for the data constructs; the
+/// descriptor `cvar` and the saved values come from [`data_saved`]).
 fn data_region(
-    ctx: &Ctx,
     d: &SpreadDirective,
     k: usize,
-    cvar: &str,
-    rvar: &str,
-    (desc_line, line): (u32, u32),
+    (cvar, rvar): (&str, &str),
+    line: u32,
     construct: &str,
     maps: &[String],
 ) -> Vec<Piece> {
     let (_, ptr, n) = devices_decl(k, d);
     vec![
         Piece::Text(format!(
-            "{{ static const __spread_construct_t {cvar} = {{ \"{}\", {desc_line}, {}, {}, 0 }}; __spread_region_t *{rvar} = __spread_region_begin(&{cvar}, __spread_lb_{k}, __spread_ub_{k}, {ptr}, {n}, __spread_chunk_{k}); {{ {}",
-            ctx.file_lit,
-            d.kind.abi_name(),
-            flags(d),
+            "{{ __spread_region_t *{rvar} = __spread_region_begin(&{cvar}, __spread_lb_{k}, __spread_ub_{k}, {ptr}, {n}, __spread_chunk_{k}); {{ {}",
             chunk_locals(rvar)
         )),
         Piece::Directive {
@@ -210,8 +214,10 @@ fn wait_text(ctx: &Ctx, d: &SpreadDirective, k: usize, line: u32) -> String {
     )
 }
 
-/// Values a data construct evaluates once: devices, bounds and chunk size.
-fn data_saved(k: usize, d: &SpreadDirective) -> String {
+/// The descriptor of a data construct and the values it evaluates once: devices, bounds (a
+/// negative length is reported by the runtime through spread.h's `__spread_length_arg`) and
+/// chunk size.
+fn data_saved(ctx: &Ctx, k: usize, d: &SpreadDirective, line: u32) -> String {
     let (decl, _, _) = devices_decl(k, d);
     let (start, len) = d.range.clone().unwrap_or_default();
     let chunk = d
@@ -220,7 +226,10 @@ fn data_saved(k: usize, d: &SpreadDirective) -> String {
         .map(|c| format!("({c})"))
         .unwrap_or("0".into());
     format!(
-        "{{ {decl}const int64_t __spread_lb_{k} = ({start}); const int64_t __spread_ub_{k} = __spread_lb_{k} + ({len}); const int64_t __spread_chunk_{k} = {chunk}; "
+        "{{ static const __spread_construct_t __spread_c_{k} = {{ \"{}\", {line}, {}, {}, 0 }}; {decl}const int64_t __spread_lb_{k} = ({start}); const int64_t __spread_ub_{k} = __spread_lb_{k} + __spread_length_arg(&__spread_c_{k}, (int64_t)({len})); const int64_t __spread_chunk_{k} = {chunk}; ",
+        ctx.file_lit,
+        d.kind.abi_name(),
+        flags(d),
     )
 }
 
@@ -344,8 +353,9 @@ pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
                     }
                 };
                 let (decl, ptr, ndev) = devices_decl(n, &d);
+                // `ub + 1` in int64_t: `i <= INT_MAX` must not overflow the loop's type
                 let ub = if lp.inclusive {
-                    format!("({}) + 1", lp.ub)
+                    format!("(int64_t)({}) + 1", lp.ub)
                 } else {
                     format!("({})", lp.ub)
                 };
@@ -375,17 +385,24 @@ pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
                 let indent = if lead.trim().is_empty() { lead } else { "" };
                 let var = &lp.var;
                 let cast_ty = lp.decl_type.as_deref().and_then(cast_type);
+                // An inclusive loop keeps its `<=` on the chunk's last iteration: the end of a
+                // chunk that ends at the type's maximum does not fit the type.
+                let (op, end) = if lp.inclusive {
+                    ("<=", "omp_spread_start + omp_spread_size - 1")
+                } else {
+                    ("<", "omp_spread_start + omp_spread_size")
+                };
                 let header = match (&lp.decl_type, cast_ty) {
                     (Some(ty), None) => format!(
-                        "{indent}for ({ty} {var} = omp_spread_start; {var} < omp_spread_start + omp_spread_size; {})",
+                        "{indent}for ({ty} {var} = omp_spread_start; {var} {op} {end}; {})",
                         lp.incr
                     ),
                     (Some(ty), Some(cast)) => format!(
-                        "{indent}for ({ty} {var} = omp_spread_start; {var} < ({cast})(omp_spread_start + omp_spread_size); {})",
+                        "{indent}for ({ty} {var} = omp_spread_start; {var} {op} ({cast})({end}); {})",
                         lp.incr
                     ),
                     (None, _) => format!(
-                        "{indent}for ({var} = omp_spread_start; {var} < omp_spread_start + omp_spread_size; {})",
+                        "{indent}for ({var} = omp_spread_start; {var} {op} {end}; {})",
                         lp.incr
                     ),
                 };
@@ -417,14 +434,15 @@ pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
                     Kind::ExitData => "target exit data",
                     _ => "target update",
                 };
-                let mut pieces = vec![Piece::Line(line), Piece::Text(data_saved(n, &d))];
+                let mut pieces = vec![
+                    Piece::Line(line),
+                    Piece::Text(data_saved(&ctx, n, &d, line)),
+                ];
                 pieces.extend(data_region(
-                    &ctx,
                     &d,
                     n,
-                    &format!("__spread_c_{n}"),
-                    &format!("__spread_r_{n}"),
-                    (line, line),
+                    (&format!("__spread_c_{n}"), &format!("__spread_r_{n}")),
+                    line,
                     construct,
                     &[],
                 ));
@@ -463,16 +481,24 @@ pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
                         continue;
                     }
                 };
+                if let Err(e) = stmt::check_structured_block(&ctx.view, k + 1, block_end, &cname) {
+                    errors.push(LowerError {
+                        off: ctx.item_off(e.item),
+                        msg: e.msg,
+                    });
+                    continue;
+                }
                 let enter: Vec<String> = d.data_maps.iter().map(|m| m.enter.clone()).collect();
                 let exit: Vec<String> = d.data_maps.iter().map(|m| m.exit.clone()).collect();
-                let mut pieces = vec![Piece::Line(line), Piece::Text(data_saved(n, &d))];
+                let mut pieces = vec![
+                    Piece::Line(line),
+                    Piece::Text(data_saved(&ctx, n, &d, line)),
+                ];
                 pieces.extend(data_region(
-                    &ctx,
                     &d,
                     n,
-                    &format!("__spread_c_{n}"),
-                    &format!("__spread_r_{n}"),
-                    (line, line),
+                    (&format!("__spread_c_{n}"), &format!("__spread_r_{n}")),
+                    line,
                     "target enter data",
                     &enter,
                 ));
@@ -485,12 +511,10 @@ pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
                 let end_line = ctx.presumed_line_of(end_off);
                 let mut pieces = vec![Piece::Text(" ".into())];
                 pieces.extend(data_region(
-                    &ctx,
                     &d,
                     n,
-                    &format!("__spread_c_{n}"),
-                    &format!("__spread_r_{n}"),
-                    (line, end_line),
+                    (&format!("__spread_c_{n}"), &format!("__spread_r_{n}")),
+                    end_line,
                     "target exit data",
                     &exit,
                 ));
@@ -565,25 +589,25 @@ mod tests {
         let out =
             lower_str("#pragma omp target spread nowait\nfor (i = 0; i <= n; ++i) { a(); }\n")
                 .unwrap();
-        assert!(out.contains("__SPREAD_KIND_TARGET, __SPREAD_FLAG_NOWAIT, 0 }; __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, (0), (n) + 1, (const int32_t *)0, 0, 0);"), "{out}");
+        assert!(out.contains("__SPREAD_KIND_TARGET, __SPREAD_FLAG_NOWAIT, 0 }; __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, (0), (int64_t)(n) + 1, (const int32_t *)0, 0, 0);"), "{out}");
         assert!(
             out.contains("#pragma omp target device(__spread_chunk_device(__spread_r_0)) nowait\n"),
             "{out}"
         );
-        assert!(out.contains("for (i = omp_spread_start; i < omp_spread_start + omp_spread_size; ++i) { a(); } }"), "{out}");
+        assert!(out.contains("for (i = omp_spread_start; i <= omp_spread_start + omp_spread_size - 1; ++i) { a(); } }"), "{out}");
     }
 
     #[test]
     fn standalone_data() {
         let out = lower_str("#pragma omp target enter data spread devices(1,0) range(1:N-2) chunk_size(4) nowait depend(out: x) map(to: A[omp_spread_start:omp_spread_size])\ny;\n").unwrap();
-        assert!(out.contains("<1>{ const int32_t __spread_devs_0[] = { (int32_t)(1), (int32_t)(0) }; const int64_t __spread_lb_0 = (1); const int64_t __spread_ub_0 = __spread_lb_0 + (N-2); const int64_t __spread_chunk_0 = (4); { static const __spread_construct_t __spread_c_0 = { \"t.c\", 1, __SPREAD_KIND_ENTER_DATA, __SPREAD_FLAG_NOWAIT, 0 }; __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, __spread_lb_0, __spread_ub_0, __spread_devs_0, 2, __spread_chunk_0); { const int64_t omp_spread_start = __spread_chunk_start(__spread_r_0); const int64_t omp_spread_size = __spread_chunk_size(__spread_r_0);"), "{out}");
+        assert!(out.contains("<1>{ static const __spread_construct_t __spread_c_0 = { \"t.c\", 1, __SPREAD_KIND_ENTER_DATA, __SPREAD_FLAG_NOWAIT, 0 }; const int32_t __spread_devs_0[] = { (int32_t)(1), (int32_t)(0) }; const int64_t __spread_lb_0 = (1); const int64_t __spread_ub_0 = __spread_lb_0 + __spread_length_arg(&__spread_c_0, (int64_t)(N-2)); const int64_t __spread_chunk_0 = (4); { __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, __spread_lb_0, __spread_ub_0, __spread_devs_0, 2, __spread_chunk_0); { const int64_t omp_spread_start = __spread_chunk_start(__spread_r_0); const int64_t omp_spread_size = __spread_chunk_size(__spread_r_0);"), "{out}");
         assert!(out.contains("<1>#pragma omp target enter data device(__spread_chunk_device(__spread_r_0)) nowait depend(out: x) map(to: A[omp_spread_start:omp_spread_size])\n<1>} __spread_region_end(__spread_r_0); } }\ny;"), "{out}");
     }
 
     #[test]
     fn data_block() {
         let out = lower_str("#pragma omp target data spread range(0:N) map(tofrom: A[omp_spread_start:omp_spread_size])\n{\n  work();\n}\nz;\n").unwrap();
-        assert!(out.contains("#pragma omp target enter data device(__spread_chunk_device(__spread_r_0)) map(to: A[omp_spread_start:omp_spread_size])\n<1>} __spread_region_end(__spread_r_0); }\n{\n  work();\n} { static const __spread_construct_t __spread_c_0 = { \"t.c\", 1, __SPREAD_KIND_DATA, 0, 0 };"), "{out}");
+        assert!(out.contains("#pragma omp target enter data device(__spread_chunk_device(__spread_r_0)) map(to: A[omp_spread_start:omp_spread_size])\n<1>} __spread_region_end(__spread_r_0); }\n{\n  work();\n} { __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0,"), "{out}");
         assert!(out.contains("\n<4>#pragma omp target exit data device(__spread_chunk_device(__spread_r_0)) map(from: A[omp_spread_start:omp_spread_size])\n<4>} __spread_region_end(__spread_r_0); } }\nz;"), "{out}");
     }
 
