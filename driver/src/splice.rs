@@ -181,11 +181,17 @@ pub fn splice(
     merged.sort();
     let merged = merge(merged);
 
-    // directives other than pragmas cannot be rewritten through the preprocessed text
+    // directives other than pragmas cannot be rewritten through the preprocessed text (the
+    // directives are in line order: only those from the group's first line on are looked at)
+    let dirs = &src.lexed.directives;
     for &(a, b) in &merged {
-        for d in &src.lexed.directives {
+        let from = dirs.partition_point(|d| d.last_line + 1 < a);
+        for d in &dirs[from..] {
             let (l0, l1) = (d.line + 1, d.last_line + 1);
-            if l1 < a || l0 > b {
+            if l0 > b {
+                break;
+            }
+            if l1 < a {
                 continue;
             }
             let name = if d.first_tok + 1 < d.end_tok {
