@@ -11,8 +11,13 @@ use crate::diag::{self, Diagnostic, Loc};
 use crate::lower;
 use crate::paths::{self, Layout, RUNTIME_SONAME};
 use crate::ppout::PpOutput;
+use crate::remap;
 use crate::source::{Locator, SourceFile};
 use crate::splice;
+
+/// Stack of the thread that lowers an input: statements nested [`crate::stmt::MAX_NESTING`]
+/// deep fit.
+const LOWERING_STACK: usize = 256 << 20;
 
 /// Default offload target.
 pub const DEFAULT_TARGET: &str = "x86_64-unknown-linux-gnu";
@@ -132,8 +137,9 @@ impl Drop for TempDir {
 enum Lowered {
     /// Nothing to lower (or the file could not be preprocessed: clang reports why).
     Unchanged,
-    /// The lowered text (to be encoded with the flag).
-    Text(String, bool),
+    /// The lowered text (to be encoded with the flag), and what clang's diagnostics on it are
+    /// mapped back to.
+    Text(String, bool, remap::Lowered),
     /// Spread errors.
     Errors(Vec<Diagnostic>),
     /// clang could not be run (the message, for `<prog>: error:`).
@@ -287,7 +293,15 @@ impl<'a> Driver<'a> {
         }
         let file = pp.file_name(pp.main_file).to_string();
         match splice::splice(&src, &pp, &lowering.edits, &self.header_line()) {
-            Ok(t) => Lowered::Text(t, bytewise),
+            Ok(t) => Lowered::Text(
+                t,
+                bytewise,
+                remap::Lowered {
+                    name: file,
+                    text: src.text.clone(),
+                    cxx,
+                },
+            ),
             Err(e) => Lowered::Errors(vec![Diagnostic::error(Some(Loc { file, ..e.loc }), e.msg)]),
         }
     }
@@ -346,11 +360,25 @@ impl<'a> Driver<'a> {
         };
         let mut diags = Vec::new();
         let mut replaced: Vec<(usize, PathBuf)> = Vec::new(); // (input index, lowered file)
+        let mut sources: Vec<remap::Lowered> = Vec::new();
         for (k, input) in inv.inputs.iter().enumerate() {
             if input.lang == Lang::Other || inv.deps_only {
                 continue;
             }
-            match self.lower_input(input) {
+            // deeply nested code recurses deeply: lower on a thread with a large stack
+            let lowered = std::thread::scope(|s| {
+                std::thread::Builder::new()
+                    .stack_size(LOWERING_STACK)
+                    .spawn_scoped(s, || self.lower_input(input))
+                    .map(|h| h.join())
+            });
+            let lowered = match lowered {
+                Ok(Ok(l)) => l,
+                Ok(Err(_)) => return self.error("internal error while lowering (please report)"),
+                // no thread: lower on this one
+                Err(_) => self.lower_input(input),
+            };
+            match lowered {
                 Lowered::Unchanged => {
                     if inv.spread.print_lowered {
                         match fs::read(&input.path) {
@@ -364,7 +392,7 @@ impl<'a> Driver<'a> {
                 }
                 Lowered::Errors(d) => diags.extend(d),
                 Lowered::Failed(msg) => return self.error(&msg),
-                Lowered::Text(t, bytewise) => {
+                Lowered::Text(t, bytewise, source) => {
                     let bytes = encode(&t, bytewise);
                     if inv.spread.print_lowered {
                         print_bytes(&bytes);
@@ -382,6 +410,7 @@ impl<'a> Driver<'a> {
                         return self.error(&format!("cannot write '{}': {e}", file.display()));
                     }
                     replaced.push((k, file));
+                    sources.push(source);
                 }
             }
         }
@@ -482,7 +511,11 @@ impl<'a> Driver<'a> {
             }
             args.push(format!("-fpass-plugin={}", plugin.display()));
         }
-        let status = self.exec(args);
+        let status = if sources.is_empty() {
+            self.exec(args)
+        } else {
+            self.exec_remapped(args, &sources)
+        };
         if status == 0 && inv.dep_file {
             for (k, file) in &replaced {
                 let input = &inv.inputs[*k];
@@ -501,33 +534,75 @@ impl<'a> Driver<'a> {
         cmd.args(&args);
         self.verbose(&cmd);
         match cmd.status() {
-            Ok(s) if s.success() => 0,
-            Ok(s) => {
-                let code = match s.code() {
-                    Some(c) => c,
-                    None => {
-                        #[cfg(unix)]
-                        {
-                            use std::os::unix::process::ExitStatusExt;
-                            128 + s.signal().unwrap_or(0)
-                        }
-                        #[cfg(not(unix))]
-                        1
-                    }
-                };
-                if s.code().is_none() || !self.is_clang() {
-                    // clang explains its own failures; a signal or a program that is not
-                    // clang does not
-                    self.error(&format!(
-                        "'{}' {}",
-                        self.clang.display(),
-                        describe_status(&s)
-                    ));
-                }
-                code
-            }
+            // clang explains its own failures; a signal or a program that is not clang does not
+            Ok(s) => self.status_code(&s),
             Err(e) => self.error(&format!("cannot run '{}': {e}", self.clang.display())),
         }
+    }
+
+    /// Runs clang with its stderr read back: diagnostics on the lines the lowering rewrote are
+    /// pointed back at the user's code ([`remap`]) before they are printed. Colors stay on
+    /// for a terminal unless the command chooses.
+    fn exec_remapped(&self, mut args: Vec<String>, sources: &[remap::Lowered]) -> i32 {
+        use std::io::{IsTerminal, Read, Write};
+        let chooses_color = args.iter().any(|a| {
+            a.starts_with("-fcolor-diagnostics")
+                || a.starts_with("-fno-color-diagnostics")
+                || a.starts_with("-fdiagnostics-color")
+                || a.starts_with("-fno-diagnostics-color")
+        });
+        if !chooses_color && std::io::stderr().is_terminal() {
+            args.push("-fcolor-diagnostics".into());
+        }
+        let mut cmd = Command::new(&self.clang);
+        cmd.args(&args).stderr(Stdio::piped());
+        self.verbose(&cmd);
+        let mut child = match cmd.spawn() {
+            Ok(c) => c,
+            Err(e) => return self.error(&format!("cannot run '{}': {e}", self.clang.display())),
+        };
+        let mut err = Vec::new();
+        if let Some(mut pipe) = child.stderr.take() {
+            let _ = pipe.read_to_end(&mut err);
+        }
+        let status = child.wait();
+        let (text, bytewise) = decode(err);
+        let text = remap::remap(&text, sources);
+        let mut stderr = std::io::stderr().lock();
+        let _ = stderr.write_all(&encode(&text, bytewise));
+        let _ = stderr.flush();
+        drop(stderr);
+        match status {
+            Ok(s) => self.status_code(&s),
+            Err(e) => self.error(&format!("cannot run '{}': {e}", self.clang.display())),
+        }
+    }
+
+    /// The exit status for clang's `s`, with a message where clang gives none.
+    fn status_code(&self, s: &std::process::ExitStatus) -> i32 {
+        if s.success() {
+            return 0;
+        }
+        let code = match s.code() {
+            Some(c) => c,
+            None => {
+                #[cfg(unix)]
+                {
+                    use std::os::unix::process::ExitStatusExt;
+                    128 + s.signal().unwrap_or(0)
+                }
+                #[cfg(not(unix))]
+                1
+            }
+        };
+        if s.code().is_none() || !self.is_clang() {
+            self.error(&format!(
+                "'{}' {}",
+                self.clang.display(),
+                describe_status(s)
+            ));
+        }
+        code
     }
 
     /// Whether the program run as clang answers `--version` like clang (asked only after a
