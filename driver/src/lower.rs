@@ -100,14 +100,19 @@ impl<'a> Ctx<'a> {
 /// follows the construct's descriptor `__spread_c_K`: a device that is not an integer literal
 /// (literals are checked by the parser) is range-checked by spread.h's `__spread_device_arg`,
 /// which reports a value that does not fit an `int` through the runtime.
-fn devices_decl(k: usize, d: &SpreadDirective) -> (String, String, String) {
+/// The expression is converted implicitly (C) or by `static_cast` (C++), never by a C cast, so
+/// that a pointer is still an error.
+fn devices_decl(k: usize, d: &SpreadDirective, cxx: bool) -> (String, String, String) {
     match &d.devices {
         Some(items) => {
             let list: Vec<String> = items
                 .iter()
                 .map(|e| match directive::int_literal(e) {
                     Some(v) if v <= i32::MAX as u128 => format!("(int32_t)({e})"),
-                    _ => format!("__spread_device_arg(&__spread_c_{k}, (long long)({e}))"),
+                    _ if cxx => {
+                        format!("__spread_device_arg(&__spread_c_{k}, static_cast<long long>({e}))")
+                    }
+                    _ => format!("__spread_device_arg(&__spread_c_{k}, ({e}))"),
                 })
                 .collect();
             (
@@ -150,7 +155,7 @@ fn data_region(
     construct: &str,
     maps: &[String],
 ) -> Vec<Piece> {
-    let (_, ptr, n) = devices_decl(k, d);
+    let (_, ptr, n) = devices_decl(k, d, false);
     vec![
         Piece::Text(format!(
             "{{ __spread_region_t *{rvar} = __spread_region_begin(&{cvar}, __spread_lb_{k}, __spread_ub_{k}, {ptr}, {n}, __spread_chunk_{k}); {{ {}",
@@ -218,7 +223,7 @@ fn wait_text(ctx: &Ctx, d: &SpreadDirective, k: usize, line: u32) -> String {
 /// negative length is reported by the runtime through spread.h's `__spread_length_arg`) and
 /// chunk size.
 fn data_saved(ctx: &Ctx, k: usize, d: &SpreadDirective, line: u32) -> String {
-    let (decl, _, _) = devices_decl(k, d);
+    let (decl, _, _) = devices_decl(k, d, ctx.pp.cxx);
     let (start, len) = d.range.clone().unwrap_or_default();
     let chunk = d
         .chunk
@@ -301,11 +306,11 @@ pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
             });
             continue;
         }
-        if let Some(&(s, e)) = bodies
-            .iter()
-            .find(|&&(s, e)| pragma_off >= s && pragma_off < e)
+        // the bodies are disjoint and in order, as the pragmas are: only the last can hold it
+        if bodies
+            .last()
+            .is_some_and(|&(s, e)| pragma_off >= s && pragma_off < e)
         {
-            let _ = (s, e);
             errors.push(LowerError {
                 off: pragma_off,
                 msg: format!("'{cname_guess}' cannot be nested inside the loop of a 'target spread' construct"),
@@ -352,7 +357,7 @@ pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
                         continue;
                     }
                 };
-                let (decl, ptr, ndev) = devices_decl(n, &d);
+                let (decl, ptr, ndev) = devices_decl(n, &d, pp.cxx);
                 // `ub + 1` in int64_t: `i <= INT_MAX` must not overflow the loop's type
                 let ub = if lp.inclusive {
                     format!("(int64_t)({}) + 1", lp.ub)

@@ -3,6 +3,9 @@
 
 use crate::lexer::{Lexed, TokKind, Token};
 
+/// How deep statements may nest (`if (a) if (b) ...`) before [`View::statement_end`] gives up.
+pub const MAX_NESTING: usize = 100_000;
+
 /// One element of the code view: a token, or a whole `#pragma` line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Item {
@@ -122,11 +125,20 @@ impl<'a> View<'a> {
     }
 
     /// Index of the last item of the statement that starts at item `k`; on failure, the item
-    /// where no statement could be recognized.
+    /// where no statement could be recognized (also where statements nest more than
+    /// [`MAX_NESTING`] deep, far beyond what clang accepts, instead of overflowing the stack).
     pub fn statement_end(&self, k: usize) -> Result<usize, usize> {
+        self.statement_end_at(k, 0)
+    }
+
+    fn statement_end_at(&self, k: usize, depth: usize) -> Result<usize, usize> {
+        if depth > MAX_NESTING {
+            return Err(k);
+        }
+        let d = depth + 1;
         match self.items.get(k) {
             None => return Err(k),
-            Some(Item::Pragma(_)) => return self.statement_end(k + 1),
+            Some(Item::Pragma(_)) => return self.statement_end_at(k + 1, d),
             Some(Item::Tok(_)) => {}
         }
         let w = self.text(k);
@@ -140,19 +152,19 @@ impl<'a> View<'a> {
                     p += 1;
                 }
                 let close = self.paren_group(p)?;
-                let s = self.statement_end(close + 1)?;
+                let s = self.statement_end_at(close + 1, d)?;
                 if self.is_ident(s + 1, "else") {
-                    self.statement_end(s + 2)
+                    self.statement_end_at(s + 2, d)
                 } else {
                     Ok(s)
                 }
             }
             "for" | "while" | "switch" => {
                 let close = self.paren_group(k + 1)?;
-                self.statement_end(close + 1)
+                self.statement_end_at(close + 1, d)
             }
             "do" => {
-                let s = self.statement_end(k + 1)?;
+                let s = self.statement_end_at(k + 1, d)?;
                 if !self.is_ident(s + 1, "while") {
                     return Err(s + 1);
                 }
@@ -182,7 +194,7 @@ impl<'a> View<'a> {
                 && !matches!(w, "default" | "case" | "public" | "private" | "protected") =>
             {
                 // a label
-                self.statement_end(k + 2)
+                self.statement_end_at(k + 2, d)
             }
             _ => {
                 let mut depth = 0i32;

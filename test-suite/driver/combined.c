@@ -68,6 +68,6 @@ void plain_target(int n, int *a) {
     a[j] = omp_spread_start + (int)omp_spread_size;
 }
 // CHECK-LABEL: {{^}}void plain_target(
-// CHECK: {{^}}{ {{.*}}const int32_t __spread_devs_6[] = { __spread_device_arg(&__spread_c_6, (long long)(n - 1)) }; {{.*}}__spread_region_begin(&__spread_c_6, (0), (n), __spread_devs_6, 1, 0);
+// CHECK: {{^}}{ {{.*}}const int32_t __spread_devs_6[] = { __spread_device_arg(&__spread_c_6, (n - 1)) }; {{.*}}__spread_region_begin(&__spread_c_6, (0), (n), __spread_devs_6, 1, 0);
 // CHECK: {{^}}  for (j = omp_spread_start; j < omp_spread_start + omp_spread_size; j++){{$}}
 // CHECK-NEXT: {{^}}    a[j] = omp_spread_start + (int)omp_spread_size; } __spread_region_end(__spread_r_6); }{{$}}
