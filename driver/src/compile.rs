@@ -262,7 +262,10 @@ impl<'a> Driver<'a> {
         let pp = PpOutput::parse(pp_text, cxx, &input.path);
         let src = SourceFile::new(text, cxx);
         let loc = Locator::new(&pp, &src);
-        let result = lower::lower(&pp);
+        let opts = lower::Options {
+            guard_device_macro: defines_macro(&self.inv.args, &src, "device"),
+        };
+        let result = lower::lower_with(&pp, &opts);
         if let Some(line) = src.first_line_directive() {
             let any = result.as_ref().map(|l| l.constructs > 0).unwrap_or(true);
             if any {
@@ -616,6 +619,30 @@ impl<'a> Driver<'a> {
             .map(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).contains("clang"))
             .unwrap_or(false)
     }
+}
+
+/// Whether the command line (`-Dname`, `-D name=...`) or the source file (`#define name`)
+/// defines a macro `name`. (A definition in a header is not seen.)
+fn defines_macro(args: &[String], src: &SourceFile, name: &str) -> bool {
+    let is_def = |d: &str| {
+        d == name || d.starts_with(&format!("{name}=")) || d.starts_with(&format!("{name}("))
+    };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "-D" {
+            if it.next().is_some_and(|d| is_def(d)) {
+                return true;
+            }
+        } else if a.strip_prefix("-D").is_some_and(is_def) {
+            return true;
+        }
+    }
+    let l = &src.lexed;
+    l.directives.iter().any(|d| {
+        d.first_tok + 2 < d.end_tok
+            && l.text(&src.text, d.first_tok + 1) == "define"
+            && l.text(&src.text, d.first_tok + 2) == name
+    })
 }
 
 /// How a child process ended, for messages: "exited with status 1", "was killed by signal 9".

@@ -20,6 +20,32 @@ pub enum Piece {
         /// The directive, without newline.
         text: String,
     },
+    /// A line of its own outside the presumed-line accounting (`#pragma push_macro(...)`): what
+    /// follows it is put back on its presumed line with `#line`.
+    Raw(String),
+}
+
+/// Choices of the lowering.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The program defines a macro named `device`, which would be expanded in the `device(...)`
+    /// clause the lowering writes on each inner directive: mask it there with
+    /// `#pragma push_macro("device")` / `#undef device` / `#pragma pop_macro("device")`.
+    pub guard_device_macro: bool,
+}
+
+/// The pieces of an inner directive: the directive, inside a `device` macro guard if asked.
+fn directive_pieces(guard: bool, line: u32, text: String) -> Vec<Piece> {
+    let d = Piece::Directive { line, text };
+    if !guard {
+        return vec![d];
+    }
+    vec![
+        Piece::Raw("#pragma push_macro(\"device\")".into()),
+        Piece::Raw("#undef device".into()),
+        d,
+        Piece::Raw("#pragma pop_macro(\"device\")".into()),
+    ]
 }
 
 /// Replace bytes `start..end` of the preprocessed text by `pieces` (an insertion when
@@ -147,6 +173,7 @@ fn inner_pragma(d: &SpreadDirective, construct: &str, region: &str, extra: &[Str
 
 /// A data region: begin, per-chunk locals, the directive, end (for the data constructs; the
 /// descriptor `cvar` and the saved values come from [`data_saved`]).
+#[allow(clippy::too_many_arguments)]
 fn data_region(
     d: &SpreadDirective,
     k: usize,
@@ -154,20 +181,21 @@ fn data_region(
     line: u32,
     construct: &str,
     maps: &[String],
+    guard: bool,
 ) -> Vec<Piece> {
     let (_, ptr, n) = devices_decl(k, d, false);
-    vec![
-        Piece::Text(format!(
-            "{{ __spread_region_t *{rvar} = __spread_region_begin(&{cvar}, __spread_lb_{k}, __spread_ub_{k}, {ptr}, {n}, __spread_chunk_{k}); {{ {}",
-            chunk_locals(rvar)
-        )),
-        Piece::Directive {
-            line,
-            text: inner_pragma(d, construct, rvar, maps),
-        },
-        Piece::Line(line),
-        Piece::Text(format!("}} __spread_region_end({rvar}); }}")),
-    ]
+    let mut v = vec![Piece::Text(format!(
+        "{{ __spread_region_t *{rvar} = __spread_region_begin(&{cvar}, __spread_lb_{k}, __spread_ub_{k}, {ptr}, {n}, __spread_chunk_{k}); {{ {}",
+        chunk_locals(rvar)
+    ))];
+    v.extend(directive_pieces(
+        guard,
+        line,
+        inner_pragma(d, construct, rvar, maps),
+    ));
+    v.push(Piece::Line(line));
+    v.push(Piece::Text(format!("}} __spread_region_end({rvar}); }}")));
+    v
 }
 
 /// `target update peer`: the devices evaluated once, in the order they are written, then one
@@ -261,9 +289,14 @@ fn cast_type(decl: &str) -> Option<String> {
     Some(words.join(" "))
 }
 
-/// Lowers every spread construct of `pp`. `cxx` tells the language (for the lexer); errors
-/// are collected for all constructs.
+/// Lowers every spread construct of `pp` with the default [`Options`]; errors are collected
+/// for all constructs.
 pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
+    lower_with(pp, &Options::default())
+}
+
+/// Lowers every spread construct of `pp`; errors are collected for all constructs.
+pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerError>> {
     let view = View::new(&pp.text, &pp.lexed, |d| pp.is_marker(d));
     let main = pp.main_file;
     let file_lit = escape_c(pp.file_name(main));
@@ -414,16 +447,17 @@ pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
                 out.edits.push(Edit {
                     start: line_start,
                     end: ctx.item_end(lp.close),
-                    pieces: vec![
-                        Piece::Line(line),
-                        Piece::Text(prologue),
-                        Piece::Directive {
+                    pieces: {
+                        let mut v = vec![Piece::Line(line), Piece::Text(prologue)];
+                        v.extend(directive_pieces(
+                            opts.guard_device_macro,
                             line,
-                            text: inner_pragma(&d, &construct, &r, &[]),
-                        },
-                        Piece::Line(ctx.presumed_line_of(for_off)),
-                        Piece::Text(header),
-                    ],
+                            inner_pragma(&d, &construct, &r, &[]),
+                        ));
+                        v.push(Piece::Line(ctx.presumed_line_of(for_off)));
+                        v.push(Piece::Text(header));
+                        v
+                    },
                 });
                 let body_end = ctx.item_end(lp.body_end);
                 out.edits.push(Edit {
@@ -450,6 +484,7 @@ pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
                     line,
                     construct,
                     &[],
+                    opts.guard_device_macro,
                 ));
                 pieces.push(Piece::Text(" }".into()));
                 out.edits.push(Edit {
@@ -506,6 +541,7 @@ pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
                     line,
                     "target enter data",
                     &enter,
+                    opts.guard_device_macro,
                 ));
                 out.edits.push(Edit {
                     start: line_start,
@@ -522,6 +558,7 @@ pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
                     end_line,
                     "target exit data",
                     &exit,
+                    opts.guard_device_macro,
                 ));
                 pieces.push(Piece::Text(" }".into()));
                 out.edits.push(Edit {
@@ -555,6 +592,7 @@ mod tests {
                     Piece::Text(t) => s.push_str(t),
                     Piece::Line(n) => s.push_str(&format!("<{n}>")),
                     Piece::Directive { line, text } => s.push_str(&format!("\n<{line}>{text}\n")),
+                    Piece::Raw(t) => s.push_str(&format!("\n{t}\n")),
                 }
             }
             pos = e.end;
