@@ -122,6 +122,19 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// One device expression `e` of construct `k` as an `int32_t`: an integer literal as
+/// `(int32_t)(e)` (the parser rejects one that does not fit), anything else range-checked by
+/// spread.h's `__spread_device_arg`, which reports a value that does not fit an `int` through the
+/// runtime instead of truncating it. The expression is converted implicitly (C) or by
+/// `static_cast` (C++), never by a C cast, so that a pointer is still an error.
+fn device_expr(k: usize, e: &str, cxx: bool) -> String {
+    match directive::int_literal(e) {
+        Some(v) if v <= i32::MAX as u128 => format!("(int32_t)({e})"),
+        _ if cxx => format!("__spread_device_arg(&__spread_c_{k}, static_cast<long long>({e}))"),
+        _ => format!("__spread_device_arg(&__spread_c_{k}, ({e}))"),
+    }
+}
+
 /// The pieces that declare the devices array: (declaration, pointer, count). The declaration
 /// follows the construct's descriptor `__spread_c_K`: a device that is not an integer literal
 /// (literals are checked by the parser) is range-checked by spread.h's `__spread_device_arg`,
@@ -131,16 +144,7 @@ impl<'a> Ctx<'a> {
 fn devices_decl(k: usize, d: &SpreadDirective, cxx: bool) -> (String, String, String) {
     match &d.devices {
         Some(items) => {
-            let list: Vec<String> = items
-                .iter()
-                .map(|e| match directive::int_literal(e) {
-                    Some(v) if v <= i32::MAX as u128 => format!("(int32_t)({e})"),
-                    _ if cxx => {
-                        format!("__spread_device_arg(&__spread_c_{k}, static_cast<long long>({e}))")
-                    }
-                    _ => format!("__spread_device_arg(&__spread_c_{k}, ({e}))"),
-                })
-                .collect();
+            let list: Vec<String> = items.iter().map(|e| device_expr(k, e, cxx)).collect();
             (
                 format!(
                     "const int32_t __spread_devs_{k}[] = {{ {} }}; ",
@@ -209,8 +213,15 @@ fn peer_text(ctx: &Ctx, d: &SpreadDirective, k: usize, line: u32) -> String {
         format!("__spread_to_dev_{k}"),
         format!("__spread_from_dev_{k}"),
     );
-    let to_decl = format!("const int32_t {to_dev} = (int32_t)({}); ", p.to_device);
-    let from_decl = format!("const int32_t {from_dev} = (int32_t)({}); ", p.from_device);
+    let cxx = ctx.pp.cxx;
+    let to_decl = format!(
+        "const int32_t {to_dev} = {}; ",
+        device_expr(k, &p.to_device, cxx)
+    );
+    let from_decl = format!(
+        "const int32_t {from_dev} = {}; ",
+        device_expr(k, &p.from_device, cxx)
+    );
     let mut s = format!(
         "{{ static const __spread_construct_t {cvar} = {{ \"{}\", {line}, {}, 0, 0 }}; ",
         ctx.file_lit,
@@ -240,10 +251,10 @@ fn peer_text(ctx: &Ctx, d: &SpreadDirective, k: usize, line: u32) -> String {
 fn wait_text(ctx: &Ctx, d: &SpreadDirective, k: usize, line: u32) -> String {
     let cvar = format!("__spread_c_{k}");
     format!(
-        "{{ static const __spread_construct_t {cvar} = {{ \"{}\", {line}, {}, 0, 0 }}; __spread_device_wait(&{cvar}, (int32_t)({})); }}",
+        "{{ static const __spread_construct_t {cvar} = {{ \"{}\", {line}, {}, 0, 0 }}; __spread_device_wait(&{cvar}, {}); }}",
         ctx.file_lit,
         Kind::WaitDevice.abi_name(),
-        d.wait_device.as_deref().unwrap_or_default()
+        device_expr(k, d.wait_device.as_deref().unwrap_or_default(), ctx.pp.cxx)
     )
 }
 
@@ -672,8 +683,8 @@ mod tests {
     #[test]
     fn update_peer_and_wait() {
         let out = lower_str("void f(void) {\n#pragma omp target update peer from(b[lo:n], y) from_device(e) to(a[1:n], x) to_device(d)\n#pragma omp wait device(d)\n}\n").unwrap();
-        assert!(out.contains("{\n<2>{ static const __spread_construct_t __spread_c_0 = { \"t.c\", 2, __SPREAD_KIND_UPDATE_PEER, 0, 0 }; const int32_t __spread_from_dev_0 = (int32_t)(e); const int32_t __spread_to_dev_0 = (int32_t)(d); __spread_update_peer(&__spread_c_0, (void *)&(a)[1], (size_t)(n) * sizeof((a)[0]), __spread_to_dev_0, (const void *)&(b)[lo], (size_t)(n) * sizeof((b)[0]), __spread_from_dev_0); __spread_update_peer(&__spread_c_0, (void *)&(x), sizeof(x), __spread_to_dev_0, (const void *)&(y), sizeof(y), __spread_from_dev_0); }\n"), "{out}");
-        assert!(out.contains("\n<3>{ static const __spread_construct_t __spread_c_1 = { \"t.c\", 3, __SPREAD_KIND_WAIT_DEVICE, 0, 0 }; __spread_device_wait(&__spread_c_1, (int32_t)(d)); }\n}"), "{out}");
+        assert!(out.contains("{\n<2>{ static const __spread_construct_t __spread_c_0 = { \"t.c\", 2, __SPREAD_KIND_UPDATE_PEER, 0, 0 }; const int32_t __spread_from_dev_0 = __spread_device_arg(&__spread_c_0, (e)); const int32_t __spread_to_dev_0 = __spread_device_arg(&__spread_c_0, (d)); __spread_update_peer(&__spread_c_0, (void *)&(a)[1], (size_t)(n) * sizeof((a)[0]), __spread_to_dev_0, (const void *)&(b)[lo], (size_t)(n) * sizeof((b)[0]), __spread_from_dev_0); __spread_update_peer(&__spread_c_0, (void *)&(x), sizeof(x), __spread_to_dev_0, (const void *)&(y), sizeof(y), __spread_from_dev_0); }\n"), "{out}");
+        assert!(out.contains("\n<3>{ static const __spread_construct_t __spread_c_1 = { \"t.c\", 3, __SPREAD_KIND_WAIT_DEVICE, 0, 0 }; __spread_device_wait(&__spread_c_1, __spread_device_arg(&__spread_c_1, (d))); }\n}"), "{out}");
         // plain target update stays clang's
         let src = "void f(void) {\n#pragma omp target update to(a[0:n]) device(1)\n}\n";
         assert_eq!(lower_str(src).unwrap(), format!("# 1 \"t.c\"\n{src}"));
@@ -695,7 +706,7 @@ mod tests {
         let out =
             lower_str("void f(int n) {\n  if (n)\n#pragma omp wait device(n)\n  else n++;\n}\n")
                 .unwrap();
-        assert!(out.contains("if (n)\n<3>{ static const __spread_construct_t __spread_c_0 = { \"t.c\", 3, __SPREAD_KIND_WAIT_DEVICE, 0, 0 }; __spread_device_wait(&__spread_c_0, (int32_t)(n)); }\n  else n++;"), "{out}");
+        assert!(out.contains("if (n)\n<3>{ static const __spread_construct_t __spread_c_0 = { \"t.c\", 3, __SPREAD_KIND_WAIT_DEVICE, 0, 0 }; __spread_device_wait(&__spread_c_0, __spread_device_arg(&__spread_c_0, (n))); }\n  else n++;"), "{out}");
     }
 
     #[test]

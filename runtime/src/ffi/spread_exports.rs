@@ -69,8 +69,8 @@ pub extern "C" fn __spread_region_begin(
 }
 
 /// A value the lowering range-checked and found bad (spread.h's `__spread_device_arg` and
-/// `__spread_length_arg`): `what` 0 is a device of the `devices` clause that does not fit an
-/// `int`, 1 a negative `range` length. Fatal, with the construct's location, as the runtime's
+/// `__spread_length_arg`): `what` 0 is a device (of the `devices` clause, or of `target update
+/// peer` / `wait device`) that does not fit an `int`, 1 a negative `range` length. Fatal, with the construct's location, as the runtime's
 /// other construct errors.
 #[no_mangle]
 pub extern "C" fn __spread_bad_value(c: *const ConstructC, what: i32, value: i64) {
@@ -79,6 +79,14 @@ pub extern "C" fn __spread_bad_value(c: *const ConstructC, what: i32, value: i64
     let loc = construct.location();
     let at = format!("{}:{}", construct.file, construct.line);
     let err = match what {
+        0 if construct.kind == 6 || construct.kind == 7 => Error::new(
+            ErrorKind::BadDevice,
+            format!(
+                "device {value} of the {} at {at} does not exist (a device number must fit an int; the runtime has {} devices)",
+                if construct.kind == 6 { "target update peer" } else { "wait device" },
+                rt.num_devices()
+            ),
+        ),
         0 => Error::new(
             ErrorKind::BadDevice,
             format!(
