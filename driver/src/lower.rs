@@ -269,8 +269,15 @@ fn data_saved(ctx: &Ctx, k: usize, d: &SpreadDirective, line: u32) -> String {
         .as_deref()
         .map(|c| format!("({c})"))
         .unwrap_or("0".into());
+    // converted as an argument (C) or by static_cast (C++), never by a C cast: a pointer length
+    // stays an error
+    let len_arg = if ctx.pp.cxx {
+        format!("static_cast<int64_t>({len})")
+    } else {
+        format!("({len})")
+    };
     format!(
-        "{{ static const __spread_construct_t __spread_c_{k} = {{ \"{}\", {line}, {}, {}, 0 }}; {decl}const int64_t __spread_lb_{k} = ({start}); const int64_t __spread_ub_{k} = __spread_lb_{k} + __spread_length_arg(&__spread_c_{k}, (int64_t)({len})); const int64_t __spread_chunk_{k} = {chunk}; ",
+        "{{ static const __spread_construct_t __spread_c_{k} = {{ \"{}\", {line}, {}, {}, 0 }}; {decl}const int64_t __spread_lb_{k} = ({start}); const int64_t __spread_ub_{k} = __spread_lb_{k} + __spread_length_arg(&__spread_c_{k}, {len_arg}); const int64_t __spread_chunk_{k} = {chunk}; ",
         ctx.file_lit,
         d.kind.abi_name(),
         flags(d),
@@ -402,9 +409,10 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
                     }
                 };
                 let (decl, ptr, ndev) = devices_decl(n, &d, pp.cxx);
-                // `ub + 1` in int64_t: `i <= INT_MAX` must not overflow the loop's type
+                // `ub + 1` in int64_t: `i <= INT_MAX` must not overflow the loop's type (and
+                // no C cast: a pointer bound stays an error)
                 let ub = if lp.inclusive {
-                    format!("(int64_t)({}) + 1", lp.ub)
+                    format!("({}) + (int64_t)1", lp.ub)
                 } else {
                     format!("({})", lp.ub)
                 };
@@ -643,7 +651,7 @@ mod tests {
         let out =
             lower_str("#pragma omp target spread nowait\nfor (i = 0; i <= n; ++i) { a(); }\n")
                 .unwrap();
-        assert!(out.contains("__SPREAD_KIND_TARGET, __SPREAD_FLAG_NOWAIT, 0 }; __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, (0), (int64_t)(n) + 1, (const int32_t *)0, 0, 0);"), "{out}");
+        assert!(out.contains("__SPREAD_KIND_TARGET, __SPREAD_FLAG_NOWAIT, 0 }; __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, (0), (n) + (int64_t)1, (const int32_t *)0, 0, 0);"), "{out}");
         assert!(
             out.contains("#pragma omp target device(__spread_chunk_device(__spread_r_0)) nowait\n"),
             "{out}"
@@ -654,7 +662,7 @@ mod tests {
     #[test]
     fn standalone_data() {
         let out = lower_str("#pragma omp target enter data spread devices(1,0) range(1:N-2) chunk_size(4) nowait depend(out: x) map(to: A[omp_spread_start:omp_spread_size])\ny;\n").unwrap();
-        assert!(out.contains("<1>{ static const __spread_construct_t __spread_c_0 = { \"t.c\", 1, __SPREAD_KIND_ENTER_DATA, __SPREAD_FLAG_NOWAIT, 0 }; const int32_t __spread_devs_0[] = { (int32_t)(1), (int32_t)(0) }; const int64_t __spread_lb_0 = (1); const int64_t __spread_ub_0 = __spread_lb_0 + __spread_length_arg(&__spread_c_0, (int64_t)(N-2)); const int64_t __spread_chunk_0 = (4); { __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, __spread_lb_0, __spread_ub_0, __spread_devs_0, 2, __spread_chunk_0); { const int64_t omp_spread_start = __spread_chunk_start(__spread_r_0); const int64_t omp_spread_size = __spread_chunk_size(__spread_r_0);"), "{out}");
+        assert!(out.contains("<1>{ static const __spread_construct_t __spread_c_0 = { \"t.c\", 1, __SPREAD_KIND_ENTER_DATA, __SPREAD_FLAG_NOWAIT, 0 }; const int32_t __spread_devs_0[] = { (int32_t)(1), (int32_t)(0) }; const int64_t __spread_lb_0 = (1); const int64_t __spread_ub_0 = __spread_lb_0 + __spread_length_arg(&__spread_c_0, (N-2)); const int64_t __spread_chunk_0 = (4); { __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, __spread_lb_0, __spread_ub_0, __spread_devs_0, 2, __spread_chunk_0); { const int64_t omp_spread_start = __spread_chunk_start(__spread_r_0); const int64_t omp_spread_size = __spread_chunk_size(__spread_r_0);"), "{out}");
         assert!(out.contains("<1>#pragma omp target enter data device(__spread_chunk_device(__spread_r_0)) nowait depend(out: x) map(to: A[omp_spread_start:omp_spread_size])\n<1>} __spread_region_end(__spread_r_0); } }\ny;"), "{out}");
     }
 

@@ -37,7 +37,7 @@ void simd_forms(long n, float *x) {
   for (long i = 0; i < n; i++) x[i] = 1;
 }
 // CHECK-LABEL: {{^}}void simd_forms(
-// CHECK-NEXT: {{^}}{ {{.*}} = __spread_region_begin(&__spread_c_1, (0), (int64_t)(n) + 1, __spread_devs_1, 1, 0);
+// CHECK-NEXT: {{^}}{ {{.*}} = __spread_region_begin(&__spread_c_1, (0), (n) + (int64_t)1, __spread_devs_1, 1, 0);
 // CHECK-NEXT: #line 25
 // CHECK-NEXT: {{^}}#pragma omp target teams distribute parallel for simd device(__spread_chunk_device(__spread_r_1)) simdlen(8) map(tofrom: x[omp_spread_start:omp_spread_size]){{$}}
 // CHECK-NEXT: {{^}}  for (long i = omp_spread_start; i <= (long)(omp_spread_start + omp_spread_size - 1); ++i) x[i] *= 2; } __spread_region_end(__spread_r_1); }{{$}}
