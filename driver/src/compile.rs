@@ -11,8 +11,13 @@ use crate::diag::{self, Diagnostic, Loc};
 use crate::lower;
 use crate::paths::{self, Layout, RUNTIME_SONAME};
 use crate::ppout::PpOutput;
+use crate::remap;
 use crate::source::{Locator, SourceFile};
 use crate::splice;
+
+/// Stack of the thread that lowers an input: statements nested [`crate::stmt::MAX_NESTING`]
+/// deep fit.
+const LOWERING_STACK: usize = 256 << 20;
 
 /// Default offload target.
 pub const DEFAULT_TARGET: &str = "x86_64-unknown-linux-gnu";
@@ -132,10 +137,13 @@ impl Drop for TempDir {
 enum Lowered {
     /// Nothing to lower (or the file could not be preprocessed: clang reports why).
     Unchanged,
-    /// The lowered text (to be encoded with the flag).
-    Text(String, bool),
+    /// The lowered text (to be encoded with the flag), and what clang's diagnostics on it are
+    /// mapped back to.
+    Text(String, bool, remap::Lowered),
     /// Spread errors.
     Errors(Vec<Diagnostic>),
+    /// clang could not be run (the message, for `<prog>: error:`).
+    Failed(String),
 }
 
 struct Driver<'a> {
@@ -182,8 +190,9 @@ impl<'a> Driver<'a> {
         }
     }
 
-    /// Runs `clang -E` on `input`, with the user's preprocessing flags.
-    fn preprocess(&self, input: &Input) -> Option<String> {
+    /// Runs `clang -E` on `input`, with the user's preprocessing flags: the preprocessed text,
+    /// `None` when clang reports an error in the input, or why clang could not be run.
+    fn preprocess(&self, input: &Input) -> Result<Option<String>, String> {
         let args = &self.inv.args;
         let inputs: HashSet<usize> = self.inv.inputs.iter().map(|i| i.index).collect();
         let mut cmd = Command::new(&self.clang);
@@ -208,13 +217,32 @@ impl<'a> Driver<'a> {
             _ => "c",
         });
         cmd.arg(&input.path);
-        cmd.stdin(Stdio::null()).stderr(Stdio::null());
+        cmd.stdin(Stdio::null());
         self.verbose(&cmd);
-        let out = cmd.output().ok()?;
+        let out = match cmd.output() {
+            Ok(o) => o,
+            Err(e) => {
+                return Err(format!(
+                    "cannot run '{}' (the clang to preprocess '{}'): {e}",
+                    self.clang.display(),
+                    input.path
+                ))
+            }
+        };
         if !out.status.success() {
-            return None;
+            // clang explains every failure; a silent one means the program is not clang
+            if out.stderr.iter().all(u8::is_ascii_whitespace) {
+                return Err(format!(
+                    "'{}' {} without a message while preprocessing '{}'; is it clang 19 (set SPREAD_CLANG)?",
+                    self.clang.display(),
+                    describe_status(&out.status),
+                    input.path
+                ));
+            }
+            // the user's error: clang reports it when it compiles the file as written
+            return Ok(None);
         }
-        Some(decode(out.stdout).0)
+        Ok(Some(decode(out.stdout).0))
     }
 
     fn lower_input(&self, input: &Input) -> Lowered {
@@ -222,8 +250,10 @@ impl<'a> Driver<'a> {
             return Lowered::Unchanged;
         };
         let (text, bytewise) = decode(bytes);
-        let Some(pp_text) = self.preprocess(input) else {
-            return Lowered::Unchanged;
+        let pp_text = match self.preprocess(input) {
+            Ok(Some(t)) => t,
+            Ok(None) => return Lowered::Unchanged,
+            Err(msg) => return Lowered::Failed(msg),
         };
         if !lower::may_contain_spread(&pp_text) {
             return Lowered::Unchanged;
@@ -232,7 +262,10 @@ impl<'a> Driver<'a> {
         let pp = PpOutput::parse(pp_text, cxx, &input.path);
         let src = SourceFile::new(text, cxx);
         let loc = Locator::new(&pp, &src);
-        let result = lower::lower(&pp);
+        let opts = lower::Options {
+            guard_device_macro: defines_macro(&self.inv.args, &src, "device"),
+        };
+        let result = lower::lower_with(&pp, &opts);
         if let Some(line) = src.first_line_directive() {
             let any = result.as_ref().map(|l| l.constructs > 0).unwrap_or(true);
             if any {
@@ -263,7 +296,15 @@ impl<'a> Driver<'a> {
         }
         let file = pp.file_name(pp.main_file).to_string();
         match splice::splice(&src, &pp, &lowering.edits, &self.header_line()) {
-            Ok(t) => Lowered::Text(t, bytewise),
+            Ok(t) => Lowered::Text(
+                t,
+                bytewise,
+                remap::Lowered {
+                    name: file,
+                    text: src.text.clone(),
+                    cxx,
+                },
+            ),
             Err(e) => Lowered::Errors(vec![Diagnostic::error(Some(Loc { file, ..e.loc }), e.msg)]),
         }
     }
@@ -322,11 +363,25 @@ impl<'a> Driver<'a> {
         };
         let mut diags = Vec::new();
         let mut replaced: Vec<(usize, PathBuf)> = Vec::new(); // (input index, lowered file)
+        let mut sources: Vec<remap::Lowered> = Vec::new();
         for (k, input) in inv.inputs.iter().enumerate() {
             if input.lang == Lang::Other || inv.deps_only {
                 continue;
             }
-            match self.lower_input(input) {
+            // deeply nested code recurses deeply: lower on a thread with a large stack
+            let lowered = std::thread::scope(|s| {
+                std::thread::Builder::new()
+                    .stack_size(LOWERING_STACK)
+                    .spawn_scoped(s, || self.lower_input(input))
+                    .map(|h| h.join())
+            });
+            let lowered = match lowered {
+                Ok(Ok(l)) => l,
+                Ok(Err(_)) => return self.error("internal error while lowering (please report)"),
+                // no thread: lower on this one
+                Err(_) => self.lower_input(input),
+            };
+            match lowered {
                 Lowered::Unchanged => {
                     if inv.spread.print_lowered {
                         match fs::read(&input.path) {
@@ -339,7 +394,8 @@ impl<'a> Driver<'a> {
                     }
                 }
                 Lowered::Errors(d) => diags.extend(d),
-                Lowered::Text(t, bytewise) => {
+                Lowered::Failed(msg) => return self.error(&msg),
+                Lowered::Text(t, bytewise, source) => {
                     let bytes = encode(&t, bytewise);
                     if inv.spread.print_lowered {
                         print_bytes(&bytes);
@@ -357,6 +413,7 @@ impl<'a> Driver<'a> {
                         return self.error(&format!("cannot write '{}': {e}", file.display()));
                     }
                     replaced.push((k, file));
+                    sources.push(source);
                 }
             }
         }
@@ -457,7 +514,11 @@ impl<'a> Driver<'a> {
             }
             args.push(format!("-fpass-plugin={}", plugin.display()));
         }
-        let status = self.exec(args);
+        let status = if sources.is_empty() {
+            self.exec(args)
+        } else {
+            self.exec_remapped(args, &sources)
+        };
         if status == 0 && inv.dep_file {
             for (k, file) in &replaced {
                 let input = &inv.inputs[*k];
@@ -476,21 +537,127 @@ impl<'a> Driver<'a> {
         cmd.args(&args);
         self.verbose(&cmd);
         match cmd.status() {
-            Ok(s) => match s.code() {
-                Some(c) => c,
-                None => {
-                    #[cfg(unix)]
-                    {
-                        use std::os::unix::process::ExitStatusExt;
-                        128 + s.signal().unwrap_or(0)
-                    }
-                    #[cfg(not(unix))]
-                    1
-                }
-            },
+            // clang explains its own failures; a signal or a program that is not clang does not
+            Ok(s) => self.status_code(&s),
             Err(e) => self.error(&format!("cannot run '{}': {e}", self.clang.display())),
         }
     }
+
+    /// Runs clang with its stderr read back: diagnostics on the lines the lowering rewrote are
+    /// pointed back at the user's code ([`remap`]) before they are printed. Colors stay on
+    /// for a terminal unless the command chooses.
+    fn exec_remapped(&self, mut args: Vec<String>, sources: &[remap::Lowered]) -> i32 {
+        use std::io::{IsTerminal, Read, Write};
+        let chooses_color = args.iter().any(|a| {
+            a.starts_with("-fcolor-diagnostics")
+                || a.starts_with("-fno-color-diagnostics")
+                || a.starts_with("-fdiagnostics-color")
+                || a.starts_with("-fno-diagnostics-color")
+        });
+        if !chooses_color && std::io::stderr().is_terminal() {
+            args.push("-fcolor-diagnostics".into());
+        }
+        let mut cmd = Command::new(&self.clang);
+        cmd.args(&args).stderr(Stdio::piped());
+        self.verbose(&cmd);
+        let mut child = match cmd.spawn() {
+            Ok(c) => c,
+            Err(e) => return self.error(&format!("cannot run '{}': {e}", self.clang.display())),
+        };
+        let mut err = Vec::new();
+        if let Some(mut pipe) = child.stderr.take() {
+            let _ = pipe.read_to_end(&mut err);
+        }
+        let status = child.wait();
+        let (text, bytewise) = decode(err);
+        let text = remap::remap(&text, sources);
+        let mut stderr = std::io::stderr().lock();
+        let _ = stderr.write_all(&encode(&text, bytewise));
+        let _ = stderr.flush();
+        drop(stderr);
+        match status {
+            Ok(s) => self.status_code(&s),
+            Err(e) => self.error(&format!("cannot run '{}': {e}", self.clang.display())),
+        }
+    }
+
+    /// The exit status for clang's `s`, with a message where clang gives none.
+    fn status_code(&self, s: &std::process::ExitStatus) -> i32 {
+        if s.success() {
+            return 0;
+        }
+        let code = match s.code() {
+            Some(c) => c,
+            None => {
+                #[cfg(unix)]
+                {
+                    use std::os::unix::process::ExitStatusExt;
+                    128 + s.signal().unwrap_or(0)
+                }
+                #[cfg(not(unix))]
+                1
+            }
+        };
+        if s.code().is_none() || !self.is_clang() {
+            self.error(&format!(
+                "'{}' {}",
+                self.clang.display(),
+                describe_status(s)
+            ));
+        }
+        code
+    }
+
+    /// Whether the program run as clang answers `--version` like clang (asked only after a
+    /// failure, to tell clang's own errors from a wrong `SPREAD_CLANG`).
+    fn is_clang(&self) -> bool {
+        Command::new(&self.clang)
+            .arg("--version")
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()
+            .map(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).contains("clang"))
+            .unwrap_or(false)
+    }
+}
+
+/// Whether the command line (`-Dname`, `-D name=...`) or the source file (`#define name`)
+/// defines a macro `name`. (A definition in a header is not seen.)
+fn defines_macro(args: &[String], src: &SourceFile, name: &str) -> bool {
+    let is_def = |d: &str| {
+        d == name || d.starts_with(&format!("{name}=")) || d.starts_with(&format!("{name}("))
+    };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "-D" {
+            if it.next().is_some_and(|d| is_def(d)) {
+                return true;
+            }
+        } else if a.strip_prefix("-D").is_some_and(is_def) {
+            return true;
+        }
+    }
+    let l = &src.lexed;
+    l.directives.iter().any(|d| {
+        d.first_tok + 2 < d.end_tok
+            && l.text(&src.text, d.first_tok + 1) == "define"
+            && l.text(&src.text, d.first_tok + 2) == name
+    })
+}
+
+/// How a child process ended, for messages: "exited with status 1", "was killed by signal 9".
+fn describe_status(s: &std::process::ExitStatus) -> String {
+    if let Some(c) = s.code() {
+        return format!("exited with status {c}");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = s.signal() {
+            return format!("was killed by signal {sig}");
+        }
+    }
+    "failed".to_string()
 }
 
 /// The arguments that link Spread's runtime (in `lib`), put after the user's arguments and so

@@ -454,6 +454,26 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// The value of an integer literal (`42`, `0x2A`, `052`, `0b101`, with `u`/`l` suffixes and `'`
+/// separators); `None` for anything else, or a value beyond `u128`.
+pub fn int_literal(s: &str) -> Option<u128> {
+    let t = s.trim().replace('\'', "");
+    let t = t.trim_end_matches(['u', 'U', 'l', 'L', 'z', 'Z']);
+    let (digits, radix) = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        (h, 16)
+    } else if let Some(b) = t.strip_prefix("0b").or_else(|| t.strip_prefix("0B")) {
+        (b, 2)
+    } else if t.len() > 1 && t.starts_with('0') {
+        (&t[1..], 8)
+    } else {
+        (t, 10)
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    u128::from_str_radix(digits, radix).ok()
+}
+
 /// Joins continued lines and newlines into one line of text.
 pub fn one_line(s: &str) -> String {
     let s = s.replace("\\\r\n", " ").replace("\\\n", " ");
@@ -662,6 +682,14 @@ pub fn parse(
     let mut seen: Vec<&str> = Vec::new();
     for cl in &clauses {
         let name = cl.name.as_str();
+        if kind == Kind::Target && name == "reduction" {
+            // each chunk would reduce into its own device's copy: the sum of the devices'
+            // partial results is never formed
+            return err(
+                cl.name_tok,
+                format!("reduction on a target spread construct is not supported yet ('{cname}')"),
+            );
+        }
         if !allowed.contains(&name) {
             return err(cl.name_tok, disallowed_message(kind, name, &cname));
         }
@@ -707,7 +735,16 @@ pub fn parse(
                     if lo == hi {
                         return err(hi, "expected a device number in 'devices'");
                     }
-                    items.push(c.span(lo, hi));
+                    let item = c.span(lo, hi);
+                    if let Some(v) = int_literal(&item) {
+                        if v > i32::MAX as u128 {
+                            return err(
+                                lo,
+                                format!("device number {item} in the 'devices' clause of '{cname}' does not fit an int"),
+                            );
+                        }
+                    }
+                    items.push(item);
                 }
                 d.devices = Some(items);
             }
@@ -1159,6 +1196,11 @@ mod tests {
             ("#pragma omp target data spread range(0:N) map(delete: A)", "delete", "not allowed"),
             ("#pragma omp target spread devices(0", "(", "expected ')'"),
             ("#pragma omp target spread devices", "", "expected '('"),
+            ("#pragma omp target spread teams distribute parallel for reduction(+: s)", "reduction", "reduction on a target spread construct is not supported yet"),
+            ("#pragma omp target spread parallel for map(a) reduction(+: s)", "reduction", "not supported yet"),
+            ("#pragma omp target spread reduction(+: s)", "reduction", "not supported yet"),
+            ("#pragma omp target spread devices(0, 4294967297LL)", "4294967297LL", "does not fit an int"),
+            ("#pragma omp target enter data spread devices(0x80000000) range(0:1) map(to: a)", "0x80000000", "does not fit an int"),
         ];
         for (src, tok, msg) in cases {
             match parse_str(src) {

@@ -18,6 +18,7 @@ pub mod lexer;
 pub mod lower;
 pub mod paths;
 pub mod ppout;
+pub mod remap;
 pub mod source;
 pub mod splice;
 pub mod stmt;

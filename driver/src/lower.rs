@@ -20,6 +20,32 @@ pub enum Piece {
         /// The directive, without newline.
         text: String,
     },
+    /// A line of its own outside the presumed-line accounting (`#pragma push_macro(...)`): what
+    /// follows it is put back on its presumed line with `#line`.
+    Raw(String),
+}
+
+/// Choices of the lowering.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The program defines a macro named `device`, which would be expanded in the `device(...)`
+    /// clause the lowering writes on each inner directive: mask it there with
+    /// `#pragma push_macro("device")` / `#undef device` / `#pragma pop_macro("device")`.
+    pub guard_device_macro: bool,
+}
+
+/// The pieces of an inner directive: the directive, inside a `device` macro guard if asked.
+fn directive_pieces(guard: bool, line: u32, text: String) -> Vec<Piece> {
+    let d = Piece::Directive { line, text };
+    if !guard {
+        return vec![d];
+    }
+    vec![
+        Piece::Raw("#pragma push_macro(\"device\")".into()),
+        Piece::Raw("#undef device".into()),
+        d,
+        Piece::Raw("#pragma pop_macro(\"device\")".into()),
+    ]
 }
 
 /// Replace bytes `start..end` of the preprocessed text by `pieces` (an insertion when
@@ -96,11 +122,29 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// The pieces that declare the devices array: (declaration, pointer, count).
-fn devices_decl(k: usize, d: &SpreadDirective) -> (String, String, String) {
+/// One device expression `e` of construct `k` as an `int32_t`: an integer literal as
+/// `(int32_t)(e)` (the parser rejects one that does not fit), anything else range-checked by
+/// spread.h's `__spread_device_arg`, which reports a value that does not fit an `int` through the
+/// runtime instead of truncating it. The expression is converted implicitly (C) or by
+/// `static_cast` (C++), never by a C cast, so that a pointer is still an error.
+fn device_expr(k: usize, e: &str, cxx: bool) -> String {
+    match directive::int_literal(e) {
+        Some(v) if v <= i32::MAX as u128 => format!("(int32_t)({e})"),
+        _ if cxx => format!("__spread_device_arg(&__spread_c_{k}, static_cast<long long>({e}))"),
+        _ => format!("__spread_device_arg(&__spread_c_{k}, ({e}))"),
+    }
+}
+
+/// The pieces that declare the devices array: (declaration, pointer, count). The declaration
+/// follows the construct's descriptor `__spread_c_K`: a device that is not an integer literal
+/// (literals are checked by the parser) is range-checked by spread.h's `__spread_device_arg`,
+/// which reports a value that does not fit an `int` through the runtime.
+/// The expression is converted implicitly (C) or by `static_cast` (C++), never by a C cast, so
+/// that a pointer is still an error.
+fn devices_decl(k: usize, d: &SpreadDirective, cxx: bool) -> (String, String, String) {
     match &d.devices {
         Some(items) => {
-            let list: Vec<String> = items.iter().map(|e| format!("(int32_t)({e})")).collect();
+            let list: Vec<String> = items.iter().map(|e| device_expr(k, e, cxx)).collect();
             (
                 format!(
                     "const int32_t __spread_devs_{k}[] = {{ {} }}; ",
@@ -131,34 +175,31 @@ fn inner_pragma(d: &SpreadDirective, construct: &str, region: &str, extra: &[Str
     s
 }
 
-/// A data region: begin, per-chunk locals, the directive, end (for the data constructs).
+/// A data region: begin, per-chunk locals, the directive, end (for the data constructs; the
+/// descriptor `cvar` and the saved values come from [`data_saved`]).
 #[allow(clippy::too_many_arguments)]
 fn data_region(
-    ctx: &Ctx,
     d: &SpreadDirective,
     k: usize,
-    cvar: &str,
-    rvar: &str,
-    (desc_line, line): (u32, u32),
+    (cvar, rvar): (&str, &str),
+    line: u32,
     construct: &str,
     maps: &[String],
+    guard: bool,
 ) -> Vec<Piece> {
-    let (_, ptr, n) = devices_decl(k, d);
-    vec![
-        Piece::Text(format!(
-            "{{ static const __spread_construct_t {cvar} = {{ \"{}\", {desc_line}, {}, {}, 0 }}; __spread_region_t *{rvar} = __spread_region_begin(&{cvar}, __spread_lb_{k}, __spread_ub_{k}, {ptr}, {n}, __spread_chunk_{k}); {{ {}",
-            ctx.file_lit,
-            d.kind.abi_name(),
-            flags(d),
-            chunk_locals(rvar)
-        )),
-        Piece::Directive {
-            line,
-            text: inner_pragma(d, construct, rvar, maps),
-        },
-        Piece::Line(line),
-        Piece::Text(format!("}} __spread_region_end({rvar}); }}")),
-    ]
+    let (_, ptr, n) = devices_decl(k, d, false);
+    let mut v = vec![Piece::Text(format!(
+        "{{ __spread_region_t *{rvar} = __spread_region_begin(&{cvar}, __spread_lb_{k}, __spread_ub_{k}, {ptr}, {n}, __spread_chunk_{k}); {{ {}",
+        chunk_locals(rvar)
+    ))];
+    v.extend(directive_pieces(
+        guard,
+        line,
+        inner_pragma(d, construct, rvar, maps),
+    ));
+    v.push(Piece::Line(line));
+    v.push(Piece::Text(format!("}} __spread_region_end({rvar}); }}")));
+    v
 }
 
 /// `target update peer`: the devices evaluated once, in the order they are written, then one
@@ -172,8 +213,15 @@ fn peer_text(ctx: &Ctx, d: &SpreadDirective, k: usize, line: u32) -> String {
         format!("__spread_to_dev_{k}"),
         format!("__spread_from_dev_{k}"),
     );
-    let to_decl = format!("const int32_t {to_dev} = (int32_t)({}); ", p.to_device);
-    let from_decl = format!("const int32_t {from_dev} = (int32_t)({}); ", p.from_device);
+    let cxx = ctx.pp.cxx;
+    let to_decl = format!(
+        "const int32_t {to_dev} = {}; ",
+        device_expr(k, &p.to_device, cxx)
+    );
+    let from_decl = format!(
+        "const int32_t {from_dev} = {}; ",
+        device_expr(k, &p.from_device, cxx)
+    );
     let mut s = format!(
         "{{ static const __spread_construct_t {cvar} = {{ \"{}\", {line}, {}, 0, 0 }}; ",
         ctx.file_lit,
@@ -203,24 +251,36 @@ fn peer_text(ctx: &Ctx, d: &SpreadDirective, k: usize, line: u32) -> String {
 fn wait_text(ctx: &Ctx, d: &SpreadDirective, k: usize, line: u32) -> String {
     let cvar = format!("__spread_c_{k}");
     format!(
-        "{{ static const __spread_construct_t {cvar} = {{ \"{}\", {line}, {}, 0, 0 }}; __spread_device_wait(&{cvar}, (int32_t)({})); }}",
+        "{{ static const __spread_construct_t {cvar} = {{ \"{}\", {line}, {}, 0, 0 }}; __spread_device_wait(&{cvar}, {}); }}",
         ctx.file_lit,
         Kind::WaitDevice.abi_name(),
-        d.wait_device.as_deref().unwrap_or_default()
+        device_expr(k, d.wait_device.as_deref().unwrap_or_default(), ctx.pp.cxx)
     )
 }
 
-/// Values a data construct evaluates once: devices, bounds and chunk size.
-fn data_saved(k: usize, d: &SpreadDirective) -> String {
-    let (decl, _, _) = devices_decl(k, d);
+/// The descriptor of a data construct and the values it evaluates once: devices, bounds (a
+/// negative length is reported by the runtime through spread.h's `__spread_length_arg`) and
+/// chunk size.
+fn data_saved(ctx: &Ctx, k: usize, d: &SpreadDirective, line: u32) -> String {
+    let (decl, _, _) = devices_decl(k, d, ctx.pp.cxx);
     let (start, len) = d.range.clone().unwrap_or_default();
     let chunk = d
         .chunk
         .as_deref()
         .map(|c| format!("({c})"))
         .unwrap_or("0".into());
+    // converted as an argument (C) or by static_cast (C++), never by a C cast: a pointer length
+    // stays an error
+    let len_arg = if ctx.pp.cxx {
+        format!("static_cast<int64_t>({len})")
+    } else {
+        format!("({len})")
+    };
     format!(
-        "{{ {decl}const int64_t __spread_lb_{k} = ({start}); const int64_t __spread_ub_{k} = __spread_lb_{k} + ({len}); const int64_t __spread_chunk_{k} = {chunk}; "
+        "{{ static const __spread_construct_t __spread_c_{k} = {{ \"{}\", {line}, {}, {}, 0 }}; {decl}const int64_t __spread_lb_{k} = ({start}); const int64_t __spread_ub_{k} = __spread_lb_{k} + __spread_length_arg(&__spread_c_{k}, {len_arg}); const int64_t __spread_chunk_{k} = {chunk}; ",
+        ctx.file_lit,
+        d.kind.abi_name(),
+        flags(d),
     )
 }
 
@@ -247,9 +307,14 @@ fn cast_type(decl: &str) -> Option<String> {
     Some(words.join(" "))
 }
 
-/// Lowers every spread construct of `pp`. `cxx` tells the language (for the lexer); errors
-/// are collected for all constructs.
+/// Lowers every spread construct of `pp` with the default [`Options`]; errors are collected
+/// for all constructs.
 pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
+    lower_with(pp, &Options::default())
+}
+
+/// Lowers every spread construct of `pp`; errors are collected for all constructs.
+pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerError>> {
     let view = View::new(&pp.text, &pp.lexed, |d| pp.is_marker(d));
     let main = pp.main_file;
     let file_lit = escape_c(pp.file_name(main));
@@ -292,11 +357,11 @@ pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
             });
             continue;
         }
-        if let Some(&(s, e)) = bodies
-            .iter()
-            .find(|&&(s, e)| pragma_off >= s && pragma_off < e)
+        // the bodies are disjoint and in order, as the pragmas are: only the last can hold it
+        if bodies
+            .last()
+            .is_some_and(|&(s, e)| pragma_off >= s && pragma_off < e)
         {
-            let _ = (s, e);
             errors.push(LowerError {
                 off: pragma_off,
                 msg: format!("'{cname_guess}' cannot be nested inside the loop of a 'target spread' construct"),
@@ -343,9 +408,11 @@ pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
                         continue;
                     }
                 };
-                let (decl, ptr, ndev) = devices_decl(n, &d);
+                let (decl, ptr, ndev) = devices_decl(n, &d, pp.cxx);
+                // `ub + 1` in int64_t: `i <= INT_MAX` must not overflow the loop's type (and
+                // no C cast: a pointer bound stays an error)
                 let ub = if lp.inclusive {
-                    format!("({}) + 1", lp.ub)
+                    format!("({}) + (int64_t)1", lp.ub)
                 } else {
                     format!("({})", lp.ub)
                 };
@@ -375,33 +442,41 @@ pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
                 let indent = if lead.trim().is_empty() { lead } else { "" };
                 let var = &lp.var;
                 let cast_ty = lp.decl_type.as_deref().and_then(cast_type);
+                // An inclusive loop keeps its `<=` on the chunk's last iteration: the end of a
+                // chunk that ends at the type's maximum does not fit the type.
+                let (op, end) = if lp.inclusive {
+                    ("<=", "omp_spread_start + omp_spread_size - 1")
+                } else {
+                    ("<", "omp_spread_start + omp_spread_size")
+                };
                 let header = match (&lp.decl_type, cast_ty) {
                     (Some(ty), None) => format!(
-                        "{indent}for ({ty} {var} = omp_spread_start; {var} < omp_spread_start + omp_spread_size; {})",
+                        "{indent}for ({ty} {var} = omp_spread_start; {var} {op} {end}; {})",
                         lp.incr
                     ),
                     (Some(ty), Some(cast)) => format!(
-                        "{indent}for ({ty} {var} = omp_spread_start; {var} < ({cast})(omp_spread_start + omp_spread_size); {})",
+                        "{indent}for ({ty} {var} = omp_spread_start; {var} {op} ({cast})({end}); {})",
                         lp.incr
                     ),
                     (None, _) => format!(
-                        "{indent}for ({var} = omp_spread_start; {var} < omp_spread_start + omp_spread_size; {})",
+                        "{indent}for ({var} = omp_spread_start; {var} {op} {end}; {})",
                         lp.incr
                     ),
                 };
                 out.edits.push(Edit {
                     start: line_start,
                     end: ctx.item_end(lp.close),
-                    pieces: vec![
-                        Piece::Line(line),
-                        Piece::Text(prologue),
-                        Piece::Directive {
+                    pieces: {
+                        let mut v = vec![Piece::Line(line), Piece::Text(prologue)];
+                        v.extend(directive_pieces(
+                            opts.guard_device_macro,
                             line,
-                            text: inner_pragma(&d, &construct, &r, &[]),
-                        },
-                        Piece::Line(ctx.presumed_line_of(for_off)),
-                        Piece::Text(header),
-                    ],
+                            inner_pragma(&d, &construct, &r, &[]),
+                        ));
+                        v.push(Piece::Line(ctx.presumed_line_of(for_off)));
+                        v.push(Piece::Text(header));
+                        v
+                    },
                 });
                 let body_end = ctx.item_end(lp.body_end);
                 out.edits.push(Edit {
@@ -417,16 +492,18 @@ pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
                     Kind::ExitData => "target exit data",
                     _ => "target update",
                 };
-                let mut pieces = vec![Piece::Line(line), Piece::Text(data_saved(n, &d))];
+                let mut pieces = vec![
+                    Piece::Line(line),
+                    Piece::Text(data_saved(&ctx, n, &d, line)),
+                ];
                 pieces.extend(data_region(
-                    &ctx,
                     &d,
                     n,
-                    &format!("__spread_c_{n}"),
-                    &format!("__spread_r_{n}"),
-                    (line, line),
+                    (&format!("__spread_c_{n}"), &format!("__spread_r_{n}")),
+                    line,
                     construct,
                     &[],
+                    opts.guard_device_macro,
                 ));
                 pieces.push(Piece::Text(" }".into()));
                 out.edits.push(Edit {
@@ -463,18 +540,27 @@ pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
                         continue;
                     }
                 };
+                if let Err(e) = stmt::check_structured_block(&ctx.view, k + 1, block_end, &cname) {
+                    errors.push(LowerError {
+                        off: ctx.item_off(e.item),
+                        msg: e.msg,
+                    });
+                    continue;
+                }
                 let enter: Vec<String> = d.data_maps.iter().map(|m| m.enter.clone()).collect();
                 let exit: Vec<String> = d.data_maps.iter().map(|m| m.exit.clone()).collect();
-                let mut pieces = vec![Piece::Line(line), Piece::Text(data_saved(n, &d))];
+                let mut pieces = vec![
+                    Piece::Line(line),
+                    Piece::Text(data_saved(&ctx, n, &d, line)),
+                ];
                 pieces.extend(data_region(
-                    &ctx,
                     &d,
                     n,
-                    &format!("__spread_c_{n}"),
-                    &format!("__spread_r_{n}"),
-                    (line, line),
+                    (&format!("__spread_c_{n}"), &format!("__spread_r_{n}")),
+                    line,
                     "target enter data",
                     &enter,
+                    opts.guard_device_macro,
                 ));
                 out.edits.push(Edit {
                     start: line_start,
@@ -485,14 +571,13 @@ pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
                 let end_line = ctx.presumed_line_of(end_off);
                 let mut pieces = vec![Piece::Text(" ".into())];
                 pieces.extend(data_region(
-                    &ctx,
                     &d,
                     n,
-                    &format!("__spread_c_{n}"),
-                    &format!("__spread_r_{n}"),
-                    (line, end_line),
+                    (&format!("__spread_c_{n}"), &format!("__spread_r_{n}")),
+                    end_line,
                     "target exit data",
                     &exit,
+                    opts.guard_device_macro,
                 ));
                 pieces.push(Piece::Text(" }".into()));
                 out.edits.push(Edit {
@@ -526,6 +611,7 @@ mod tests {
                     Piece::Text(t) => s.push_str(t),
                     Piece::Line(n) => s.push_str(&format!("<{n}>")),
                     Piece::Directive { line, text } => s.push_str(&format!("\n<{line}>{text}\n")),
+                    Piece::Raw(t) => s.push_str(&format!("\n{t}\n")),
                 }
             }
             pos = e.end;
@@ -565,25 +651,25 @@ mod tests {
         let out =
             lower_str("#pragma omp target spread nowait\nfor (i = 0; i <= n; ++i) { a(); }\n")
                 .unwrap();
-        assert!(out.contains("__SPREAD_KIND_TARGET, __SPREAD_FLAG_NOWAIT, 0 }; __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, (0), (n) + 1, (const int32_t *)0, 0, 0);"), "{out}");
+        assert!(out.contains("__SPREAD_KIND_TARGET, __SPREAD_FLAG_NOWAIT, 0 }; __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, (0), (n) + (int64_t)1, (const int32_t *)0, 0, 0);"), "{out}");
         assert!(
             out.contains("#pragma omp target device(__spread_chunk_device(__spread_r_0)) nowait\n"),
             "{out}"
         );
-        assert!(out.contains("for (i = omp_spread_start; i < omp_spread_start + omp_spread_size; ++i) { a(); } }"), "{out}");
+        assert!(out.contains("for (i = omp_spread_start; i <= omp_spread_start + omp_spread_size - 1; ++i) { a(); } }"), "{out}");
     }
 
     #[test]
     fn standalone_data() {
         let out = lower_str("#pragma omp target enter data spread devices(1,0) range(1:N-2) chunk_size(4) nowait depend(out: x) map(to: A[omp_spread_start:omp_spread_size])\ny;\n").unwrap();
-        assert!(out.contains("<1>{ const int32_t __spread_devs_0[] = { (int32_t)(1), (int32_t)(0) }; const int64_t __spread_lb_0 = (1); const int64_t __spread_ub_0 = __spread_lb_0 + (N-2); const int64_t __spread_chunk_0 = (4); { static const __spread_construct_t __spread_c_0 = { \"t.c\", 1, __SPREAD_KIND_ENTER_DATA, __SPREAD_FLAG_NOWAIT, 0 }; __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, __spread_lb_0, __spread_ub_0, __spread_devs_0, 2, __spread_chunk_0); { const int64_t omp_spread_start = __spread_chunk_start(__spread_r_0); const int64_t omp_spread_size = __spread_chunk_size(__spread_r_0);"), "{out}");
+        assert!(out.contains("<1>{ static const __spread_construct_t __spread_c_0 = { \"t.c\", 1, __SPREAD_KIND_ENTER_DATA, __SPREAD_FLAG_NOWAIT, 0 }; const int32_t __spread_devs_0[] = { (int32_t)(1), (int32_t)(0) }; const int64_t __spread_lb_0 = (1); const int64_t __spread_ub_0 = __spread_lb_0 + __spread_length_arg(&__spread_c_0, (N-2)); const int64_t __spread_chunk_0 = (4); { __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, __spread_lb_0, __spread_ub_0, __spread_devs_0, 2, __spread_chunk_0); { const int64_t omp_spread_start = __spread_chunk_start(__spread_r_0); const int64_t omp_spread_size = __spread_chunk_size(__spread_r_0);"), "{out}");
         assert!(out.contains("<1>#pragma omp target enter data device(__spread_chunk_device(__spread_r_0)) nowait depend(out: x) map(to: A[omp_spread_start:omp_spread_size])\n<1>} __spread_region_end(__spread_r_0); } }\ny;"), "{out}");
     }
 
     #[test]
     fn data_block() {
         let out = lower_str("#pragma omp target data spread range(0:N) map(tofrom: A[omp_spread_start:omp_spread_size])\n{\n  work();\n}\nz;\n").unwrap();
-        assert!(out.contains("#pragma omp target enter data device(__spread_chunk_device(__spread_r_0)) map(to: A[omp_spread_start:omp_spread_size])\n<1>} __spread_region_end(__spread_r_0); }\n{\n  work();\n} { static const __spread_construct_t __spread_c_0 = { \"t.c\", 1, __SPREAD_KIND_DATA, 0, 0 };"), "{out}");
+        assert!(out.contains("#pragma omp target enter data device(__spread_chunk_device(__spread_r_0)) map(to: A[omp_spread_start:omp_spread_size])\n<1>} __spread_region_end(__spread_r_0); }\n{\n  work();\n} { __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0,"), "{out}");
         assert!(out.contains("\n<4>#pragma omp target exit data device(__spread_chunk_device(__spread_r_0)) map(from: A[omp_spread_start:omp_spread_size])\n<4>} __spread_region_end(__spread_r_0); } }\nz;"), "{out}");
     }
 
@@ -605,8 +691,8 @@ mod tests {
     #[test]
     fn update_peer_and_wait() {
         let out = lower_str("void f(void) {\n#pragma omp target update peer from(b[lo:n], y) from_device(e) to(a[1:n], x) to_device(d)\n#pragma omp wait device(d)\n}\n").unwrap();
-        assert!(out.contains("{\n<2>{ static const __spread_construct_t __spread_c_0 = { \"t.c\", 2, __SPREAD_KIND_UPDATE_PEER, 0, 0 }; const int32_t __spread_from_dev_0 = (int32_t)(e); const int32_t __spread_to_dev_0 = (int32_t)(d); __spread_update_peer(&__spread_c_0, (void *)&(a)[1], (size_t)(n) * sizeof((a)[0]), __spread_to_dev_0, (const void *)&(b)[lo], (size_t)(n) * sizeof((b)[0]), __spread_from_dev_0); __spread_update_peer(&__spread_c_0, (void *)&(x), sizeof(x), __spread_to_dev_0, (const void *)&(y), sizeof(y), __spread_from_dev_0); }\n"), "{out}");
-        assert!(out.contains("\n<3>{ static const __spread_construct_t __spread_c_1 = { \"t.c\", 3, __SPREAD_KIND_WAIT_DEVICE, 0, 0 }; __spread_device_wait(&__spread_c_1, (int32_t)(d)); }\n}"), "{out}");
+        assert!(out.contains("{\n<2>{ static const __spread_construct_t __spread_c_0 = { \"t.c\", 2, __SPREAD_KIND_UPDATE_PEER, 0, 0 }; const int32_t __spread_from_dev_0 = __spread_device_arg(&__spread_c_0, (e)); const int32_t __spread_to_dev_0 = __spread_device_arg(&__spread_c_0, (d)); __spread_update_peer(&__spread_c_0, (void *)&(a)[1], (size_t)(n) * sizeof((a)[0]), __spread_to_dev_0, (const void *)&(b)[lo], (size_t)(n) * sizeof((b)[0]), __spread_from_dev_0); __spread_update_peer(&__spread_c_0, (void *)&(x), sizeof(x), __spread_to_dev_0, (const void *)&(y), sizeof(y), __spread_from_dev_0); }\n"), "{out}");
+        assert!(out.contains("\n<3>{ static const __spread_construct_t __spread_c_1 = { \"t.c\", 3, __SPREAD_KIND_WAIT_DEVICE, 0, 0 }; __spread_device_wait(&__spread_c_1, __spread_device_arg(&__spread_c_1, (d))); }\n}"), "{out}");
         // plain target update stays clang's
         let src = "void f(void) {\n#pragma omp target update to(a[0:n]) device(1)\n}\n";
         assert_eq!(lower_str(src).unwrap(), format!("# 1 \"t.c\"\n{src}"));
@@ -628,7 +714,7 @@ mod tests {
         let out =
             lower_str("void f(int n) {\n  if (n)\n#pragma omp wait device(n)\n  else n++;\n}\n")
                 .unwrap();
-        assert!(out.contains("if (n)\n<3>{ static const __spread_construct_t __spread_c_0 = { \"t.c\", 3, __SPREAD_KIND_WAIT_DEVICE, 0, 0 }; __spread_device_wait(&__spread_c_0, (int32_t)(n)); }\n  else n++;"), "{out}");
+        assert!(out.contains("if (n)\n<3>{ static const __spread_construct_t __spread_c_0 = { \"t.c\", 3, __SPREAD_KIND_WAIT_DEVICE, 0, 0 }; __spread_device_wait(&__spread_c_0, __spread_device_arg(&__spread_c_0, (n))); }\n  else n++;"), "{out}");
     }
 
     #[test]

@@ -27,6 +27,8 @@ pub struct PpOutput {
     pub main_file: u32,
     /// One entry per physical line of `text`.
     pub lines: Vec<PpLine>,
+    /// The text is C++ (else C).
+    pub cxx: bool,
 }
 
 /// Undoes the escaping of a C string literal's body (only what clang's markers use).
@@ -156,6 +158,7 @@ impl PpOutput {
             files,
             main_file: main_file.unwrap_or(0),
             lines,
+            cxx,
         }
     }
 

@@ -197,7 +197,9 @@ impl<'a> Locator<'a> {
         let idx = ti.checked_sub(dl.first_tok)?;
         let src = &self.main;
         // a #pragma line starting on `line`
-        if let Some(od) = src.lexed.directives.iter().find(|od| od.line + 1 == line) {
+        let dirs = &src.lexed.directives;
+        let first = dirs.partition_point(|od| od.line + 1 < line);
+        if let Some(od) = dirs.get(first).filter(|od| od.line + 1 == line) {
             let otoks = &src.lexed.tokens[od.first_tok..od.end_tok];
             let otexts = texts(&src.text, otoks);
             let j = align(&pp_texts, idx, &otexts)?;

@@ -14,6 +14,8 @@ struct Out {
     s: String,
     /// Presumed line of the current output line.
     cur: u32,
+    /// A raw line was written: the next line needs a `#line`.
+    resync: bool,
     at_bol: bool,
     file_lit: String,
 }
@@ -27,10 +29,10 @@ impl Out {
             }
             self.newline();
         }
-        if self.cur == n {
+        if self.cur == n && !self.resync {
             return;
         }
-        if n > self.cur && n - self.cur <= 4 {
+        if !self.resync && n > self.cur && n - self.cur <= 4 {
             for _ in self.cur..n {
                 self.s.push('\n');
             }
@@ -39,6 +41,7 @@ impl Out {
                 .push_str(&format!("#line {n} \"{}\"\n", self.file_lit));
         }
         self.cur = n;
+        self.resync = false;
     }
 
     fn newline(&mut self) {
@@ -59,6 +62,15 @@ impl Out {
             match p {
                 Piece::Text(t) => self.text(t),
                 Piece::Line(n) => self.sync(*n),
+                Piece::Raw(text) => {
+                    if !self.at_bol {
+                        self.newline();
+                    }
+                    self.s.push_str(text);
+                    self.s.push('\n');
+                    self.at_bol = true;
+                    self.resync = true;
+                }
                 Piece::Directive { line, text } => {
                     if !self.at_bol {
                         self.newline();
@@ -181,11 +193,17 @@ pub fn splice(
     merged.sort();
     let merged = merge(merged);
 
-    // directives other than pragmas cannot be rewritten through the preprocessed text
+    // directives other than pragmas cannot be rewritten through the preprocessed text (the
+    // directives are in line order: only those from the group's first line on are looked at)
+    let dirs = &src.lexed.directives;
     for &(a, b) in &merged {
-        for d in &src.lexed.directives {
+        let from = dirs.partition_point(|d| d.last_line + 1 < a);
+        for d in &dirs[from..] {
             let (l0, l1) = (d.line + 1, d.last_line + 1);
-            if l1 < a || l0 > b {
+            if l0 > b {
+                break;
+            }
+            if l1 < a {
                 continue;
             }
             let name = if d.first_tok + 1 < d.end_tok {
@@ -208,6 +226,7 @@ pub fn splice(
     let mut out = Out {
         s: String::with_capacity(src.text.len() + 1024),
         cur: 0,
+        resync: false,
         at_bol: true,
         file_lit,
     };

@@ -3,6 +3,9 @@
 
 use crate::lexer::{Lexed, TokKind, Token};
 
+/// How deep statements may nest (`if (a) if (b) ...`) before [`View::statement_end`] gives up.
+pub const MAX_NESTING: usize = 100_000;
+
 /// One element of the code view: a token, or a whole `#pragma` line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Item {
@@ -122,11 +125,20 @@ impl<'a> View<'a> {
     }
 
     /// Index of the last item of the statement that starts at item `k`; on failure, the item
-    /// where no statement could be recognized.
+    /// where no statement could be recognized (also where statements nest more than
+    /// [`MAX_NESTING`] deep, far beyond what clang accepts, instead of overflowing the stack).
     pub fn statement_end(&self, k: usize) -> Result<usize, usize> {
+        self.statement_end_at(k, 0)
+    }
+
+    fn statement_end_at(&self, k: usize, depth: usize) -> Result<usize, usize> {
+        if depth > MAX_NESTING {
+            return Err(k);
+        }
+        let d = depth + 1;
         match self.items.get(k) {
             None => return Err(k),
-            Some(Item::Pragma(_)) => return self.statement_end(k + 1),
+            Some(Item::Pragma(_)) => return self.statement_end_at(k + 1, d),
             Some(Item::Tok(_)) => {}
         }
         let w = self.text(k);
@@ -140,19 +152,19 @@ impl<'a> View<'a> {
                     p += 1;
                 }
                 let close = self.paren_group(p)?;
-                let s = self.statement_end(close + 1)?;
+                let s = self.statement_end_at(close + 1, d)?;
                 if self.is_ident(s + 1, "else") {
-                    self.statement_end(s + 2)
+                    self.statement_end_at(s + 2, d)
                 } else {
                     Ok(s)
                 }
             }
             "for" | "while" | "switch" => {
                 let close = self.paren_group(k + 1)?;
-                self.statement_end(close + 1)
+                self.statement_end_at(close + 1, d)
             }
             "do" => {
-                let s = self.statement_end(k + 1)?;
+                let s = self.statement_end_at(k + 1, d)?;
                 if !self.is_ident(s + 1, "while") {
                     return Err(s + 1);
                 }
@@ -182,7 +194,7 @@ impl<'a> View<'a> {
                 && !matches!(w, "default" | "case" | "public" | "private" | "protected") =>
             {
                 // a label
-                self.statement_end(k + 2)
+                self.statement_end_at(k + 2, d)
             }
             _ => {
                 let mut depth = 0i32;
@@ -382,6 +394,7 @@ pub fn parse_loop(v: &View, k: usize, cname: &str) -> Result<Loop, LoopError> {
             )
         }
     };
+    check_body(v, close + 1, body_end, &var, cname)?;
     Ok(Loop {
         for_item: k,
         close,
@@ -393,6 +406,208 @@ pub fn parse_loop(v: &View, k: usize, cname: &str) -> Result<Loop, LoopError> {
         inclusive,
         incr,
     })
+}
+
+/// The checks OpenMP makes on a loop's body that change what a spread loop means: no `break`
+/// that leaves the loop itself (each chunk would stop on its own) and no write to the loop
+/// variable (each chunk would step through its own range differently). `lo..=hi` are the
+/// body's items.
+fn check_body(v: &View, lo: usize, hi: usize, var: &str, cname: &str) -> Result<(), LoopError> {
+    // the statements inside the body that a `break` may leave: loops and switches
+    let mut breakable: Vec<(usize, usize)> = Vec::new();
+    // a declaration of a variable named like the loop variable shadows it: its writes are not
+    // the loop variable's (the check is skipped rather than guessing scopes)
+    let mut shadowed = false;
+    for j in lo..=hi {
+        let Some(t) = v.tok(j) else { continue };
+        if t.kind == TokKind::Ident {
+            match v.text(j) {
+                "for" | "while" | "switch" | "do" => {
+                    if let Ok(e) = v.statement_end(j) {
+                        breakable.push((j, e));
+                    }
+                }
+                w if w == var
+                    && j > lo
+                    && v.tok(j - 1).map(|p| p.kind) == Some(TokKind::Ident)
+                    && !matches!(v.text(j - 1), "return" | "sizeof" | "case" | "else" | "do") =>
+                {
+                    shadowed = true;
+                }
+                _ => {}
+            }
+        }
+    }
+    for j in lo..=hi {
+        let Some(t) = v.tok(j) else { continue };
+        if t.kind != TokKind::Ident {
+            continue;
+        }
+        let w = v.text(j);
+        if w == "break" && !breakable.iter().any(|&(a, b)| a < j && j <= b) {
+            return Err(LoopError {
+                item: j,
+                msg: format!("'break' statement cannot be used in the loop of '{cname}' (every iteration of an OpenMP loop must run; each chunk would stop on its own)"),
+            });
+        }
+        if w != var || shadowed {
+            continue;
+        }
+        let prev = if j > lo { v.text(j - 1) } else { "" };
+        if matches!(prev, "." | "->" | "::") {
+            continue;
+        }
+        let next = v.text(j + 1);
+        let assigned = matches!(
+            next,
+            "=" | "+="
+                | "-="
+                | "*="
+                | "/="
+                | "%="
+                | "&="
+                | "|="
+                | "^="
+                | "<<="
+                | ">>="
+                | "++"
+                | "--"
+        );
+        let incremented = matches!(prev, "++" | "--");
+        let address = prev == "&" && !prev_is_operand_at(v, lo, j - 1);
+        if assigned || incremented || address {
+            let what = if address {
+                "its address cannot be taken"
+            } else {
+                "it cannot be modified"
+            };
+            return Err(LoopError {
+                item: j,
+                msg: format!("'{var}' is the loop variable of '{cname}': {what} in the loop body (OpenMP loops compute it from the iteration number)"),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Checks the structured block `lo..=hi` of a data construct (`target data spread`): no
+/// `return`, no `goto` to a label outside it, no `break`/`continue` that leaves it (any of them
+/// would skip the unmapping at its end). Lambda bodies (C++) are not part of the block's
+/// control flow.
+pub fn check_structured_block(
+    v: &View,
+    lo: usize,
+    hi: usize,
+    cname: &str,
+) -> Result<(), LoopError> {
+    let mut skip: Vec<(usize, usize)> = Vec::new(); // lambda bodies
+    let mut loops: Vec<(usize, usize)> = Vec::new(); // statements `break` may leave
+    let mut switches: Vec<(usize, usize)> = Vec::new();
+    let mut labels: Vec<&str> = Vec::new();
+    for j in lo..=hi {
+        let Some(t) = v.tok(j) else { continue };
+        let w = v.text(j);
+        match t.kind {
+            TokKind::Punct if w == "[" && !prev_is_operand_at(v, lo, j) => {
+                if let Some(body) = lambda_body(v, j, hi) {
+                    skip.push(body);
+                }
+            }
+            TokKind::Ident => match w {
+                "for" | "while" | "do" => {
+                    if let Ok(e) = v.statement_end(j) {
+                        loops.push((j, e));
+                    }
+                }
+                "switch" => {
+                    if let Ok(e) = v.statement_end(j) {
+                        switches.push((j, e));
+                    }
+                }
+                _ if v.text(j + 1) == ":"
+                    && v.text(j + 2) != ":"
+                    && matches!(v.text(j.saturating_sub(1)), ";" | "{" | "}" | ")" | ":")
+                    && !matches!(w, "default" | "case" | "public" | "private" | "protected") =>
+                {
+                    labels.push(w);
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    let inside = |ranges: &[(usize, usize)], j: usize| ranges.iter().any(|&(a, b)| a < j && j <= b);
+    let fail = |item: usize, msg: String| Err(LoopError { item, msg });
+    for j in lo..=hi {
+        if v.tok(j).map(|t| t.kind) != Some(TokKind::Ident) || inside(&skip, j) {
+            continue;
+        }
+        match v.text(j) {
+            "return" | "co_return" => {
+                return fail(
+                    j,
+                    format!("'{}' cannot be used in the structured block of '{cname}' (it would leave the block without unmapping its data)", v.text(j)),
+                )
+            }
+            "goto" => {
+                let target = v.text(j + 1);
+                if v.tok(j + 1).map(|t| t.kind) != Some(TokKind::Ident) || !labels.contains(&target) {
+                    return fail(
+                        j,
+                        format!("'goto' cannot jump out of the structured block of '{cname}' (it would leave the block without unmapping its data)"),
+                    );
+                }
+            }
+            "break" if !inside(&loops, j) && !inside(&switches, j) => {
+                return fail(
+                    j,
+                    format!("'break' cannot leave the structured block of '{cname}' (it would skip the unmapping of its data)"),
+                );
+            }
+            "continue" if !inside(&loops, j) => {
+                return fail(
+                    j,
+                    format!("'continue' cannot leave the structured block of '{cname}' (it would skip the unmapping of its data)"),
+                );
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The body `{...}` of the lambda whose introducer `[` is item `open` (before `hi`), if any.
+fn lambda_body(v: &View, open: usize, hi: usize) -> Option<(usize, usize)> {
+    let close = v.matching(open)?;
+    let mut j = close + 1;
+    while j <= hi {
+        let w = v.text(j);
+        match w {
+            "{" => return v.matching(j).map(|e| (j, e)),
+            "(" => j = v.matching(j)? + 1,
+            "->" | "::" | "<" | ">" | "*" | "&" | "&&" => j += 1,
+            _ if v.tok(j).map(|t| t.kind) == Some(TokKind::Ident) => j += 1,
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Whether the item before `k` (within the body starting at `lo`) ends an operand, so that the
+/// operator at `k` is binary.
+fn prev_is_operand_at(v: &View, lo: usize, k: usize) -> bool {
+    if k <= lo {
+        return false;
+    }
+    let p = v.text(k - 1);
+    if matches!(p, ")" | "]") {
+        return true;
+    }
+    match v.tok(k - 1).map(|t| t.kind) {
+        Some(TokKind::Number) | Some(TokKind::Str) => true,
+        Some(TokKind::Ident) => !matches!(p, "return" | "case" | "sizeof"),
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -458,6 +673,61 @@ mod tests {
     }
 
     #[test]
+    fn structured_blocks() {
+        let ok = [
+            "{ for (;;) { if (x) break; continue; } switch (y) { case 1: break; } }",
+            "{ if (x) goto done; f(); done: g(); }",
+            "{ auto f = [&](int a) -> int { return a; }; f(1); }",
+            "{ int a[2] = { [0] = 1 }; }",
+        ];
+        for src in ok {
+            with_view(src, |v| {
+                let e = v.statement_end(0).unwrap();
+                if let Err(e) = check_structured_block(v, 0, e, "target data spread") {
+                    panic!("{src}: {}", e.msg);
+                }
+            });
+        }
+        let bad = [
+            ("{ if (x) return; }", "return", "'return' cannot be used"),
+            ("{ if (x) goto out; }", "goto", "'goto' cannot jump out"),
+            ("{ if (x) break; }", "break", "'break' cannot leave"),
+            (
+                "{ switch (x) { case 1: continue; } }",
+                "continue",
+                "'continue' cannot leave",
+            ),
+        ];
+        for (src, tok, msg) in bad {
+            with_view(src, |v| {
+                let e = v.statement_end(0).unwrap();
+                let err = check_structured_block(v, 0, e, "target data spread").unwrap_err();
+                assert_eq!(v.text(err.item), tok, "{src}");
+                assert!(err.msg.contains(msg), "{src}: {}", err.msg);
+            });
+        }
+    }
+
+    #[test]
+    fn bodies_that_keep_the_loop_canonical() {
+        let ok = [
+            "for (int i = 0; i < n; i++) { for (int k = 0; k < 3; k++) if (k) break; }",
+            "for (int i = 0; i < n; i++) { switch (a[i]) { case 1: break; default: break; } }",
+            "for (int i = 0; i < n; i++) { while (x) { break; } do { break; } while (y); }",
+            "for (int i = 0; i < n; i++) { a[i] = i + 1; b[i] &= i; c = a & i; s.i = 3; p->i++; }",
+            "for (int i = 0; i < n; i++) { if (a[i]) continue; a[i] = b[i] == i; }",
+            "for (int i = 0; i < n; i++) { for (int i = 0; i < 3; i++) a[i] = 0; }",
+        ];
+        for src in ok {
+            with_view(src, |v| {
+                if let Err(e) = parse_loop(v, 0, "target spread") {
+                    panic!("{src}: {}", e.msg);
+                }
+            });
+        }
+    }
+
+    #[test]
     fn non_canonical_loops() {
         let cases = [
             ("while (1) ;", "while", "followed by a for loop"),
@@ -472,6 +742,32 @@ mod tests {
             ("for (; i < n; i++) ;", ";", "initialize"),
             ("for (int i = 0; i < n; i++) }", "}", "body"),
             ("for (int *p = a; p < e; p++) ;", "int", "integer type"),
+            (
+                "for (int i = 0; i < n; i++) { if (a[i]) break; }",
+                "break",
+                "'break' statement cannot be used",
+            ),
+            (
+                "for (int i = 0; i < n; i++) { for (;;) break; break; }",
+                "break",
+                "'break'",
+            ),
+            (
+                "for (int i = 0; i < n; i++) { i += 2; }",
+                "i",
+                "cannot be modified",
+            ),
+            (
+                "for (int i = 0; i < n; i++) a[i++] = 0;",
+                "i",
+                "cannot be modified",
+            ),
+            (
+                "for (int i = 0; i < n; i++) { --i; }",
+                "i",
+                "cannot be modified",
+            ),
+            ("for (i = 0; i < n; i++) { f(&i); }", "i", "address"),
         ];
         for (src, tok, msg) in cases {
             with_view(src, |v| {

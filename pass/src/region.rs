@@ -13,6 +13,8 @@
 //!
 //! Blocks are numbered `0..n` with block 0 the function's entry.
 
+use std::collections::HashMap;
+
 use crate::construct::RegionError;
 
 /// A position in a function: instruction `index` of block `block`.
@@ -45,6 +47,118 @@ pub enum BeginKind {
     },
 }
 
+/// The immediate dominators of a control-flow graph (block 0 is the entry), computed once per
+/// function so that checking each of its regions costs only the region's size.
+#[derive(Clone, Debug)]
+pub struct Dominators {
+    /// Immediate dominator of each block; `usize::MAX` for unreachable blocks, 0 for the entry.
+    idom: Vec<usize>,
+}
+
+impl Dominators {
+    /// Cooper, Harvey and Kennedy's iterative algorithm over the reverse post-order.
+    pub fn new(succs: &[Vec<usize>]) -> Dominators {
+        let n = succs.len();
+        const NONE: usize = usize::MAX;
+        if n == 0 {
+            return Dominators { idom: Vec::new() };
+        }
+        // reverse post-order, iteratively
+        let mut order = vec![NONE; n]; // post-order number
+        let mut post: Vec<usize> = Vec::with_capacity(n);
+        let mut seen = vec![false; n];
+        let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+        seen[0] = true;
+        while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+            if let Some(&s) = succs[b].get(*i) {
+                *i += 1;
+                if s < n && !seen[s] {
+                    seen[s] = true;
+                    stack.push((s, 0));
+                }
+            } else {
+                order[b] = post.len();
+                post.push(b);
+                stack.pop();
+            }
+        }
+        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (b, ss) in succs.iter().enumerate() {
+            if !seen[b] {
+                continue;
+            }
+            for &s in ss {
+                if s < n {
+                    preds[s].push(b);
+                }
+            }
+        }
+        let mut idom = vec![NONE; n];
+        idom[0] = 0;
+        let intersect = |idom: &[usize], mut a: usize, mut b: usize| {
+            while a != b {
+                while order[a] < order[b] {
+                    a = idom[a];
+                }
+                while order[b] < order[a] {
+                    b = idom[b];
+                }
+            }
+            a
+        };
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in post.iter().rev().skip(1) {
+                let mut new = NONE;
+                for &p in &preds[b] {
+                    if idom[p] == NONE {
+                        continue;
+                    }
+                    new = if new == NONE {
+                        p
+                    } else {
+                        intersect(&idom, p, new)
+                    };
+                }
+                if new != NONE && idom[b] != new {
+                    idom[b] = new;
+                    changed = true;
+                }
+            }
+        }
+        Dominators { idom }
+    }
+
+    /// Whether block `b` can be reached from the entry.
+    pub fn reachable(&self, b: usize) -> bool {
+        self.idom.get(b).is_some_and(|&d| d != usize::MAX)
+    }
+
+    /// Whether block `a` dominates block `b` (vacuously true for an unreachable `b`). Walks
+    /// `b`'s dominator chain: for a region, from its end up to its begin.
+    pub fn dominates(&self, a: usize, b: usize) -> bool {
+        let mut x = b;
+        loop {
+            match self.idom.get(x) {
+                None | Some(&usize::MAX) => return true,
+                _ if x == a => return true,
+                Some(&0) if x == 0 => return false,
+                Some(&d) => x = d,
+            }
+        }
+    }
+}
+
+/// The begin calls of a function by block: instruction indices, for [`check_indexed`].
+pub fn index_points(points: &[Point]) -> HashMap<usize, Vec<usize>> {
+    let mut m: HashMap<usize, Vec<usize>> = HashMap::new();
+    for p in points {
+        m.entry(p.block).or_default().push(p.index);
+    }
+    m
+}
+
 /// Checks the region from `begin` to `end`. `others` are the other
 /// `__spread_region_begin` calls of the function.
 pub fn check(
@@ -54,6 +168,21 @@ pub fn check(
     end: Point,
     others: &[Point],
 ) -> Result<(), RegionError> {
+    let dom = Dominators::new(&g.succs);
+    check_indexed(g, &dom, begin, kind, end, &index_points(others))
+}
+
+/// [`check`] with the function's dominators and begin calls (which may include `begin`
+/// itself) computed once for all its regions: the work is proportional to the region's
+/// blocks, not the function's.
+pub fn check_indexed(
+    g: &Graph,
+    dom: &Dominators,
+    begin: Point,
+    kind: BeginKind,
+    end: Point,
+    begins: &HashMap<usize, Vec<usize>>,
+) -> Result<(), RegionError> {
     let n = g.succs.len();
     if begin.block >= n || end.block >= n || g.returns.len() != n {
         return Err(RegionError::Unsupported(
@@ -61,13 +190,15 @@ pub fn check(
         ));
     }
     let other_in = |block: usize, from: usize, to: usize| {
-        others
-            .iter()
-            .any(|o| o.block == block && o.index >= from && o.index < to)
+        begins.get(&block).is_some_and(|v| {
+            v.iter()
+                .any(|&i| i >= from && i < to && !(block == begin.block && i == begin.index))
+        })
     };
 
     // 1. Forward from the begin, stopping at the end.
-    let mut seen = vec![false; n];
+    // (a set, not a vector of the function's size: this runs once per region)
+    let mut seen: std::collections::HashSet<usize> = std::collections::HashSet::new();
     let mut work: Vec<usize> = Vec::new();
     match kind {
         BeginKind::Call => {
@@ -76,7 +207,7 @@ pub fn check(
                 if other_in(begin.block, begin.index + 1, end.index) {
                     return Err(RegionError::Nested);
                 }
-                return check_dominated(g, begin, end);
+                return check_dominated(dom, begin, end);
             }
             if other_in(begin.block, begin.index + 1, usize::MAX) {
                 return Err(RegionError::Nested);
@@ -102,10 +233,9 @@ pub fn check(
                 "malformed control-flow graph".into(),
             ));
         }
-        if seen[b] {
+        if !seen.insert(b) {
             continue;
         }
-        seen[b] = true;
         if b == end.block {
             // Entered from the top: the end comes before anything after it.
             if other_in(b, 0, end.index) {
@@ -128,31 +258,21 @@ pub fn check(
     if !reached_end {
         return Err(RegionError::EndUnreachable);
     }
-    check_dominated(g, begin, end)
+    check_dominated(dom, begin, end)
 }
 
 /// Every path from the entry to `end` passes `begin`.
-fn check_dominated(g: &Graph, begin: Point, end: Point) -> Result<(), RegionError> {
-    let n = g.succs.len();
-    let mut seen = vec![false; n];
-    let mut work = vec![0usize];
-    while let Some(b) = work.pop() {
-        if b >= n || seen[b] {
-            continue;
-        }
-        seen[b] = true;
-        if b == begin.block {
-            if end.block == b && end.index < begin.index {
-                return Err(RegionError::NotDominated);
-            }
-            continue;
-        }
-        if b == end.block {
-            return Err(RegionError::NotDominated);
-        }
-        work.extend(g.succs[b].iter().copied());
+fn check_dominated(dom: &Dominators, begin: Point, end: Point) -> Result<(), RegionError> {
+    let ok = if begin.block == end.block {
+        end.index > begin.index || !dom.reachable(end.block)
+    } else {
+        dom.dominates(begin.block, end.block)
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(RegionError::NotDominated)
     }
-    Ok(())
 }
 
 /// The blocks reachable from `start` without entering any block of `stop`.
@@ -334,6 +454,55 @@ mod tests {
             check(&g, p(0, 0), BeginKind::Call, p(0, 0), &[]),
             Err(RegionError::Unsupported(_))
         ));
+    }
+
+    #[test]
+    fn dominators() {
+        // 0 -> 1 -> {2, 3} -> 4 -> 1 (loop), 4 -> 5; 6 unreachable
+        let succs = vec![
+            vec![1],
+            vec![2, 3],
+            vec![4],
+            vec![4],
+            vec![1, 5],
+            vec![],
+            vec![5],
+        ];
+        let d = Dominators::new(&succs);
+        assert!(d.dominates(0, 5) && d.dominates(1, 4) && d.dominates(4, 5));
+        assert!(!d.dominates(2, 4) && !d.dominates(3, 4) && !d.dominates(5, 4));
+        assert!(d.dominates(2, 2));
+        assert!(d.reachable(5) && !d.reachable(6));
+        // unreachable blocks are dominated by anything (no path from the entry reaches them)
+        assert!(d.dominates(3, 6));
+    }
+
+    #[test]
+    fn many_regions_in_one_function() {
+        // a chain of 2000 straight-line regions, each in its own block: checking all of them
+        // on one set of dominators and begin positions
+        let n = 2000;
+        let succs: Vec<Vec<usize>> = (0..n)
+            .map(|b| if b + 1 < n { vec![b + 1] } else { vec![] })
+            .collect();
+        let g = Graph {
+            returns: (0..n).map(|b| b + 1 == n).collect(),
+            succs,
+        };
+        let dom = Dominators::new(&g.succs);
+        let begins: Vec<Point> = (0..n).map(|b| p(b, 0)).collect();
+        let idx = index_points(&begins);
+        for b in 0..n {
+            assert_eq!(
+                check_indexed(&g, &dom, p(b, 0), BeginKind::Call, p(b, 5), &idx),
+                Ok(())
+            );
+        }
+        // a region from block 3 to block 5 contains the begin of block 4
+        assert_eq!(
+            check_indexed(&g, &dom, p(3, 0), BeginKind::Call, p(5, 1), &idx),
+            Err(RegionError::Nested)
+        );
     }
 
     #[test]

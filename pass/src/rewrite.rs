@@ -28,7 +28,7 @@ use inkwell::{AddressSpace, IntPredicate};
 
 use crate::construct::{self, Construct, RegionError, RegionStats};
 use crate::ffi;
-use crate::region::{self, BeginKind, Graph, Point};
+use crate::region::{self, BeginKind, Dominators, Graph, Point};
 
 /// `__spread_region_begin`.
 pub const REGION_BEGIN: &str = "__spread_region_begin";
@@ -77,13 +77,22 @@ pub fn run_on_module(module: &Module<'_>) -> bool {
     let Some(begin_fn) = module.get_function(REGION_BEGIN) else {
         return false;
     };
+    let end_fn = module.get_function(REGION_END);
     let ctx = module.get_context();
     let done_kind = ctx.get_kind_id(REWRITTEN_MD);
     let functions: Vec<FunctionValue<'_>> = module.get_functions().collect();
     let mut changed = false;
     for func in functions {
-        let begins: Vec<InstructionValue<'_>> = instructions(func)
-            .filter(|i| ffi::called_function(*i) == Some(begin_fn))
+        if func.count_basic_blocks() == 0 {
+            continue;
+        }
+        // Everything about the function that does not depend on the region is computed once,
+        // before any region is rewritten: each region then costs its own size.
+        let plan = FnPlan::new(func, begin_fn, end_fn);
+        let begins: Vec<InstructionValue<'_>> = plan
+            .begin_calls
+            .iter()
+            .copied()
             .filter(|i| i.get_metadata(done_kind).is_none())
             .collect();
         for begin in begins {
@@ -95,7 +104,7 @@ pub fn run_on_module(module: &Module<'_>) -> bool {
                     None => format!("function '{name}'"),
                 }
             });
-            match rewrite_region(module, &ctx, func, begin_fn, begin) {
+            match rewrite_region(module, &ctx, &plan, begin) {
                 Ok(stats) => {
                     changed = true;
                     begin.set_metadata(ctx.metadata_node(&[]), done_kind).ok();
@@ -129,6 +138,7 @@ fn after_none(what: &str) -> RewriteError {
 }
 
 /// All instructions of `func`, in order.
+#[cfg(test)]
 fn instructions<'ctx>(func: FunctionValue<'ctx>) -> impl Iterator<Item = InstructionValue<'ctx>> {
     func.get_basic_block_iter()
         .flat_map(|b| b.get_instructions())
@@ -244,6 +254,89 @@ fn origin_begin<'ctx>(
     origin_begin(stored?.as_instruction_value(), begin_fn, depth - 1)
 }
 
+/// What the pass needs to know about a function's regions, computed in one sweep over the
+/// function before any of them is rewritten (so that rewriting N regions is linear, not
+/// quadratic, in N): its control-flow graph and dominators, where its begin calls are, and
+/// the end calls of each begin. Rewriting a region splits blocks but leaves the other regions'
+/// relations as they were, so the checks can all use the function as it was.
+struct FnPlan<'ctx> {
+    cfg: FnCfg<'ctx>,
+    dom: Dominators,
+    /// The begin calls, in order.
+    begin_calls: Vec<InstructionValue<'ctx>>,
+    /// Begin calls by block: instruction indices.
+    begins_by_block: HashMap<usize, Vec<usize>>,
+    /// Position of each begin and end call.
+    points: HashMap<InstructionValue<'ctx>, Point>,
+    /// The end calls of each begin.
+    ends: HashMap<InstructionValue<'ctx>, Vec<InstructionValue<'ctx>>>,
+}
+
+impl<'ctx> FnPlan<'ctx> {
+    fn new(
+        func: FunctionValue<'ctx>,
+        begin_fn: FunctionValue<'ctx>,
+        end_fn: Option<FunctionValue<'ctx>>,
+    ) -> Self {
+        let cfg = FnCfg::new(func);
+        let dom = Dominators::new(&cfg.graph.succs);
+        let mut begin_calls = Vec::new();
+        let mut begin_points = Vec::new();
+        let mut end_calls = Vec::new();
+        let mut points = HashMap::new();
+        for (bi, block) in cfg.blocks.iter().enumerate() {
+            for (ii, inst) in block.get_instructions().enumerate() {
+                let Some(callee) = ffi::called_function(inst) else {
+                    continue;
+                };
+                let at = Point {
+                    block: bi,
+                    index: ii,
+                };
+                if callee == begin_fn {
+                    begin_calls.push(inst);
+                    begin_points.push(at);
+                    points.insert(inst, at);
+                } else if Some(callee) == end_fn {
+                    end_calls.push(inst);
+                    points.insert(inst, at);
+                }
+            }
+        }
+        let mut ends: HashMap<InstructionValue<'ctx>, Vec<InstructionValue<'ctx>>> = HashMap::new();
+        for end in end_calls {
+            let arg = value_operand(end, 0).and_then(|v| v.as_instruction_value());
+            if let Some(b) = origin_begin(arg, begin_fn, 4) {
+                ends.entry(b).or_default().push(end);
+            }
+        }
+        FnPlan {
+            cfg,
+            dom,
+            begin_calls,
+            begins_by_block: region::index_points(&begin_points),
+            points,
+            ends,
+        }
+    }
+}
+
+/// The blocks reachable from `start` without entering a block of `stop` (the region's blocks
+/// once its loop is built), found from the region alone.
+fn blocks_from<'ctx>(start: BasicBlock<'ctx>, stop: &[BasicBlock<'ctx>]) -> Vec<BasicBlock<'ctx>> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    let mut work = vec![start];
+    while let Some(b) = work.pop() {
+        if stop.contains(&b) || !seen.insert(b) {
+            continue;
+        }
+        out.push(b);
+        work.extend(successors(b));
+    }
+    out
+}
+
 /// Numbering of a function's blocks and its control-flow graph.
 struct FnCfg<'ctx> {
     blocks: Vec<BasicBlock<'ctx>>,
@@ -278,35 +371,19 @@ impl<'ctx> FnCfg<'ctx> {
             graph,
         }
     }
-
-    fn point(&self, inst: InstructionValue<'ctx>) -> Option<Point> {
-        let block = inst.get_parent()?;
-        let index = block.get_instructions().position(|i| i == inst)?;
-        Some(Point {
-            block: *self.index.get(&block)?,
-            index,
-        })
-    }
 }
 
 fn rewrite_region<'ctx>(
     module: &Module<'ctx>,
     ctx: &ContextRef<'ctx>,
-    func: FunctionValue<'ctx>,
-    begin_fn: FunctionValue<'ctx>,
+    plan: &FnPlan<'ctx>,
     begin: InstructionValue<'ctx>,
 ) -> Result<RegionStats, RewriteError> {
     use RewriteError::Before;
 
     // --- Checks (nothing is modified until they pass) ---------------------------------
-    let ends: Vec<InstructionValue<'ctx>> = instructions(func)
-        .filter(|i| callee_name(*i).as_deref() == Some(REGION_END))
-        .filter(|i| {
-            let arg = value_operand(*i, 0).and_then(|v| v.as_instruction_value());
-            origin_begin(arg, begin_fn, 4) == Some(begin)
-        })
-        .collect();
-    let end = match ends.as_slice() {
+    let ends: &[InstructionValue<'ctx>] = plan.ends.get(&begin).map_or(&[], |v| v.as_slice());
+    let end = match ends {
         [] => return Err(Before(RegionError::NoEnd)),
         [end] => *end,
         more => return Err(Before(RegionError::MultipleEnds(more.len()))),
@@ -317,19 +394,16 @@ fn rewrite_region<'ctx>(
         ))
     })?;
 
-    let cfg = FnCfg::new(func);
+    let cfg = &plan.cfg;
     let not_found = || {
         Before(RegionError::Unsupported(
             "internal error: instruction outside the function".into(),
         ))
     };
-    let begin_at = cfg.point(begin).ok_or_else(not_found)?;
-    let end_at = cfg.point(end).ok_or_else(not_found)?;
-    let others: Vec<Point> = instructions(func)
-        .filter(|i| *i != begin && ffi::called_function(*i) == Some(begin_fn))
-        .filter_map(|i| cfg.point(i))
-        .collect();
-    let begin_block = cfg.blocks[begin_at.block];
+    let begin_at = *plan.points.get(&begin).ok_or_else(not_found)?;
+    let end_at = *plan.points.get(&end).ok_or_else(not_found)?;
+    let begin_block = begin.get_parent().ok_or_else(not_found)?;
+    let func = begin_block.get_parent().ok_or_else(not_found)?;
     let kind = match begin.get_opcode() {
         InstructionOpcode::Call => BeginKind::Call,
         InstructionOpcode::Invoke => {
@@ -353,7 +427,15 @@ fn rewrite_region<'ctx>(
             ))))
         }
     };
-    region::check(&cfg.graph, begin_at, kind, end_at, &others).map_err(Before)?;
+    region::check_indexed(
+        &cfg.graph,
+        &plan.dom,
+        begin_at,
+        kind,
+        end_at,
+        &plan.begins_by_block,
+    )
+    .map_err(Before)?;
 
     // --- Loop structure --------------------------------------------------------------
     // The end takes r itself: its operand may be a reload of r inside the region.
@@ -371,7 +453,10 @@ fn rewrite_region<'ctx>(
             (begin_block, first)
         }
         BeginKind::Invoke { normal_dest } => {
-            let normal = cfg.blocks[normal_dest];
+            let normal = *cfg
+                .blocks
+                .get(normal_dest)
+                .ok_or_else(|| after_none("invoke destination"))?;
             let pre = ffi::split_edge(begin_block, normal)
                 .ok_or_else(|| after_none("cannot split the begin's normal edge"))?;
             let term = pre
@@ -421,18 +506,7 @@ fn rewrite_region<'ctx>(
     retarget(&builder, last, header)?;
 
     // --- The region's blocks ---------------------------------------------------------
-    let cfg = FnCfg::new(func);
-    let idx = |b: BasicBlock<'ctx>| {
-        cfg.index
-            .get(&b)
-            .copied()
-            .ok_or_else(|| after_none("new block not in function"))
-    };
-    let region_blocks: Vec<BasicBlock<'ctx>> =
-        region::blocks_between(&cfg.graph.succs, idx(first)?, &[idx(header)?, idx(exit)?])
-            .into_iter()
-            .map(|i| cfg.blocks[i])
-            .collect();
+    let region_blocks: Vec<BasicBlock<'ctx>> = blocks_from(first, &[header, exit]);
     let in_region: HashSet<BasicBlock<'ctx>> = region_blocks.iter().copied().collect();
 
     // Static allocas that were behind the begin in the entry block stay static.

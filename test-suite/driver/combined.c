@@ -37,10 +37,10 @@ void simd_forms(long n, float *x) {
   for (long i = 0; i < n; i++) x[i] = 1;
 }
 // CHECK-LABEL: {{^}}void simd_forms(
-// CHECK-NEXT: {{^}}{ {{.*}} = __spread_region_begin(&__spread_c_1, (0), (n) + 1, __spread_devs_1, 1, 0);
+// CHECK-NEXT: {{^}}{ {{.*}} = __spread_region_begin(&__spread_c_1, (0), (n) + (int64_t)1, __spread_devs_1, 1, 0);
 // CHECK-NEXT: #line 25
 // CHECK-NEXT: {{^}}#pragma omp target teams distribute parallel for simd device(__spread_chunk_device(__spread_r_1)) simdlen(8) map(tofrom: x[omp_spread_start:omp_spread_size]){{$}}
-// CHECK-NEXT: {{^}}  for (long i = omp_spread_start; i < (long)(omp_spread_start + omp_spread_size); ++i) x[i] *= 2; } __spread_region_end(__spread_r_1); }{{$}}
+// CHECK-NEXT: {{^}}  for (long i = omp_spread_start; i <= (long)(omp_spread_start + omp_spread_size - 1); ++i) x[i] *= 2; } __spread_region_end(__spread_r_1); }{{$}}
 // CHECK-NEXT: {{^}}{ {{.*}}const int32_t __spread_devs_2[] = { (int32_t)(1), (int32_t)(0) }; {{.*}} = __spread_region_begin(&__spread_c_2, (0), (n), __spread_devs_2, 2, 0);
 // CHECK-NEXT: #line 27
 // CHECK-NEXT: {{^}}#pragma omp target teams distribute device(__spread_chunk_device(__spread_r_2)) dist_schedule(static, 16) map(tofrom: x[omp_spread_start:omp_spread_size]){{$}}
@@ -68,6 +68,6 @@ void plain_target(int n, int *a) {
     a[j] = omp_spread_start + (int)omp_spread_size;
 }
 // CHECK-LABEL: {{^}}void plain_target(
-// CHECK: {{^}}{ {{.*}}const int32_t __spread_devs_6[] = { (int32_t)(n - 1) }; {{.*}}__spread_region_begin(&__spread_c_6, (0), (n), __spread_devs_6, 1, 0);
+// CHECK: {{^}}{ {{.*}}const int32_t __spread_devs_6[] = { __spread_device_arg(&__spread_c_6, (n - 1)) }; {{.*}}__spread_region_begin(&__spread_c_6, (0), (n), __spread_devs_6, 1, 0);
 // CHECK: {{^}}  for (j = omp_spread_start; j < omp_spread_start + omp_spread_size; j++){{$}}
 // CHECK-NEXT: {{^}}    a[j] = omp_spread_start + (int)omp_spread_size; } __spread_region_end(__spread_r_6); }{{$}}

@@ -30,13 +30,13 @@ void halo(int num_devices, int rows, int LDA, double *temp2_h) {
 // CHECK-LABEL: {{^}}void halo(
 // CHECK-NEXT: {{^}}  for (int d = 0; d < num_devices; d++) {{[{]}}{{$}}
 // CHECK-NEXT: {{^}}    if (d > 0) {{[{]}}{{$}}
-// CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_0 = { "{{.*}}peer_lowering.c", [[#@LINE-12]], __SPREAD_KIND_UPDATE_PEER, 0, 0 }; const int32_t __spread_to_dev_0 = (int32_t)(d); const int32_t __spread_from_dev_0 = (int32_t)(d-1); __spread_update_peer(&__spread_c_0, (void *)&(temp2_h)[d*rows*LDA], (size_t)(LDA) * sizeof((temp2_h)[0]), __spread_to_dev_0, (const void *)&(temp2_h)[d*rows*LDA], (size_t)(LDA) * sizeof((temp2_h)[0]), __spread_from_dev_0); }{{$}}
+// CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_0 = { "{{.*}}peer_lowering.c", [[#@LINE-12]], __SPREAD_KIND_UPDATE_PEER, 0, 0 }; const int32_t __spread_to_dev_0 = __spread_device_arg(&__spread_c_0, (d)); const int32_t __spread_from_dev_0 = __spread_device_arg(&__spread_c_0, (d-1)); __spread_update_peer(&__spread_c_0, (void *)&(temp2_h)[d*rows*LDA], (size_t)(LDA) * sizeof((temp2_h)[0]), __spread_to_dev_0, (const void *)&(temp2_h)[d*rows*LDA], (size_t)(LDA) * sizeof((temp2_h)[0]), __spread_from_dev_0); }{{$}}
 // the continued pragma's second line stays empty: the lines after keep their numbers
 // CHECK-EMPTY:
 // CHECK-NEXT: {{^}}    }{{$}}
 // CHECK-NEXT: {{^}}    if (d < num_devices - 1){{$}}
 // as the body of an if without braces: one block
-// CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_1 = { "{{.*}}peer_lowering.c", [[#@LINE-14]], __SPREAD_KIND_UPDATE_PEER, 0, 0 }; const int32_t __spread_to_dev_1 = (int32_t)(d); const int32_t __spread_from_dev_1 = (int32_t)(d+1); __spread_update_peer(&__spread_c_1, (void *)&(temp2_h)[(d+1)*rows*LDA+LDA], (size_t)(LDA) * sizeof((temp2_h)[0]), __spread_to_dev_1, (const void *)&(temp2_h)[(d+1)*rows*LDA+LDA], (size_t)(LDA) * sizeof((temp2_h)[0]), __spread_from_dev_1); }{{$}}
+// CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_1 = { "{{.*}}peer_lowering.c", [[#@LINE-14]], __SPREAD_KIND_UPDATE_PEER, 0, 0 }; const int32_t __spread_to_dev_1 = __spread_device_arg(&__spread_c_1, (d)); const int32_t __spread_from_dev_1 = __spread_device_arg(&__spread_c_1, (d+1)); __spread_update_peer(&__spread_c_1, (void *)&(temp2_h)[(d+1)*rows*LDA+LDA], (size_t)(LDA) * sizeof((temp2_h)[0]), __spread_to_dev_1, (const void *)&(temp2_h)[(d+1)*rows*LDA+LDA], (size_t)(LDA) * sizeof((temp2_h)[0]), __spread_from_dev_1); }{{$}}
 // CHECK-NEXT: {{^}}    int after = d;{{$}}
 
 struct grid {
@@ -50,7 +50,7 @@ void items(int dst, int src, int n, double x, double y, int m[8][16], struct gri
 #pragma omp target update peer from(y, m[2][1:n], h->cells, h->n) from_device(src) to(x, m[3][:n], g->cells, g->n) to_device(dst)
 }
 // CHECK-LABEL: {{^}}void items(
-// CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_2 = { "{{.*}}peer_lowering.c", [[#@LINE-3]], __SPREAD_KIND_UPDATE_PEER, 0, 0 }; const int32_t __spread_from_dev_2 = (int32_t)(src); const int32_t __spread_to_dev_2 = (int32_t)(dst);
+// CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_2 = { "{{.*}}peer_lowering.c", [[#@LINE-3]], __SPREAD_KIND_UPDATE_PEER, 0, 0 }; const int32_t __spread_from_dev_2 = __spread_device_arg(&__spread_c_2, (src)); const int32_t __spread_to_dev_2 = __spread_device_arg(&__spread_c_2, (dst));
 // CHECK-SAME: {{ }}__spread_update_peer(&__spread_c_2, (void *)&(x), sizeof(x), __spread_to_dev_2, (const void *)&(y), sizeof(y), __spread_from_dev_2);
 // CHECK-SAME: {{ }}__spread_update_peer(&__spread_c_2, (void *)&(m[3])[0], (size_t)(n) * sizeof((m[3])[0]), __spread_to_dev_2, (const void *)&(m[2])[1], (size_t)(n) * sizeof((m[2])[0]), __spread_from_dev_2);
 // CHECK-SAME: {{ }}__spread_update_peer(&__spread_c_2, (void *)&(g->cells), sizeof(g->cells), __spread_to_dev_2, (const void *)&(h->cells), sizeof(h->cells), __spread_from_dev_2);
@@ -64,7 +64,7 @@ void macros(int d, int LDA, float *a, float *b) {
   (void)after;
 }
 // CHECK-LABEL: {{^}}void macros(
-// CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_3 = { "{{.*}}peer_lowering.c", [[#@LINE-5]], __SPREAD_KIND_UPDATE_PEER, 0, 0 }; const int32_t __spread_to_dev_3 = (int32_t)(d + 1); const int32_t __spread_from_dev_3 = (int32_t)(d); __spread_update_peer(&__spread_c_3, (void *)&(a)[(d) * LDA], (size_t)(LDA) * sizeof((a)[0]), __spread_to_dev_3, (const void *)&(b)[(d) * LDA], (size_t)(LDA) * sizeof((b)[0]), __spread_from_dev_3); }{{ +}}; int after = 0;{{$}}
+// CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_3 = { "{{.*}}peer_lowering.c", [[#@LINE-5]], __SPREAD_KIND_UPDATE_PEER, 0, 0 }; const int32_t __spread_to_dev_3 = __spread_device_arg(&__spread_c_3, (d + 1)); const int32_t __spread_from_dev_3 = __spread_device_arg(&__spread_c_3, (d)); __spread_update_peer(&__spread_c_3, (void *)&(a)[(d) * LDA], (size_t)(LDA) * sizeof((a)[0]), __spread_to_dev_3, (const void *)&(b)[(d) * LDA], (size_t)(LDA) * sizeof((b)[0]), __spread_from_dev_3); }{{ +}}; int after = 0;{{$}}
 // CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_4 = { "{{.*}}peer_lowering.c", [[#@LINE-5]], __SPREAD_KIND_UPDATE_PEER, 0, 0 }; {{.*}}(void *)&(a)[0], (size_t)(LDA) * sizeof((a)[0]), __spread_to_dev_4, (const void *)&(b)[0], (size_t)(LDA) * sizeof((b)[0]), __spread_from_dev_4); }{{$}}
 // CHECK-NEXT: {{^}}  (void)after;{{$}}
 

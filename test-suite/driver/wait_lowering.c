@@ -36,12 +36,12 @@ void wait_all(int num_devices) {
 }
 // CHECK-LABEL: {{^}}void wait_all(
 // CHECK-NEXT: {{^}}  for (int d = 0; d < num_devices; d++) {{[{]}}{{$}}
-// CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_0 = { "{{.*}}wait_lowering.c", [[#@LINE-11]], __SPREAD_KIND_WAIT_DEVICE, 0, 0 }; __spread_device_wait(&__spread_c_0, (int32_t)(d)); }{{$}}
+// CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_0 = { "{{.*}}wait_lowering.c", [[#@LINE-11]], __SPREAD_KIND_WAIT_DEVICE, 0, 0 }; __spread_device_wait(&__spread_c_0, __spread_device_arg(&__spread_c_0, (d))); }{{$}}
 // CHECK-NEXT: {{^}}  }{{$}}
 // CHECK-NEXT: {{^}}  for (int d = 0; d < num_devices; d++){{$}}
-// CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_1 = { "{{.*}}wait_lowering.c", [[#@LINE-11]], __SPREAD_KIND_WAIT_DEVICE, 0, 0 }; __spread_device_wait(&__spread_c_1, (int32_t)(num_devices - 1 - d)); }{{$}}
+// CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_1 = { "{{.*}}wait_lowering.c", [[#@LINE-11]], __SPREAD_KIND_WAIT_DEVICE, 0, 0 }; __spread_device_wait(&__spread_c_1, __spread_device_arg(&__spread_c_1, (num_devices - 1 - d))); }{{$}}
 // CHECK-EMPTY:
-// CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_2 = { "{{.*}}wait_lowering.c", [[#@LINE-11]], __SPREAD_KIND_WAIT_DEVICE, 0, 0 }; __spread_device_wait(&__spread_c_2, (int32_t)(((num_devices) - 1))); }{{ +}}int after = 0;{{$}}
+// CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_2 = { "{{.*}}wait_lowering.c", [[#@LINE-11]], __SPREAD_KIND_WAIT_DEVICE, 0, 0 }; __spread_device_wait(&__spread_c_2, __spread_device_arg(&__spread_c_2, (((num_devices) - 1)))); }{{ +}}int after = 0;{{$}}
 // CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_3 = { "{{.*}}wait_lowering.c", [[#@LINE-11]], __SPREAD_KIND_WAIT_DEVICE, 0, 0 }; __spread_device_wait(&__spread_c_3, (int32_t)(0)); }{{$}}
 // CHECK-NEXT: {{^}}  (void)after;{{$}}
 // CHECK-NEXT: {{^}}}{{$}}
@@ -65,7 +65,7 @@ void exchange(int num_devices, int rows, int LDA, double *temp2_h) {
 }
 // CHECK-LABEL: {{^}}void exchange(
 // CHECK: {{^}}{ {{.*}}__SPREAD_KIND_UPDATE_PEER{{.*}}__spread_update_peer(&__spread_c_4, {{.*}}); }{{$}}
-// CHECK: {{^}}{ {{.*}}__SPREAD_KIND_WAIT_DEVICE{{.*}}__spread_device_wait(&__spread_c_5, (int32_t)(d)); }{{$}}
+// CHECK: {{^}}{ {{.*}}__SPREAD_KIND_WAIT_DEVICE{{.*}}__spread_device_wait(&__spread_c_5, __spread_device_arg(&__spread_c_5, (d))); }{{$}}
 // CLANG: wait_lowering.c:[[#@LINE-10]]:{{[0-9]+}}: error: use of undeclared identifier 'undeclared_device'
 // WARN: wait_lowering.c:[[#@LINE-8]]:9: warning: unused variable 'unused'
 

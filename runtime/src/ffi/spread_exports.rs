@@ -4,6 +4,7 @@
 use super::exports::{kernel_request, loc_of, map_args, resolve, run_data, DataOp};
 use super::mem;
 use crate::abi::{Ident, KernelArgs};
+use crate::error::{Error, ErrorKind};
 use crate::report;
 use crate::runtime;
 use crate::spread::{Construct, Region};
@@ -65,6 +66,44 @@ pub extern "C" fn __spread_region_begin(
         Ok(r) => Box::into_raw(Box::new(r)) as *mut c_void,
         Err(e) => report::fatal_construct(rt, &e, Some(&loc)),
     }
+}
+
+/// A value the lowering range-checked and found bad (spread.h's `__spread_device_arg` and
+/// `__spread_length_arg`): `what` 0 is a device (of the `devices` clause, or of `target update
+/// peer` / `wait device`) that does not fit an `int`, 1 a negative `range` length. Fatal, with the construct's location, as the runtime's
+/// other construct errors.
+#[no_mangle]
+pub extern "C" fn __spread_bad_value(c: *const ConstructC, what: i32, value: i64) {
+    let rt = runtime::get();
+    let construct = construct_of(c, "__spread_bad_value");
+    let loc = construct.location();
+    let at = format!("{}:{}", construct.file, construct.line);
+    let err = match what {
+        0 if construct.kind == 6 || construct.kind == 7 => Error::new(
+            ErrorKind::BadDevice,
+            format!(
+                "device {value} of the {} at {at} does not exist (a device number must fit an int; the runtime has {} devices)",
+                if construct.kind == 6 { "target update peer" } else { "wait device" },
+                rt.num_devices()
+            ),
+        ),
+        0 => Error::new(
+            ErrorKind::BadDevice,
+            format!(
+                "device {value} in the devices clause of the {} at {at} does not exist (a device number must fit an int; the runtime has {} devices)",
+                construct.name(),
+                rt.num_devices()
+            ),
+        ),
+        _ => Error::new(
+            ErrorKind::Invalid,
+            format!(
+                "the length {value} in the range clause of the {} at {at} is negative",
+                construct.name()
+            ),
+        ),
+    };
+    report::fatal_construct(rt, &err, Some(&loc))
 }
 
 /// Advances to the next chunk; 0 when none is left.

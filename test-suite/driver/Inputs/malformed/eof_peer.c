@@ -1,0 +1,1 @@
+#pragma omp target update peer to(a) to_device(0) from(a) from_device(

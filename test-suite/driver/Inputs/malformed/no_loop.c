@@ -1,0 +1,4 @@
+void f(int n, int *a) {
+#pragma omp target spread devices(0)
+  a[0] = 1;
+}

@@ -1,0 +1,3 @@
+void f(int n, int *a) {
+#pragma omp target spread devices(0)
+}

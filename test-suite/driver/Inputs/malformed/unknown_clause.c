@@ -1,0 +1,4 @@
+void f(int n, int *a) {
+#pragma omp target spread frobnicate(3)
+  for (int i = 0; i < n; i++) a[i] = i;
+}

@@ -1,0 +1,2 @@
+#pragma omp wait device(0)
+int x;
