@@ -30,7 +30,12 @@ pub fn fatal_construct(rt: &Runtime, err: &Error, loc: Option<&SourceLoc>) -> ! 
 /// Prints an error's cause and context lines.
 pub fn print_error(err: &Error) {
     match err.kind {
-        ErrorKind::Mapping => eprintln!("omptarget message: {}", err.message),
+        // A cause may take several of libomptarget's lines, one per line of the message.
+        ErrorKind::Mapping => {
+            for line in err.message.lines() {
+                eprintln!("omptarget message: {line}");
+            }
+        }
         _ => eprintln!("omptarget error: {}", err.message),
     }
     for c in &err.context {

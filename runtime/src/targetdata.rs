@@ -94,6 +94,14 @@ fn name_of(name: usize) -> String {
     info::var_name(name)
 }
 
+/// libomptarget's message for a `present` map whose data is not (entirely) mapped.
+fn present_missing(begin: usize, size: usize) -> String {
+    format!(
+        "device mapping required by 'present' map type modifier does not exist for host address {} ({size} bytes)",
+        info::ptr(begin)
+    )
+}
+
 fn refs_str(n: u64, action: &str) -> String {
     format!("{}{action}", Entry::fmt_refs(n))
 }
@@ -155,14 +163,17 @@ fn get_target_pointer(
         );
     } else if let Some(key) = l.entry.filter(|_| l.extends_before || l.extends_after) {
         let (eb, es) = table.get(key).map_or((0, 0), |e| (e.host_begin, e.size()));
-        return Err(Error::new(
-            ErrorKind::Mapping,
-            format!(
-                "explicit extension not allowed: host address specified is {} ({size} bytes), but device allocation maps to host at {} ({es} bytes)",
-                info::ptr(begin),
-                info::ptr(eb)
-            ),
-        ));
+        let mut message = format!(
+            "explicit extension not allowed: host address specified is {} ({size} bytes), but device allocation maps to host at {} ({es} bytes)",
+            info::ptr(begin),
+            info::ptr(eb)
+        );
+        if ty & map::PRESENT != 0 {
+            // libomptarget goes on to the `present` check, which fails too and says so.
+            message.push('\n');
+            message.push_str(&present_missing(begin, size));
+        }
+        return Err(Error::new(ErrorKind::Mapping, message));
     } else if ty & map::CLOSE == 0 && (cx.usm || crate::memory::accessible(cx.id(), begin, size)) {
         // Unified shared memory, or memory of a Spread space this device reaches: the device
         // uses the data where it is.
@@ -182,13 +193,7 @@ fn get_target_pointer(
             t.is_host = true;
         }
     } else if ty & map::PRESENT != 0 {
-        return Err(Error::new(
-            ErrorKind::Mapping,
-            format!(
-                "device mapping required by 'present' map type modifier does not exist for host address {} ({size} bytes)",
-                info::ptr(begin)
-            ),
-        ));
+        return Err(Error::new(ErrorKind::Mapping, present_missing(begin, size)));
     } else if size > 0 {
         let alloc = cx.dev().alloc(size + padding, AllocKind::Device)?;
         let tgt = alloc + padding;
