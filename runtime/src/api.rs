@@ -22,8 +22,30 @@ pub fn side(rt: &Runtime, device: i64) -> Result<Side<'_>> {
     Ok(Side::Device(rt.device(device)?))
 }
 
+/// Refuses a copy whose device side runs past the end of an allocation `omp_target_alloc` made
+/// there.
+pub fn check_copy(dst: usize, src: usize, len: usize, d: Side<'_>, s: Side<'_>) -> Result<()> {
+    check_side(d, dst, len, "destination")?;
+    check_side(s, src, len, "source")
+}
+
+/// Refuses `[addr, addr+len)` on `side` (the copy's `what`) when it runs past the end of an
+/// allocation `omp_target_alloc` made there.
+pub fn check_side(side: Side<'_>, addr: usize, len: usize, what: &str) -> Result<()> {
+    match side {
+        Side::Device(slot) => slot
+            .api_check_range(addr, len)
+            .map_err(|e| e.context(format!("the {what} of a {len}-byte copy is too small"))),
+        Side::Host => Ok(()),
+    }
+}
+
 /// `omp_target_memcpy` on resolved sides, offsets applied.
+///
+/// A side on a device must not run past the end of an allocation `omp_target_alloc` made there
+/// (see [`check_copy`]).
 pub fn memcpy(dst: usize, src: usize, len: usize, d: Side<'_>, s: Side<'_>) -> Result<()> {
+    check_copy(dst, src, len, d, s)?;
     let mut st = Stream::default();
     match (d, s) {
         (Side::Host, Side::Host) => mem::copy(dst, src, len),

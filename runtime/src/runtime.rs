@@ -58,8 +58,9 @@ pub struct DeviceSlot {
     seen_images: AtomicUsize,
     /// Asynchronous work (nowait) in FIFO order.
     pub queue: Queue,
-    /// `omp_target_alloc` & co. allocations, so frees of foreign pointers are caught.
-    pub allocations: Mutex<HashMap<usize, AllocKind>>,
+    /// `omp_target_alloc` & co. allocations (kind, size) by address, so frees of foreign
+    /// pointers and copies past the end of an allocation are caught.
+    pub allocations: Mutex<std::collections::BTreeMap<usize, (AllocKind, usize)>>,
 }
 
 /// The offload policy (`OMP_TARGET_OFFLOAD`).
@@ -117,7 +118,7 @@ impl Runtime {
                 images: Mutex::new(DeviceImages::default()),
                 seen_images: AtomicUsize::new(0),
                 queue: Queue::new(format!("spread-dev{id}")),
-                allocations: Mutex::new(HashMap::new()),
+                allocations: Mutex::new(std::collections::BTreeMap::new()),
             })
             .collect();
         Runtime {
@@ -612,13 +613,13 @@ impl DeviceSlot {
     /// Allocates device memory for the API (`omp_target_alloc` & co.).
     pub fn api_alloc(&self, size: usize, kind: AllocKind) -> Result<usize> {
         let p = self.dev.alloc(size, kind)?;
-        self.allocations.lock().insert(p, kind);
+        self.allocations.lock().insert(p, (kind, size));
         Ok(p)
     }
 
     /// Frees memory from [`api_alloc`](Self::api_alloc).
     pub fn api_free(&self, ptr: usize) -> Result<()> {
-        let kind = self.allocations.lock().remove(&ptr).ok_or_else(|| {
+        let (kind, _) = self.allocations.lock().remove(&ptr).ok_or_else(|| {
             Error::new(
                 ErrorKind::Mapping,
                 format!(
@@ -629,6 +630,32 @@ impl DeviceSlot {
             )
         })?;
         self.dev.free(ptr, kind)
+    }
+
+    /// Checks that `[addr, addr+len)` does not run past the end of the
+    /// [`api_alloc`](Self::api_alloc) allocation `addr` lies in; addresses outside every such
+    /// allocation are not checked (the runtime cannot know their extent).
+    pub fn api_check_range(&self, addr: usize, len: usize) -> Result<()> {
+        let allocations = self.allocations.lock();
+        let Some((&begin, &(_, size))) = allocations.range(..=addr).next_back() else {
+            return Ok(());
+        };
+        let end = begin.saturating_add(size);
+        if addr >= end {
+            return Ok(()); // not inside this allocation (or an empty copy at its end)
+        }
+        if addr.checked_add(len).is_none_or(|e| e > end) {
+            return Err(Error::new(
+                ErrorKind::Invalid,
+                format!(
+                    "{len} bytes at {} run past the end of the {size}-byte allocation at {} on device {}",
+                    info::ptr(addr),
+                    info::ptr(begin),
+                    self.id
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Prints the mapping table (`ompx_dump_mapping_tables` to stdout, `LIBOMPTARGET_INFO` 0x4

@@ -279,6 +279,15 @@ fn restore_shadows(e: &Entry, lo: usize, hi: usize) {
     }
 }
 
+/// Linux never maps the lowest 64 KiB (`vm.mmap_min_addr`): an address there comes from a null
+/// pointer (plus an offset) and must not be read or written.
+const NULL_PAGE_END: usize = 64 * 1024;
+
+/// Whether a host address lies where only a null pointer (plus an offset) can point.
+fn in_null_page(addr: usize) -> bool {
+    addr < NULL_PAGE_END
+}
+
 /// Alignment a struct's device copy must keep: that of the struct's base address, at most 16.
 fn struct_alignment(base: usize) -> usize {
     let a = if base == 0 {
@@ -326,6 +335,15 @@ pub fn begin(
         if ty & map::PTR_AND_OBJ != 0 {
             // The pointer itself: mapped without TO, so the pointee can be attached to it.
             let pty = ty & (map::IMPLICIT | map::CLOSE | map::PRESENT | map::OMPX_HOLD);
+            if in_null_page(base) {
+                return Err(Error::new(
+                    ErrorKind::Mapping,
+                    format!(
+                        "host address {} of a pointer to attach is not program memory: its enclosing object is a null pointer",
+                        info::ptr(base)
+                    ),
+                ));
+            }
             let p = get_target_pointer(cx, table, base, base, 0, 8, 0, pty, update_ref, undo)?;
             if p.addr == 0 {
                 return Err(Error::new(
@@ -347,6 +365,16 @@ pub fn begin(
                 }
             )
         };
+        if size > 0 && in_null_page(begin_addr) {
+            return Err(Error::new(
+                ErrorKind::Mapping,
+                format!(
+                    "host address {} ({size} bytes) is not program memory: a section of a null pointer cannot be mapped",
+                    info::ptr(begin_addr)
+                ),
+            )
+            .context(null_pointer()));
+        }
         let t = get_target_pointer(
             cx, table, begin_addr, base, padding, size, name, ty, update_ref, undo,
         )

@@ -752,7 +752,7 @@ pub extern "C" fn omp_target_memcpy(
     ) {
         Ok(()) => 0,
         Err(e) => {
-            report::print_error(&e);
+            report::print_error(&e.context("Call to omp_target_memcpy failed"));
             FAIL
         }
     }
@@ -794,12 +794,31 @@ pub extern "C" fn omp_target_memcpy_rect(
     let rt = runtime::get();
     let s = api_side(rt, src_dev);
     let d = api_side(rt, dst_dev);
-    for (doff, soff, len) in rect.pieces() {
+    let pieces = rect.pieces();
+    // Check the extent of each side first, so that a refused copy copies nothing.
+    let extent = |f: fn(&(usize, usize, usize)) -> usize| {
+        let lo = pieces.iter().map(f).min().unwrap_or(0);
+        let hi = pieces
+            .iter()
+            .map(|p| f(p).saturating_add(p.2))
+            .max()
+            .unwrap_or(0);
+        (lo, hi.saturating_sub(lo))
+    };
+    let (dlo, dlen) = extent(|p| p.0);
+    let (slo, slen) = extent(|p| p.1);
+    let checked = api::check_side(d, (dst as usize).wrapping_add(dlo), dlen, "destination")
+        .and_then(|()| api::check_side(s, (src as usize).wrapping_add(slo), slen, "source"));
+    if let Err(e) = checked {
+        report::print_error(&e.context("Call to omp_target_memcpy_rect failed"));
+        return FAIL;
+    }
+    for (doff, soff, len) in pieces {
         if len == 0 {
             continue;
         }
         if let Err(e) = api::memcpy((dst as usize) + doff, (src as usize) + soff, len, d, s) {
-            report::print_error(&e);
+            report::print_error(&e.context("Call to omp_target_memcpy_rect failed"));
             return FAIL;
         }
     }
