@@ -644,7 +644,7 @@ impl DeviceSlot {
         if addr >= end {
             return Ok(()); // not inside this allocation (or an empty copy at its end)
         }
-        if addr.checked_add(len).is_none_or(|e| e > end) {
+        if !matches!(addr.checked_add(len), Some(e) if e <= end) {
             return Err(Error::new(
                 ErrorKind::Invalid,
                 format!(
