@@ -350,31 +350,24 @@ impl DeviceSlot {
                 target,
                 bytes: &img.bytes,
             };
-            let loaded = self.dev.load_image(&obj)?;
+            // A failed load takes back everything it did: the image counts as not seen (the next
+            // construct tries again and reports again) and no entry points into it.
+            let loaded = match self.dev.load_image(&obj) {
+                Ok(l) => l,
+                Err(e) => {
+                    imgs.loaded.pop();
+                    return Err(e);
+                }
+            };
+            let globals = match self.image_globals(img, &*loaded) {
+                Ok(g) => g,
+                Err(e) => {
+                    imgs.loaded.pop();
+                    return Err(e);
+                }
+            };
             let mut table = self.table.lock();
-            for e in img.entries.iter() {
-                if e.size == 0 || e.flags & entry_flags::REGISTER_REQUIRES != 0 {
-                    continue;
-                }
-                let Some(mut tgt) = loaded.global(&e.name) else {
-                    return Err(Error::new(
-                        ErrorKind::Image,
-                        format!(
-                            "declare target variable '{}' is missing from the image on device {}",
-                            e.name, self.id
-                        ),
-                    ));
-                };
-                if e.flags & entry_flags::INDIRECT != 0 {
-                    // An indirect function: the device global holds the device function's
-                    // address, which host function pointers translate to.
-                    let mut buf = [0u8; 8];
-                    let mut st = Stream::default();
-                    self.dev
-                        .copy_from_device(buf.as_mut_ptr() as usize, tgt, 8, &mut st)?;
-                    self.dev.synchronize(&mut st)?;
-                    tgt = usize::from_ne_bytes(buf);
-                }
+            for (e, tgt) in globals {
                 crate::info!(
                     bits::MAPPING_CHANGED,
                     self.id,
@@ -403,6 +396,42 @@ impl DeviceSlot {
         }
         self.seen_images.store(regs.len(), Ordering::Release);
         Ok(())
+    }
+
+    /// The device addresses of the declare-target globals of `img` in `loaded`; fails, having
+    /// changed nothing, when one is missing.
+    fn image_globals<'i>(
+        &self,
+        img: &'i RegisteredImage,
+        loaded: &dyn LoadedImage,
+    ) -> Result<Vec<(&'i EntryInfo, usize)>> {
+        let mut out = Vec::new();
+        for e in img.entries.iter() {
+            if e.size == 0 || e.flags & entry_flags::REGISTER_REQUIRES != 0 {
+                continue;
+            }
+            let Some(mut tgt) = loaded.global(&e.name) else {
+                return Err(Error::new(
+                    ErrorKind::Image,
+                    format!(
+                        "declare target variable '{}' is missing from the image on device {}",
+                        e.name, self.id
+                    ),
+                ));
+            };
+            if e.flags & entry_flags::INDIRECT != 0 {
+                // An indirect function: the device global holds the device function's
+                // address, which host function pointers translate to.
+                let mut buf = [0u8; 8];
+                let mut st = Stream::default();
+                self.dev
+                    .copy_from_device(buf.as_mut_ptr() as usize, tgt, 8, &mut st)?;
+                self.dev.synchronize(&mut st)?;
+                tgt = usize::from_ne_bytes(buf);
+            }
+            out.push((e, tgt));
+        }
+        Ok(out)
     }
 
     /// The kernel for host region id `region`.
