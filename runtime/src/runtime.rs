@@ -531,7 +531,6 @@ impl DeviceSlot {
                 .context(|| "Call to targetDataBegin failed, abort target.".into())
                 .and_then(|_| self.kernel_params(&mut cx, &table, args, &mut privates));
             if let Err(e) = r {
-                let _ = self.dev.synchronize(&mut cx.stream);
                 targetdata::rollback(&mut cx, &mut table, undo);
                 self.free_privates(&privates);
                 return Err(e.context("Failed to process data before launching the kernel."));
@@ -785,6 +784,90 @@ mod tests {
             names: vec![0; entries.len()],
             mappers: vec![0; entries.len()],
         }
+    }
+
+    /// A host device that logs the operations that matter to a rollback.
+    struct Logged {
+        inner: HostDevice,
+        log: Arc<Mutex<Vec<&'static str>>>,
+    }
+
+    impl Device for Logged {
+        fn info(&self) -> &crate::device::DeviceInfo {
+            self.inner.info()
+        }
+        fn accepts(&self, target: ImageTarget) -> bool {
+            self.inner.accepts(target)
+        }
+        fn load_image(&self, o: &image::DeviceObject<'_>) -> Result<Box<dyn LoadedImage>> {
+            self.inner.load_image(o)
+        }
+        fn alloc(&self, size: usize, kind: AllocKind) -> Result<usize> {
+            self.inner.alloc(size, kind)
+        }
+        fn free(&self, ptr: usize, kind: AllocKind) -> Result<()> {
+            self.log.lock().push("free");
+            self.inner.free(ptr, kind)
+        }
+        fn copy_to_device(&self, d: usize, s: usize, n: usize, st: &mut Stream) -> Result<()> {
+            self.log.lock().push("copy");
+            self.inner.copy_to_device(d, s, n, st)
+        }
+        fn copy_from_device(&self, d: usize, s: usize, n: usize, st: &mut Stream) -> Result<()> {
+            self.inner.copy_from_device(d, s, n, st)
+        }
+        fn copy_within(&self, d: usize, s: usize, n: usize, st: &mut Stream) -> Result<()> {
+            self.inner.copy_within(d, s, n, st)
+        }
+        fn fill(&self, d: usize, b: u8, n: usize, st: &mut Stream) -> Result<()> {
+            self.inner.fill(d, b, n, st)
+        }
+        fn launch(
+            &self,
+            k: KernelHandle,
+            a: &[usize],
+            c: &LaunchConfig,
+            st: &mut Stream,
+        ) -> Result<()> {
+            self.inner.launch(k, a, c, st)
+        }
+        fn synchronize(&self, st: &mut Stream) -> Result<()> {
+            self.log.lock().push("sync");
+            self.inner.synchronize(st)
+        }
+        fn host_addressable(&self) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn failed_data_begin_waits_for_its_copies_before_rolling_back() {
+        let mut rt = runtime(1);
+        let log = Arc::new(Mutex::new(Vec::new()));
+        rt.devices[0].dev = Box::new(Logged {
+            inner: HostDevice::new(0, None),
+            log: log.clone(),
+        });
+        let slot = &rt.devices[0];
+        let host = [1u64; 8];
+        let missing = [2u64; 8];
+        let (a, b) = (host.as_ptr() as usize, missing.as_ptr() as usize);
+        // The first entry is copied; the second is `present` and missing, so the begin fails.
+        let mut m = args(&[(a, 64, map::TO), (b, 64, map::TO | map::PRESENT)]);
+        assert!(slot.data_begin(&rt, &mut m).is_err());
+        assert!(
+            slot.table.lock().is_empty(),
+            "the rollback removed the entry"
+        );
+        let log = log.lock().clone();
+        let copy = log.iter().position(|x| *x == "copy");
+        let free = log.iter().position(|x| *x == "free");
+        let sync = log.iter().position(|x| *x == "sync");
+        assert!(copy.is_some() && free.is_some(), "{log:?}");
+        assert!(
+            sync.is_some_and(|s| s > copy.unwrap_or(0) && s < free.unwrap_or(0)),
+            "the rollback freed device memory before waiting for the copy into it: {log:?}"
+        );
     }
 
     #[test]

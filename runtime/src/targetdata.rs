@@ -417,8 +417,11 @@ pub fn begin(
     Ok(())
 }
 
-/// Takes back what a failed [`begin`] did, newest first.
+/// Takes back what a failed [`begin`] did, newest first, once the copies it had started on
+/// `cx.stream` are done (they may still be reading or writing the memory it frees).
 pub fn rollback(cx: &mut Ctx<'_>, table: &mut MappingTable, undo: Vec<Undo>) {
+    // The construct has failed already: a failure to wait adds nothing to report.
+    let _ = cx.slot.dev.synchronize(&mut cx.stream);
     for u in undo.into_iter().rev() {
         match u {
             Undo::Counted { key, hold } => {
