@@ -5,6 +5,10 @@ const HIDDEN_HELPER: &str = "LIBOMP_USE_HIDDEN_HELPER_TASK";
 
 /// Runs when the dynamic loader loads Spread's runtime.
 extern "C" fn on_load() {
+    super::guard::guard("on_load", set_up);
+}
+
+fn set_up() {
     // libomp 19 hands every `target nowait` task to 8 hidden helper threads that exist to wait
     // for libomptarget. Spread's device workers already do that waiting, and the helpers, which
     // spin while idle, took the cores from the device workers (4 ms instead of 0.04 ms for four

@@ -10,6 +10,7 @@
 pub(crate) mod call;
 pub(crate) mod dl;
 mod exports;
+pub(crate) mod guard;
 mod init;
 pub(crate) mod kmp;
 pub(crate) mod mapper;
