@@ -3,7 +3,7 @@
 
 use crate::device::{AllocKind, Stream};
 use crate::error::{Error, ErrorKind, Result};
-use crate::ffi::mem;
+use crate::ffi::{access, mem};
 use crate::mapping::{Entry, INF};
 use crate::runtime::{DeviceSlot, Runtime};
 
@@ -48,7 +48,7 @@ pub fn memcpy(dst: usize, src: usize, len: usize, d: Side<'_>, s: Side<'_>) -> R
     check_copy(dst, src, len, d, s)?;
     let mut st = Stream::default();
     match (d, s) {
-        (Side::Host, Side::Host) => mem::copy(dst, src, len),
+        (Side::Host, Side::Host) => access::transfer(dst, src, len),
         (Side::Device(dd), Side::Host) => {
             dd.dev.copy_to_device(dst, src, len, &mut st)?;
             dd.dev.synchronize(&mut st)?;
@@ -64,7 +64,7 @@ pub fn memcpy(dst: usize, src: usize, len: usize, d: Side<'_>, s: Side<'_>) -> R
         (Side::Device(dd), Side::Device(sd)) => {
             if dd.dev.host_addressable() && sd.dev.host_addressable() {
                 // Both memories are process memory: one direct copy, no staging.
-                mem::copy(dst, src, len);
+                access::transfer(dst, src, len);
             } else {
                 let mut buf = vec![0u8; len];
                 let tmp = buf.as_mut_ptr() as usize;

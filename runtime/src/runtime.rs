@@ -605,7 +605,7 @@ impl DeviceSlot {
                 buf.wrapping_add(base.wrapping_sub(begin))
             } else {
                 let base = if ty & map::PTR_AND_OBJ != 0 {
-                    crate::ffi::mem::read_usize(base)
+                    crate::ffi::access::attach_pointer(base)
                 } else {
                     base
                 };
@@ -877,7 +877,7 @@ mod tests {
         // Host memory the runtime writes behind Rust's back: read it through raw reads only.
         let mut host: Box<[u64]> = vec![7u64; 16].into_boxed_slice();
         let addr = host.as_mut_ptr() as usize;
-        let host3 = || crate::ffi::mem::read_usize(addr + 24);
+        let host3 = || crate::ffi::access::attach_pointer(addr + 24);
         let mut a = args(&[(addr, 128, map::TO | map::FROM)]);
         slot.data_begin(&rt, &mut a).expect("maps");
         let tgt = slot
@@ -888,7 +888,7 @@ mod tests {
         let tgt = tgt.expect("entry exists");
         assert_ne!(tgt, addr, "a host device has memory of its own");
         // The device copy changes; the host array does not until data end copies back.
-        crate::ffi::mem::fill(tgt, 0, 128);
+        crate::ffi::access::fill(tgt, 0, 128);
         assert_eq!(host3(), 7);
         slot.data_end(&rt, &a).expect("unmaps");
         assert_eq!(host3(), 0);

@@ -8,7 +8,7 @@
 use crate::abi::{map, NonContigDim};
 use crate::device::{AllocKind, Device, Stream};
 use crate::error::{Error, ErrorKind, Result};
-use crate::ffi::mem;
+use crate::ffi::{access, mem};
 use crate::info::{self, bits};
 use crate::mapping::{Entry, MappingTable, ShadowPointer};
 use crate::runtime::DeviceSlot;
@@ -275,7 +275,7 @@ fn restore_shadows(e: &Entry, lo: usize, hi: usize) {
         .iter()
         .filter(|s| s.host_addr >= lo && s.host_addr < hi)
     {
-        mem::write_usize(s.host_addr, s.host_value);
+        access::restore_pointer(s.host_addr, s.host_value);
     }
 }
 
@@ -352,7 +352,7 @@ pub fn begin(
                 ));
             }
             pointer = Some((p, base));
-            base = mem::read_usize(base);
+            base = access::attach_pointer(base);
             update_ref = !from_mapper || i != 0;
         }
         let null_pointer = || {

@@ -34,13 +34,23 @@ pub(super) fn map_args(
     mappers: *const *mut c_void,
 ) -> MapArgs {
     let n = usize::try_from(n).unwrap_or(0);
+    // SAFETY: clang passes each map array with `n` elements (or null for names and mappers),
+    // `n` being the argument count it passes with them.
+    let (bases, begins, names, mappers) = unsafe {
+        (
+            mem::ptr_array(bases, n),
+            mem::ptr_array(begins, n),
+            mem::ptr_array(names, n),
+            mem::ptr_array(mappers, n),
+        )
+    };
     MapArgs {
-        bases: mem::ptr_array(bases, n),
-        begins: mem::ptr_array(begins, n),
+        bases,
+        begins,
         sizes: mem::array(sizes, n),
         types: mem::array(types, n),
-        names: mem::ptr_array(names, n),
-        mappers: mem::ptr_array(mappers, n),
+        names,
+        mappers,
     }
 }
 
@@ -177,7 +187,9 @@ fn target_data(
     match run_data(rt, slot, op, &mut args) {
         Ok(()) => {
             if returns_bases {
-                mem::write_ptr_array(bases, &args.bases);
+                // SAFETY: `bases` is the construct's base-pointer array, `n` (= args.bases.len())
+                // elements that clang made writable for RETURN_PARAM results.
+                unsafe { mem::write_ptr_array(bases, &args.bases) };
             }
             after_success(rt, loc.as_ref());
         }
@@ -277,8 +289,15 @@ pub extern "C" fn __tgt_register_lib(desc: *mut BinDesc) {
     guard("__tgt_register_lib", || {
         let Some(d) = mem::read(desc) else { return };
         let n = usize::try_from(d.num_device_images).unwrap_or(0);
-        let images: Vec<DeviceImage> = mem::range(d.device_images, d.device_images.wrapping_add(n));
-        let entries: Vec<EntryInfo> = mem::range(d.host_entries_begin, d.host_entries_end)
+        // SAFETY: the descriptor clang's registration code built: `num_device_images` images and
+        // the entry table between its begin and end pointers.
+        let (images, host_entries): (Vec<DeviceImage>, Vec<OffloadEntry>) = unsafe {
+            (
+                mem::range(d.device_images, d.device_images.wrapping_add(n)),
+                mem::range(d.host_entries_begin, d.host_entries_end),
+            )
+        };
+        let entries: Vec<EntryInfo> = host_entries
             .iter()
             .map(|e: &OffloadEntry| EntryInfo {
                 addr: e.addr as usize,
@@ -293,7 +312,9 @@ pub extern "C" fn __tgt_register_lib(desc: *mut BinDesc) {
             .map(|img| {
                 let start = img.image_start as usize;
                 let len = (img.image_end as usize).saturating_sub(start);
-                (mem::bytes(start, len), entries.clone())
+                // SAFETY: an image's start and end delimit its bytes in the program's offload
+                // section (from the descriptor above).
+                (unsafe { mem::bytes(start, len) }, entries.clone())
             })
             .collect();
         runtime::get().register(desc as usize, regs);
@@ -652,7 +673,9 @@ fn free_kind(ptr: *mut c_void, device: c_int) {
     }
     let rt = runtime::get();
     match api_side(rt, device) {
-        Side::Host => mem::free(ptr as usize),
+        // SAFETY: OpenMP requires the pointer to come from `omp_target_alloc` for the initial
+        // device, which is `mem::alloc` (api::alloc), and not to be used after this call.
+        Side::Host => unsafe { mem::free(ptr as usize) },
         Side::Device(d) => {
             if let Err(e) = d.api_free(ptr as usize) {
                 report::fatal(
@@ -1012,7 +1035,9 @@ fn target_memset(ptr: *mut c_void, byte: c_int, len: usize, device: c_int) -> *m
     }
     let rt = runtime::get();
     match api_side(rt, device) {
-        Side::Host => mem::fill(ptr as usize, byte as u8, len),
+        // SAFETY: `omp_target_memset` on the initial device: the program passes memory of at
+        // least `len` bytes (OpenMP's contract for the routine).
+        Side::Host => unsafe { mem::fill(ptr as usize, byte as u8, len) },
         Side::Device(d) => {
             let mut st = crate::device::Stream::default();
             let r = d

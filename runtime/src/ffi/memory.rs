@@ -717,7 +717,9 @@ fn realloc_spread(
         return Some(new); // the old memory is left as it was
     }
     if let Some(old) = old {
-        mem::copy(new as usize, ptr as usize, old.min(size));
+        // SAFETY: `new` is a fresh allocation of `size` bytes and `ptr` Spread memory of `old`
+        // bytes (its registry says so); the program gives up `ptr` to `omp_realloc`.
+        unsafe { mem::copy(new as usize, ptr as usize, old.min(size)) };
         free(ptr, free_a);
     }
     Some(new)
@@ -767,7 +769,9 @@ fn write_traits(found: Option<Vec<(u64, u64)>>, out: *mut AllocTrait, max: c_int
                 value: v as usize,
             })
             .collect();
-        mem::write_array(out, &v);
+        // SAFETY: `out` is the program's trait array of `max` elements (the routine's contract)
+        // and `v` has at most `max`.
+        unsafe { mem::write_array(out, &v) };
     }
     t.len() as c_int
 }
