@@ -1,7 +1,7 @@
-// omp_target_memcpy and omp_target_memcpy_rect that would run past the end of
-// a device allocation omp_target_alloc made: stock libomptarget copies anyway
-// and corrupts the heap; Spread refuses the copy, copies nothing, says why and
-// returns an error.
+// omp_target_memcpy and omp_target_memcpy_rect (and omp_target_memset) that
+// would run past the end of a device allocation omp_target_alloc made: stock
+// libomptarget copies anyway and corrupts the heap (SIGSEGV at exit); Spread
+// refuses the copy, copies nothing, says why and returns an error.
 //
 // REQUIRES: spread
 // RUN: %clang-offload %s -o %t
@@ -48,6 +48,13 @@ int main(void) {
   printf("%s rect 20x10 into 10x10: rc=%d\n", rc != 0 ? "PASS" : "FAIL", rc);
   // CHECK: omptarget error: Call to omp_target_memcpy_rect failed
   // CHECK-NEXT: PASS rect 20x10 into 10x10
+
+  // omp_target_memset has no error return: it says why and writes nothing.
+  omp_target_memset(d + 50, 0, 100, dev);
+  printf("memset past the end returned\n");
+  // CHECK: omptarget error: 100 bytes at 0x{{[0-9a-f]+}} run past the end of the 100-byte allocation at 0x{{[0-9a-f]+}} on device 0
+  // CHECK-NEXT: omptarget error: Call to omp_target_memset failed
+  // CHECK-NEXT: memset past the end returned
 
   // Nothing of the refused copies reached the device.
   omp_target_memcpy(back, d, 100, 0, 0, host, dev);

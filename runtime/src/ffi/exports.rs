@@ -1040,9 +1040,11 @@ fn target_memset(ptr: *mut c_void, byte: c_int, len: usize, device: c_int) -> *m
         Side::Host => unsafe { mem::fill(ptr as usize, byte as u8, len) },
         Side::Device(d) => {
             let mut st = crate::device::Stream::default();
+            // Past the end of an `omp_target_alloc` allocation: refused, nothing written.
             let r = d
-                .dev
-                .fill(ptr as usize, byte as u8, len, &mut st)
+                .api_check_range(ptr as usize, len)
+                .map_err(|e| e.context("Call to omp_target_memset failed"))
+                .and_then(|_| d.dev.fill(ptr as usize, byte as u8, len, &mut st))
                 .and_then(|_| d.dev.synchronize(&mut st));
             if let Err(e) = r {
                 report::print_error(&e);
