@@ -6,9 +6,13 @@
 //
 // (The variant where the inner `target` maps only `a` but writes `i` and `j`
 // through the struct, as LLVM's own test does, is not a conforming program: the
-// kernel writes past the device copy of `a`. Stock libomptarget seems to pass
-// that test only because its allocator hands the inner construct memory that
-// still holds the values an earlier construct left there.)
+// kernel writes `i` and `j` past the 4-byte device copy of `a`, and the outer
+// region copies back its own, untouched, copies of `i` and `j`. Stock
+// libomptarget passes LLVM's test only by accident: its device allocator hands
+// the outer region memory that an earlier construct of the test left holding
+// 21 and 31, the very values expected. With the kernel writing 22 and 32
+// instead, stock still prints 21 and 31; alone in a program, it prints
+// garbage. Spread prints the untouched host-side values.)
 //
 // RUN: %clang-offload %s -o %t
 // RUN: not --crash %libpath-run %t 2>&1 | FileCheck %s --implicit-check-not=FAIL
