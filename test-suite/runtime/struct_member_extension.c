@@ -12,7 +12,8 @@
 // the outer region memory that an earlier construct of the test left holding
 // 21 and 31, the very values expected. With the kernel writing 22 and 32
 // instead, stock still prints 21 and 31; alone in a program, it prints
-// garbage. Spread prints the untouched host-side values.)
+// garbage. Spread copies back its own untouched device copies of `i` and `j`
+// (zeros here).)
 //
 // RUN: %clang-offload %s -o %t
 // RUN: not --crash %libpath-run %t 2>&1 | FileCheck %s --implicit-check-not=FAIL
