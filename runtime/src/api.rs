@@ -3,7 +3,7 @@
 
 use crate::device::{AllocKind, Stream};
 use crate::error::{Error, ErrorKind, Result};
-use crate::ffi::mem;
+use crate::ffi::{access, mem};
 use crate::mapping::{Entry, INF};
 use crate::runtime::{DeviceSlot, Runtime};
 
@@ -22,11 +22,33 @@ pub fn side(rt: &Runtime, device: i64) -> Result<Side<'_>> {
     Ok(Side::Device(rt.device(device)?))
 }
 
+/// Refuses a copy whose device side runs past the end of an allocation `omp_target_alloc` made
+/// there.
+pub fn check_copy(dst: usize, src: usize, len: usize, d: Side<'_>, s: Side<'_>) -> Result<()> {
+    check_side(d, dst, len, "destination")?;
+    check_side(s, src, len, "source")
+}
+
+/// Refuses `[addr, addr+len)` on `side` (the copy's `what`) when it runs past the end of an
+/// allocation `omp_target_alloc` made there.
+pub fn check_side(side: Side<'_>, addr: usize, len: usize, what: &str) -> Result<()> {
+    match side {
+        Side::Device(slot) => slot
+            .api_check_range(addr, len)
+            .map_err(|e| e.context(format!("the {what} of a {len}-byte copy is too small"))),
+        Side::Host => Ok(()),
+    }
+}
+
 /// `omp_target_memcpy` on resolved sides, offsets applied.
+///
+/// A side on a device must not run past the end of an allocation `omp_target_alloc` made there
+/// (see [`check_copy`]).
 pub fn memcpy(dst: usize, src: usize, len: usize, d: Side<'_>, s: Side<'_>) -> Result<()> {
+    check_copy(dst, src, len, d, s)?;
     let mut st = Stream::default();
     match (d, s) {
-        (Side::Host, Side::Host) => mem::copy(dst, src, len),
+        (Side::Host, Side::Host) => access::transfer(dst, src, len),
         (Side::Device(dd), Side::Host) => {
             dd.dev.copy_to_device(dst, src, len, &mut st)?;
             dd.dev.synchronize(&mut st)?;
@@ -42,7 +64,7 @@ pub fn memcpy(dst: usize, src: usize, len: usize, d: Side<'_>, s: Side<'_>) -> R
         (Side::Device(dd), Side::Device(sd)) => {
             if dd.dev.host_addressable() && sd.dev.host_addressable() {
                 // Both memories are process memory: one direct copy, no staging.
-                mem::copy(dst, src, len);
+                access::transfer(dst, src, len);
             } else {
                 let mut buf = vec![0u8; len];
                 let tmp = buf.as_mut_ptr() as usize;

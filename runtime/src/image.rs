@@ -271,3 +271,272 @@ mod tests {
         }
     }
 }
+
+/// A fuzz harness for [`classify`]: mutated, truncated and extended versions of valid images
+/// (raw ELF shared objects with sections, cubins, `OffloadBinary` wrappers, concatenated
+/// wrappers) must give an answer, never a panic. `fuzz_bounded` runs in every `cargo test`;
+/// `fuzz_long` runs on demand (see docs/runtime.md):
+///
+/// ```text
+/// SPREAD_FUZZ_ITERS=50000000 SPREAD_FUZZ_SEED=7 \
+///     cargo test --release -p spread-rt --lib image::fuzz::fuzz_long -- --ignored --nocapture
+/// ```
+#[cfg(test)]
+mod fuzz {
+    use super::*;
+
+    /// xorshift64*: small, deterministic, no dependency.
+    struct Rng(u64);
+
+    impl Rng {
+        fn new(seed: u64) -> Self {
+            Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
+        }
+        fn next(&mut self) -> u64 {
+            let mut x = self.0;
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            self.0 = x;
+            x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            if n == 0 {
+                0
+            } else {
+                (self.next() % n as u64) as usize
+            }
+        }
+    }
+
+    /// An x86_64 ET_DYN object with a null section, `.shstrtab` and `.text`: enough structure
+    /// for the section-header checks to have something to reject.
+    fn small_so() -> Vec<u8> {
+        let strtab = b"\0.shstrtab\0.text\0";
+        let text = [0xc3u8; 16]; // ret
+        let str_off = 64u64;
+        let text_off = str_off + strtab.len() as u64;
+        let sh_off = (text_off + text.len() as u64).div_ceil(8) * 8;
+        let mut b = vec![0u8; 64];
+        b[..4].copy_from_slice(b"\x7fELF");
+        b[4] = 2;
+        b[5] = 1;
+        b[6] = 1;
+        b[16..18].copy_from_slice(&ET_DYN.to_le_bytes());
+        b[18..20].copy_from_slice(&EM_X86_64.to_le_bytes());
+        b[20..24].copy_from_slice(&1u32.to_le_bytes());
+        b[40..48].copy_from_slice(&sh_off.to_le_bytes()); // e_shoff
+        b[52..54].copy_from_slice(&64u16.to_le_bytes()); // e_ehsize
+        b[58..60].copy_from_slice(&64u16.to_le_bytes()); // e_shentsize
+        b[60..62].copy_from_slice(&3u16.to_le_bytes()); // e_shnum
+        b[62..64].copy_from_slice(&1u16.to_le_bytes()); // e_shstrndx
+        b.extend_from_slice(strtab);
+        b.extend_from_slice(&text);
+        b.resize(sh_off as usize, 0);
+        let section = |name: u32, ty: u32, flags: u64, off: u64, size: u64| {
+            let mut s = vec![0u8; 64];
+            s[0..4].copy_from_slice(&name.to_le_bytes());
+            s[4..8].copy_from_slice(&ty.to_le_bytes());
+            s[8..16].copy_from_slice(&flags.to_le_bytes());
+            s[24..32].copy_from_slice(&off.to_le_bytes());
+            s[32..40].copy_from_slice(&size.to_le_bytes());
+            s[48..56].copy_from_slice(&1u64.to_le_bytes()); // sh_addralign
+            s
+        };
+        b.extend(section(0, 0, 0, 0, 0));
+        b.extend(section(1, 3, 0, str_off, strtab.len() as u64)); // SHT_STRTAB
+        b.extend(section(11, 1, 6, text_off, text.len() as u64)); // SHT_PROGBITS, AX
+        b
+    }
+
+    fn cubin() -> Vec<u8> {
+        let mut b = small_so();
+        b[16..18].copy_from_slice(&2u16.to_le_bytes());
+        b[18..20].copy_from_slice(&EM_CUDA.to_le_bytes());
+        b[48..52].copy_from_slice(&0x0050_0550u32.to_le_bytes());
+        b
+    }
+
+    /// An `OffloadBinary` around `inner`, padded to 8 bytes as concatenated blobs are.
+    fn wrap(inner: &[u8]) -> Vec<u8> {
+        let image_offset = 32 + 40;
+        let size = image_offset + inner.len();
+        let mut b = Vec::new();
+        b.extend_from_slice(&OFFLOAD_BINARY_MAGIC);
+        b.extend_from_slice(&1u32.to_le_bytes());
+        b.extend_from_slice(&(size as u64).to_le_bytes());
+        b.extend_from_slice(&32u64.to_le_bytes());
+        b.extend_from_slice(&40u64.to_le_bytes());
+        b.extend_from_slice(&1u16.to_le_bytes());
+        b.extend_from_slice(&1u16.to_le_bytes());
+        b.extend_from_slice(&0u32.to_le_bytes());
+        b.extend_from_slice(&0u64.to_le_bytes());
+        b.extend_from_slice(&0u64.to_le_bytes());
+        b.extend_from_slice(&(image_offset as u64).to_le_bytes());
+        b.extend_from_slice(&(inner.len() as u64).to_le_bytes());
+        b.extend_from_slice(inner);
+        b.resize(b.len().div_ceil(8) * 8, 0);
+        b
+    }
+
+    fn seeds() -> Vec<Vec<u8>> {
+        let so = small_so();
+        let mut two = wrap(&cubin());
+        two.extend(wrap(&so));
+        vec![so.clone(), cubin(), wrap(&so), two]
+    }
+
+    /// Values that probe the bounds checks of length and offset fields.
+    fn interesting(len: usize, rng: &mut Rng) -> u64 {
+        let l = len as u64;
+        match rng.below(12) {
+            0 => 0,
+            1 => 1,
+            2 => u64::MAX,
+            3 => u64::MAX - 7,
+            4 => l,
+            5 => l + 1,
+            6 => l.wrapping_sub(1),
+            7 => 1 << rng.below(64),
+            8 => i64::MAX as u64,
+            9 => u32::MAX as u64,
+            10 => u16::MAX as u64,
+            _ => rng.next() % (2 * l + 64),
+        }
+    }
+
+    /// Offsets of the header fields that carry sizes and offsets, for each seed kind.
+    const FIELDS: &[(usize, usize)] = &[
+        // OffloadBinary: size, entry offset, entry size; entry image offset, image size.
+        (8, 8),
+        (16, 8),
+        (24, 8),
+        (32 + 24, 8),
+        (32 + 32, 8),
+        // ELF: e_type, e_machine, e_shoff, e_ehsize, e_shentsize, e_shnum, e_shstrndx.
+        (16, 2),
+        (18, 2),
+        (40, 8),
+        (52, 2),
+        (58, 2),
+        (60, 2),
+        (62, 2),
+    ];
+
+    fn mutate(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
+        let mut b = seed.to_vec();
+        for _ in 0..1 + rng.below(4) {
+            match rng.below(8) {
+                0 | 1 => {
+                    // Flip bits.
+                    if !b.is_empty() {
+                        let i = rng.below(b.len());
+                        b[i] ^= 1 << rng.below(8);
+                    }
+                }
+                2 => {
+                    // A random byte.
+                    if !b.is_empty() {
+                        let i = rng.below(b.len());
+                        b[i] = rng.next() as u8;
+                    }
+                }
+                3 | 4 => {
+                    // A length/offset field, at a known place (also inside an inner ELF of a
+                    // wrapper, 72 bytes in) or anywhere aligned.
+                    let (off, width) = FIELDS[rng.below(FIELDS.len())];
+                    let base = [0usize, 72, 8 * rng.below(b.len() / 8 + 1)][rng.below(3)];
+                    let v = interesting(b.len(), rng).to_le_bytes();
+                    let at = base + off;
+                    if at + width <= b.len() {
+                        b[at..at + width].copy_from_slice(&v[..width]);
+                    }
+                }
+                5 => {
+                    // Truncate.
+                    let n = rng.below(b.len() + 1);
+                    b.truncate(n);
+                }
+                6 => {
+                    // Extend with random bytes.
+                    for _ in 0..rng.below(64) {
+                        b.push(rng.next() as u8);
+                    }
+                }
+                _ => {
+                    // Copy a chunk over another place.
+                    if b.len() > 2 {
+                        let from = rng.below(b.len());
+                        let to = rng.below(b.len());
+                        let n = rng.below(b.len() - from.max(to)).min(64);
+                        let chunk = b[from..from + n].to_vec();
+                        b[to..to + n].copy_from_slice(&chunk);
+                    }
+                }
+            }
+        }
+        b
+    }
+
+    /// Runs `iters` mutated inputs from `seed`; panics (with the input) if `classify` panics or
+    /// returns bytes outside its input.
+    fn run(seed: u64, iters: u64) -> (u64, u64) {
+        let seeds = seeds();
+        for s in &seeds {
+            assert!(classify(s).is_ok(), "seed images are valid");
+        }
+        let mut rng = Rng::new(seed);
+        let mut accepted = 0;
+        for i in 0..iters {
+            let input = mutate(&seeds[rng.below(seeds.len())], &mut rng);
+            let r = std::panic::catch_unwind(|| classify(&input).map(|o| (o.target, o.bytes)));
+            match r {
+                Err(_) => panic!(
+                    "classify panicked (seed {seed}, iteration {i}) on {} bytes: {:02x?}",
+                    input.len(),
+                    input
+                ),
+                Ok(Ok((_, bytes))) => {
+                    let (lo, hi) = (
+                        input.as_ptr() as usize,
+                        input.as_ptr() as usize + input.len(),
+                    );
+                    let p = bytes.as_ptr() as usize;
+                    assert!(
+                        bytes.is_empty() || (p >= lo && p + bytes.len() <= hi),
+                        "classify returned bytes outside its input (seed {seed}, iteration {i})"
+                    );
+                    accepted += 1;
+                }
+                Ok(Err(_)) => {}
+            }
+        }
+        (iters, accepted)
+    }
+
+    #[test]
+    fn fuzz_bounded() {
+        let (n, ok) = run(0x5eed, 200_000);
+        // Some mutations leave the image usable, most do not: both paths ran.
+        assert!(ok > 0 && ok < n, "{ok} of {n} accepted");
+    }
+
+    #[test]
+    #[ignore = "long fuzz run: SPREAD_FUZZ_ITERS, SPREAD_FUZZ_SEED"]
+    fn fuzz_long() {
+        let env = |k: &str, d: u64| {
+            std::env::var(k)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(d)
+        };
+        let iters = env("SPREAD_FUZZ_ITERS", 10_000_000);
+        let seed = env("SPREAD_FUZZ_SEED", 1);
+        let start = std::time::Instant::now();
+        let (n, ok) = run(seed, iters);
+        println!(
+            "image fuzz: {n} inputs from seed {seed}, {ok} accepted, no panic, in {:.1} s",
+            start.elapsed().as_secs_f64()
+        );
+    }
+}

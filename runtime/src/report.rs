@@ -8,7 +8,11 @@ use crate::location::SourceLoc;
 use crate::runtime::Runtime;
 
 /// Prints the lines of a failed construct, then the final fatal line, and aborts.
+///
+/// On a thread racing with the program's exit, waits for the end instead (see
+/// [`Runtime::park_if_exiting`]).
 pub fn fatal_construct(rt: &Runtime, err: &Error, loc: Option<&SourceLoc>) -> ! {
+    rt.park_if_exiting();
     print_error(err);
     if info::enabled(bits::DUMP_TABLE) {
         dump_all(rt, loc);
@@ -30,7 +34,12 @@ pub fn fatal_construct(rt: &Runtime, err: &Error, loc: Option<&SourceLoc>) -> ! 
 /// Prints an error's cause and context lines.
 pub fn print_error(err: &Error) {
     match err.kind {
-        ErrorKind::Mapping => eprintln!("omptarget message: {}", err.message),
+        // A cause may take several of libomptarget's lines, one per line of the message.
+        ErrorKind::Mapping => {
+            for line in err.message.lines() {
+                eprintln!("omptarget message: {line}");
+            }
+        }
         _ => eprintln!("omptarget error: {}", err.message),
     }
     for c in &err.context {

@@ -46,6 +46,9 @@ struct DeviceImages {
     loaded: Vec<Option<Box<dyn LoadedImage>>>,
     /// Kernel handles by host region id.
     kernels: HashMap<usize, (KernelHandle, Arc<str>)>,
+    /// Images of unregistered programs and libraries. They stay loaded for the rest of the
+    /// process: at exit, other threads may still be running their kernels.
+    retired: Vec<Box<dyn LoadedImage>>,
 }
 
 /// A device and its state.
@@ -58,8 +61,9 @@ pub struct DeviceSlot {
     seen_images: AtomicUsize,
     /// Asynchronous work (nowait) in FIFO order.
     pub queue: Queue,
-    /// `omp_target_alloc` & co. allocations, so frees of foreign pointers are caught.
-    pub allocations: Mutex<HashMap<usize, AllocKind>>,
+    /// `omp_target_alloc` & co. allocations (kind, size) by address, so frees of foreign
+    /// pointers and copies past the end of an allocation are caught.
+    pub allocations: Mutex<std::collections::BTreeMap<usize, (AllocKind, usize)>>,
 }
 
 /// The offload policy (`OMP_TARGET_OFFLOAD`).
@@ -93,6 +97,11 @@ pub struct Runtime {
     /// Pending `nowait` operations by handle value: completion, construct location, polls.
     pending: Mutex<HashMap<usize, Pending>>,
     next_handle: AtomicUsize,
+    /// Set when the last active image was unregistered (the program is exiting), with the
+    /// thread that did it; see [`park_if_exiting`](Self::park_if_exiting).
+    exiting: Mutex<Option<std::thread::ThreadId>>,
+    /// Whether `exiting` is set (checked by every construct without taking the lock).
+    exiting_flag: std::sync::atomic::AtomicBool,
 }
 
 static RUNTIME: OnceLock<Runtime> = OnceLock::new();
@@ -117,7 +126,7 @@ impl Runtime {
                 images: Mutex::new(DeviceImages::default()),
                 seen_images: AtomicUsize::new(0),
                 queue: Queue::new(format!("spread-dev{id}")),
-                allocations: Mutex::new(HashMap::new()),
+                allocations: Mutex::new(std::collections::BTreeMap::new()),
             })
             .collect();
         Runtime {
@@ -128,6 +137,8 @@ impl Runtime {
             requires: AtomicI64::new(0),
             pending: Mutex::new(HashMap::new()),
             next_handle: AtomicUsize::new(1),
+            exiting: Mutex::new(None),
+            exiting_flag: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -156,7 +167,11 @@ impl Runtime {
     }
 
     /// Resolves a construct's device clause (-1 = default device).
+    ///
+    /// A thread that starts a construct while another thread is exiting the program waits for
+    /// the end here (see [`park_if_exiting`](Self::park_if_exiting)).
     pub fn placement(&self, device: i64) -> Result<Placement<'_>> {
+        self.park_if_exiting();
         if self.policy() == Policy::Disabled {
             return Ok(Placement::Host);
         }
@@ -198,6 +213,8 @@ impl Runtime {
     /// Records the images of a `__tgt_bin_desc`.
     pub fn register(&self, desc: usize, images: Vec<(Vec<u8>, Vec<EntryInfo>)>) {
         let mut regs = self.images.write();
+        *self.exiting.lock() = None;
+        self.exiting_flag.store(false, Ordering::Release);
         let mut names = self.kernel_names.write();
         for (bytes, entries) in images {
             for e in &entries {
@@ -233,10 +250,18 @@ impl Runtime {
         self.requires.fetch_or(flags, Ordering::Relaxed);
     }
 
-    /// Unloads the images of `desc` from every device (running their destructors) and forgets
-    /// their declare-target globals.
+    /// Retires the images of `desc` on every device and forgets their kernels and declare-target
+    /// globals. The device code stays loaded: programs unregister at exit, while threads of
+    /// theirs may still be running kernels. When no active image is left, the program is
+    /// exiting: see [`park_if_exiting`](Self::park_if_exiting).
     pub fn unregister(&self, desc: usize) {
         let mut regs = self.images.write();
+        // Decided before anything is retired: a construct that fails because of what follows
+        // must find the program exiting.
+        if regs.iter().all(|i| !i.active || i.desc == desc) {
+            *self.exiting.lock() = Some(std::thread::current().id());
+            self.exiting_flag.store(true, Ordering::Release);
+        }
         for (idx, img) in regs
             .iter_mut()
             .enumerate()
@@ -258,13 +283,30 @@ impl Runtime {
                     }
                     imgs.kernels.clear();
                 }
-                drop(unloaded);
+                imgs.retired.extend(unloaded);
             }
         }
         let mut names = self.kernel_names.write();
         for img in regs.iter().filter(|i| i.desc == desc) {
             for e in img.entries.iter() {
                 names.remove(&e.addr);
+            }
+        }
+    }
+
+    /// A construct that starts, or fails, after the program unregistered its last image, on a
+    /// thread other than the one that did: the process is exiting (`exit` in another thread), so
+    /// this thread waits for the end instead of running on into a torn-down program or reporting
+    /// a failure that only the race caused. Stock libomptarget fails such constructs (or
+    /// crashes) at random.
+    pub fn park_if_exiting(&self) {
+        if !self.exiting_flag.load(Ordering::Acquire) {
+            return;
+        }
+        let exiting = *self.exiting.lock();
+        if exiting.is_some_and(|t| t != std::thread::current().id()) {
+            loop {
+                std::thread::park();
             }
         }
     }
@@ -308,31 +350,24 @@ impl DeviceSlot {
                 target,
                 bytes: &img.bytes,
             };
-            let loaded = self.dev.load_image(&obj)?;
+            // A failed load takes back everything it did: the image counts as not seen (the next
+            // construct tries again and reports again) and no entry points into it.
+            let loaded = match self.dev.load_image(&obj) {
+                Ok(l) => l,
+                Err(e) => {
+                    imgs.loaded.pop();
+                    return Err(e);
+                }
+            };
+            let globals = match self.image_globals(img, &*loaded) {
+                Ok(g) => g,
+                Err(e) => {
+                    imgs.loaded.pop();
+                    return Err(e);
+                }
+            };
             let mut table = self.table.lock();
-            for e in img.entries.iter() {
-                if e.size == 0 || e.flags & entry_flags::REGISTER_REQUIRES != 0 {
-                    continue;
-                }
-                let Some(mut tgt) = loaded.global(&e.name) else {
-                    return Err(Error::new(
-                        ErrorKind::Image,
-                        format!(
-                            "declare target variable '{}' is missing from the image on device {}",
-                            e.name, self.id
-                        ),
-                    ));
-                };
-                if e.flags & entry_flags::INDIRECT != 0 {
-                    // An indirect function: the device global holds the device function's
-                    // address, which host function pointers translate to.
-                    let mut buf = [0u8; 8];
-                    let mut st = Stream::default();
-                    self.dev
-                        .copy_from_device(buf.as_mut_ptr() as usize, tgt, 8, &mut st)?;
-                    self.dev.synchronize(&mut st)?;
-                    tgt = usize::from_ne_bytes(buf);
-                }
+            for (e, tgt) in globals {
                 crate::info!(
                     bits::MAPPING_CHANGED,
                     self.id,
@@ -361,6 +396,42 @@ impl DeviceSlot {
         }
         self.seen_images.store(regs.len(), Ordering::Release);
         Ok(())
+    }
+
+    /// The device addresses of the declare-target globals of `img` in `loaded`; fails, having
+    /// changed nothing, when one is missing.
+    fn image_globals<'i>(
+        &self,
+        img: &'i RegisteredImage,
+        loaded: &dyn LoadedImage,
+    ) -> Result<Vec<(&'i EntryInfo, usize)>> {
+        let mut out = Vec::new();
+        for e in img.entries.iter() {
+            if e.size == 0 || e.flags & entry_flags::REGISTER_REQUIRES != 0 {
+                continue;
+            }
+            let Some(mut tgt) = loaded.global(&e.name) else {
+                return Err(Error::new(
+                    ErrorKind::Image,
+                    format!(
+                        "declare target variable '{}' is missing from the image on device {}",
+                        e.name, self.id
+                    ),
+                ));
+            };
+            if e.flags & entry_flags::INDIRECT != 0 {
+                // An indirect function: the device global holds the device function's
+                // address, which host function pointers translate to.
+                let mut buf = [0u8; 8];
+                let mut st = Stream::default();
+                self.dev
+                    .copy_from_device(buf.as_mut_ptr() as usize, tgt, 8, &mut st)?;
+                self.dev.synchronize(&mut st)?;
+                tgt = usize::from_ne_bytes(buf);
+            }
+            out.push((e, tgt));
+        }
+        Ok(out)
     }
 
     /// The kernel for host region id `region`.
@@ -460,7 +531,6 @@ impl DeviceSlot {
                 .context(|| "Call to targetDataBegin failed, abort target.".into())
                 .and_then(|_| self.kernel_params(&mut cx, &table, args, &mut privates));
             if let Err(e) = r {
-                let _ = self.dev.synchronize(&mut cx.stream);
                 targetdata::rollback(&mut cx, &mut table, undo);
                 self.free_privates(&privates);
                 return Err(e.context("Failed to process data before launching the kernel."));
@@ -535,7 +605,7 @@ impl DeviceSlot {
                 buf.wrapping_add(base.wrapping_sub(begin))
             } else {
                 let base = if ty & map::PTR_AND_OBJ != 0 {
-                    crate::ffi::mem::read_usize(base)
+                    crate::ffi::access::attach_pointer(base)
                 } else {
                     base
                 };
@@ -612,13 +682,13 @@ impl DeviceSlot {
     /// Allocates device memory for the API (`omp_target_alloc` & co.).
     pub fn api_alloc(&self, size: usize, kind: AllocKind) -> Result<usize> {
         let p = self.dev.alloc(size, kind)?;
-        self.allocations.lock().insert(p, kind);
+        self.allocations.lock().insert(p, (kind, size));
         Ok(p)
     }
 
     /// Frees memory from [`api_alloc`](Self::api_alloc).
     pub fn api_free(&self, ptr: usize) -> Result<()> {
-        let kind = self.allocations.lock().remove(&ptr).ok_or_else(|| {
+        let (kind, _) = self.allocations.lock().remove(&ptr).ok_or_else(|| {
             Error::new(
                 ErrorKind::Mapping,
                 format!(
@@ -629,6 +699,32 @@ impl DeviceSlot {
             )
         })?;
         self.dev.free(ptr, kind)
+    }
+
+    /// Checks that `[addr, addr+len)` does not run past the end of the
+    /// [`api_alloc`](Self::api_alloc) allocation `addr` lies in; addresses outside every such
+    /// allocation are not checked (the runtime cannot know their extent).
+    pub fn api_check_range(&self, addr: usize, len: usize) -> Result<()> {
+        let allocations = self.allocations.lock();
+        let Some((&begin, &(_, size))) = allocations.range(..=addr).next_back() else {
+            return Ok(());
+        };
+        let end = begin.saturating_add(size);
+        if addr >= end {
+            return Ok(()); // not inside this allocation (or an empty copy at its end)
+        }
+        if !matches!(addr.checked_add(len), Some(e) if e <= end) {
+            return Err(Error::new(
+                ErrorKind::Invalid,
+                format!(
+                    "{len} bytes at {} run past the end of the {size}-byte allocation at {} on device {}",
+                    info::ptr(addr),
+                    info::ptr(begin),
+                    self.id
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Prints the mapping table (`ompx_dump_mapping_tables` to stdout, `LIBOMPTARGET_INFO` 0x4
@@ -690,6 +786,90 @@ mod tests {
         }
     }
 
+    /// A host device that logs the operations that matter to a rollback.
+    struct Logged {
+        inner: HostDevice,
+        log: Arc<Mutex<Vec<&'static str>>>,
+    }
+
+    impl Device for Logged {
+        fn info(&self) -> &crate::device::DeviceInfo {
+            self.inner.info()
+        }
+        fn accepts(&self, target: ImageTarget) -> bool {
+            self.inner.accepts(target)
+        }
+        fn load_image(&self, o: &image::DeviceObject<'_>) -> Result<Box<dyn LoadedImage>> {
+            self.inner.load_image(o)
+        }
+        fn alloc(&self, size: usize, kind: AllocKind) -> Result<usize> {
+            self.inner.alloc(size, kind)
+        }
+        fn free(&self, ptr: usize, kind: AllocKind) -> Result<()> {
+            self.log.lock().push("free");
+            self.inner.free(ptr, kind)
+        }
+        fn copy_to_device(&self, d: usize, s: usize, n: usize, st: &mut Stream) -> Result<()> {
+            self.log.lock().push("copy");
+            self.inner.copy_to_device(d, s, n, st)
+        }
+        fn copy_from_device(&self, d: usize, s: usize, n: usize, st: &mut Stream) -> Result<()> {
+            self.inner.copy_from_device(d, s, n, st)
+        }
+        fn copy_within(&self, d: usize, s: usize, n: usize, st: &mut Stream) -> Result<()> {
+            self.inner.copy_within(d, s, n, st)
+        }
+        fn fill(&self, d: usize, b: u8, n: usize, st: &mut Stream) -> Result<()> {
+            self.inner.fill(d, b, n, st)
+        }
+        fn launch(
+            &self,
+            k: KernelHandle,
+            a: &[usize],
+            c: &LaunchConfig,
+            st: &mut Stream,
+        ) -> Result<()> {
+            self.inner.launch(k, a, c, st)
+        }
+        fn synchronize(&self, st: &mut Stream) -> Result<()> {
+            self.log.lock().push("sync");
+            self.inner.synchronize(st)
+        }
+        fn host_addressable(&self) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn failed_data_begin_waits_for_its_copies_before_rolling_back() {
+        let mut rt = runtime(1);
+        let log = Arc::new(Mutex::new(Vec::new()));
+        rt.devices[0].dev = Box::new(Logged {
+            inner: HostDevice::new(0, None),
+            log: log.clone(),
+        });
+        let slot = &rt.devices[0];
+        let host = [1u64; 8];
+        let missing = [2u64; 8];
+        let (a, b) = (host.as_ptr() as usize, missing.as_ptr() as usize);
+        // The first entry is copied; the second is `present` and missing, so the begin fails.
+        let mut m = args(&[(a, 64, map::TO), (b, 64, map::TO | map::PRESENT)]);
+        assert!(slot.data_begin(&rt, &mut m).is_err());
+        assert!(
+            slot.table.lock().is_empty(),
+            "the rollback removed the entry"
+        );
+        let log = log.lock().clone();
+        let copy = log.iter().position(|x| *x == "copy");
+        let free = log.iter().position(|x| *x == "free");
+        let sync = log.iter().position(|x| *x == "sync");
+        assert!(copy.is_some() && free.is_some(), "{log:?}");
+        assert!(
+            sync.is_some_and(|s| s > copy.unwrap_or(0) && s < free.unwrap_or(0)),
+            "the rollback freed device memory before waiting for the copy into it: {log:?}"
+        );
+    }
+
     #[test]
     fn data_lives_in_device_memory_until_copied_back() {
         let rt = runtime(2);
@@ -697,7 +877,7 @@ mod tests {
         // Host memory the runtime writes behind Rust's back: read it through raw reads only.
         let mut host: Box<[u64]> = vec![7u64; 16].into_boxed_slice();
         let addr = host.as_mut_ptr() as usize;
-        let host3 = || crate::ffi::mem::read_usize(addr + 24);
+        let host3 = || crate::ffi::access::attach_pointer(addr + 24);
         let mut a = args(&[(addr, 128, map::TO | map::FROM)]);
         slot.data_begin(&rt, &mut a).expect("maps");
         let tgt = slot
@@ -708,7 +888,7 @@ mod tests {
         let tgt = tgt.expect("entry exists");
         assert_ne!(tgt, addr, "a host device has memory of its own");
         // The device copy changes; the host array does not until data end copies back.
-        crate::ffi::mem::fill(tgt, 0, 128);
+        crate::ffi::access::fill(tgt, 0, 128);
         assert_eq!(host3(), 7);
         slot.data_end(&rt, &a).expect("unmaps");
         assert_eq!(host3(), 0);

@@ -8,7 +8,7 @@
 use crate::abi::{map, NonContigDim};
 use crate::device::{AllocKind, Device, Stream};
 use crate::error::{Error, ErrorKind, Result};
-use crate::ffi::mem;
+use crate::ffi::{access, mem};
 use crate::info::{self, bits};
 use crate::mapping::{Entry, MappingTable, ShadowPointer};
 use crate::runtime::DeviceSlot;
@@ -94,6 +94,14 @@ fn name_of(name: usize) -> String {
     info::var_name(name)
 }
 
+/// libomptarget's message for a `present` map whose data is not (entirely) mapped.
+fn present_missing(begin: usize, size: usize) -> String {
+    format!(
+        "device mapping required by 'present' map type modifier does not exist for host address {} ({size} bytes)",
+        info::ptr(begin)
+    )
+}
+
 fn refs_str(n: u64, action: &str) -> String {
     format!("{}{action}", Entry::fmt_refs(n))
 }
@@ -155,14 +163,17 @@ fn get_target_pointer(
         );
     } else if let Some(key) = l.entry.filter(|_| l.extends_before || l.extends_after) {
         let (eb, es) = table.get(key).map_or((0, 0), |e| (e.host_begin, e.size()));
-        return Err(Error::new(
-            ErrorKind::Mapping,
-            format!(
-                "explicit extension not allowed: host address specified is {} ({size} bytes), but device allocation maps to host at {} ({es} bytes)",
-                info::ptr(begin),
-                info::ptr(eb)
-            ),
-        ));
+        let mut message = format!(
+            "explicit extension not allowed: host address specified is {} ({size} bytes), but device allocation maps to host at {} ({es} bytes)",
+            info::ptr(begin),
+            info::ptr(eb)
+        );
+        if ty & map::PRESENT != 0 {
+            // libomptarget goes on to the `present` check, which fails too and says so.
+            message.push('\n');
+            message.push_str(&present_missing(begin, size));
+        }
+        return Err(Error::new(ErrorKind::Mapping, message));
     } else if ty & map::CLOSE == 0 && (cx.usm || crate::memory::accessible(cx.id(), begin, size)) {
         // Unified shared memory, or memory of a Spread space this device reaches: the device
         // uses the data where it is.
@@ -182,13 +193,7 @@ fn get_target_pointer(
             t.is_host = true;
         }
     } else if ty & map::PRESENT != 0 {
-        return Err(Error::new(
-            ErrorKind::Mapping,
-            format!(
-                "device mapping required by 'present' map type modifier does not exist for host address {} ({size} bytes)",
-                info::ptr(begin)
-            ),
-        ));
+        return Err(Error::new(ErrorKind::Mapping, present_missing(begin, size)));
     } else if size > 0 {
         let alloc = cx.dev().alloc(size + padding, AllocKind::Device)?;
         let tgt = alloc + padding;
@@ -270,8 +275,17 @@ fn restore_shadows(e: &Entry, lo: usize, hi: usize) {
         .iter()
         .filter(|s| s.host_addr >= lo && s.host_addr < hi)
     {
-        mem::write_usize(s.host_addr, s.host_value);
+        access::restore_pointer(s.host_addr, s.host_value);
     }
+}
+
+/// Linux never maps the lowest 64 KiB (`vm.mmap_min_addr`): an address there comes from a null
+/// pointer (plus an offset) and must not be read or written.
+const NULL_PAGE_END: usize = 64 * 1024;
+
+/// Whether a host address lies where only a null pointer (plus an offset) can point.
+fn in_null_page(addr: usize) -> bool {
+    addr < NULL_PAGE_END
 }
 
 /// Alignment a struct's device copy must keep: that of the struct's base address, at most 16.
@@ -321,6 +335,15 @@ pub fn begin(
         if ty & map::PTR_AND_OBJ != 0 {
             // The pointer itself: mapped without TO, so the pointee can be attached to it.
             let pty = ty & (map::IMPLICIT | map::CLOSE | map::PRESENT | map::OMPX_HOLD);
+            if in_null_page(base) {
+                return Err(Error::new(
+                    ErrorKind::Mapping,
+                    format!(
+                        "host address {} of a pointer to attach is not program memory: its enclosing object is a null pointer",
+                        info::ptr(base)
+                    ),
+                ));
+            }
             let p = get_target_pointer(cx, table, base, base, 0, 8, 0, pty, update_ref, undo)?;
             if p.addr == 0 {
                 return Err(Error::new(
@@ -329,7 +352,7 @@ pub fn begin(
                 ));
             }
             pointer = Some((p, base));
-            base = mem::read_usize(base);
+            base = access::attach_pointer(base);
             update_ref = !from_mapper || i != 0;
         }
         let null_pointer = || {
@@ -342,6 +365,16 @@ pub fn begin(
                 }
             )
         };
+        if size > 0 && in_null_page(begin_addr) {
+            return Err(Error::new(
+                ErrorKind::Mapping,
+                format!(
+                    "host address {} ({size} bytes) is not program memory: a section of a null pointer cannot be mapped",
+                    info::ptr(begin_addr)
+                ),
+            )
+            .context(null_pointer()));
+        }
         let t = get_target_pointer(
             cx, table, begin_addr, base, padding, size, name, ty, update_ref, undo,
         )
@@ -384,8 +417,11 @@ pub fn begin(
     Ok(())
 }
 
-/// Takes back what a failed [`begin`] did, newest first.
+/// Takes back what a failed [`begin`] did, newest first, once the copies it had started on
+/// `cx.stream` are done (they may still be reading or writing the memory it frees).
 pub fn rollback(cx: &mut Ctx<'_>, table: &mut MappingTable, undo: Vec<Undo>) {
+    // The construct has failed already: a failure to wait adds nothing to report.
+    let _ = cx.slot.dev.synchronize(&mut cx.stream);
     for u in undo.into_iter().rev() {
         match u {
             Undo::Counted { key, hold } => {

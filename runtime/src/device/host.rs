@@ -9,7 +9,7 @@ use super::{
     AllocKind, Device, DeviceInfo, DeviceKind, KernelHandle, LaunchConfig, LoadedImage, Stream,
 };
 use crate::error::{Error, ErrorKind, Result};
-use crate::ffi::{call, dl, kmp, mem};
+use crate::ffi::{access, call, dl, kmp, mem};
 use crate::image::{DeviceObject, ImageTarget};
 use crate::trace;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -117,29 +117,29 @@ impl Device for HostDevice {
     }
 
     fn free(&self, ptr: usize, _kind: AllocKind) -> Result<()> {
-        mem::free(ptr);
+        access::free_owned(ptr);
         Ok(())
     }
 
     fn copy_to_device(&self, dst: usize, src: usize, len: usize, _s: &mut Stream) -> Result<()> {
         let _span = trace::span(self.id, "transfer", || format!("H2D {len} B"));
-        mem::copy(dst, src, len);
+        access::transfer(dst, src, len);
         Ok(())
     }
 
     fn copy_from_device(&self, dst: usize, src: usize, len: usize, _s: &mut Stream) -> Result<()> {
         let _span = trace::span(self.id, "transfer", || format!("D2H {len} B"));
-        mem::copy(dst, src, len);
+        access::transfer(dst, src, len);
         Ok(())
     }
 
     fn copy_within(&self, dst: usize, src: usize, len: usize, _s: &mut Stream) -> Result<()> {
-        mem::copy(dst, src, len);
+        access::transfer(dst, src, len);
         Ok(())
     }
 
     fn fill(&self, dst: usize, byte: u8, len: usize, _s: &mut Stream) -> Result<()> {
-        mem::fill(dst, byte, len);
+        access::fill(dst, byte, len);
         Ok(())
     }
 
@@ -156,6 +156,7 @@ impl Device for HostDevice {
         params.push(HOST_DYN_PTR);
         params.extend_from_slice(args);
         let _span = trace::span(self.id, "kernel", || "kernel".to_string());
+        crate::runtime::get().park_if_exiting(); // as below, before libomp is asked anything
         let running = RUNNING_KERNELS.fetch_add(1, Ordering::AcqRel) + 1;
         let share = self.thread_share(running);
         let saved = share.map(|n| {
@@ -164,6 +165,9 @@ impl Device for HostDevice {
             old
         });
         let ok = call::call_kernel(kernel.0, &params);
+        // If the program began exiting while the kernel ran, libomp may be gone: touch it no
+        // more (this thread waits for the end).
+        crate::runtime::get().park_if_exiting();
         if let Some(old) = saved {
             kmp::set_num_threads(old);
         }

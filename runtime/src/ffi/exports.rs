@@ -2,6 +2,7 @@
 //! `__tgt_get_num_devices` for libomp. Each function converts its arguments and calls the safe
 //! runtime; none holds logic of its own beyond libomptarget's argument checks.
 
+use super::guard::guard;
 use super::{kmp, mem};
 use crate::abi::{BinDesc, DeviceImage, Ident, KernelArgs, OffloadEntry, KERNEL_FLAG_NOWAIT};
 use crate::api::{self, Rect, Side};
@@ -33,13 +34,23 @@ pub(super) fn map_args(
     mappers: *const *mut c_void,
 ) -> MapArgs {
     let n = usize::try_from(n).unwrap_or(0);
+    // SAFETY: clang passes each map array with `n` elements (or null for names and mappers),
+    // `n` being the argument count it passes with them.
+    let (bases, begins, names, mappers) = unsafe {
+        (
+            mem::ptr_array(bases, n),
+            mem::ptr_array(begins, n),
+            mem::ptr_array(names, n),
+            mem::ptr_array(mappers, n),
+        )
+    };
     MapArgs {
-        bases: mem::ptr_array(bases, n),
-        begins: mem::ptr_array(begins, n),
+        bases,
+        begins,
         sizes: mem::array(sizes, n),
         types: mem::array(types, n),
-        names: mem::ptr_array(names, n),
-        mappers: mem::ptr_array(mappers, n),
+        names,
+        mappers,
     }
 }
 
@@ -176,7 +187,9 @@ fn target_data(
     match run_data(rt, slot, op, &mut args) {
         Ok(()) => {
             if returns_bases {
-                mem::write_ptr_array(bases, &args.bases);
+                // SAFETY: `bases` is the construct's base-pointer array, `n` (= args.bases.len())
+                // elements that clang made writable for RETURN_PARAM results.
+                unsafe { mem::write_ptr_array(bases, &args.bases) };
             }
             after_success(rt, loc.as_ref());
         }
@@ -273,47 +286,64 @@ fn target_kernel(
 /// Registers the offload images of a program or shared library (called by its constructor).
 #[no_mangle]
 pub extern "C" fn __tgt_register_lib(desc: *mut BinDesc) {
-    let Some(d) = mem::read(desc) else { return };
-    let n = usize::try_from(d.num_device_images).unwrap_or(0);
-    let images: Vec<DeviceImage> = mem::range(d.device_images, d.device_images.wrapping_add(n));
-    let entries: Vec<EntryInfo> = mem::range(d.host_entries_begin, d.host_entries_end)
-        .iter()
-        .map(|e: &OffloadEntry| EntryInfo {
-            addr: e.addr as usize,
-            name: mem::c_string(e.name).unwrap_or_default(),
-            size: e.size,
-            flags: e.flags,
-            data: e.data,
-        })
-        .collect();
-    let regs = images
-        .iter()
-        .map(|img| {
-            let start = img.image_start as usize;
-            let len = (img.image_end as usize).saturating_sub(start);
-            (mem::bytes(start, len), entries.clone())
-        })
-        .collect();
-    runtime::get().register(desc as usize, regs);
+    guard("__tgt_register_lib", || {
+        let Some(d) = mem::read(desc) else { return };
+        let n = usize::try_from(d.num_device_images).unwrap_or(0);
+        // SAFETY: the descriptor clang's registration code built: `num_device_images` images and
+        // the entry table between its begin and end pointers.
+        let (images, host_entries): (Vec<DeviceImage>, Vec<OffloadEntry>) = unsafe {
+            (
+                mem::range(d.device_images, d.device_images.wrapping_add(n)),
+                mem::range(d.host_entries_begin, d.host_entries_end),
+            )
+        };
+        let entries: Vec<EntryInfo> = host_entries
+            .iter()
+            .map(|e: &OffloadEntry| EntryInfo {
+                addr: e.addr as usize,
+                name: mem::c_string(e.name).unwrap_or_default(),
+                size: e.size,
+                flags: e.flags,
+                data: e.data,
+            })
+            .collect();
+        let regs = images
+            .iter()
+            .map(|img| {
+                let start = img.image_start as usize;
+                let len = (img.image_end as usize).saturating_sub(start);
+                // SAFETY: an image's start and end delimit its bytes in the program's offload
+                // section (from the descriptor above).
+                (unsafe { mem::bytes(start, len) }, entries.clone())
+            })
+            .collect();
+        runtime::get().register(desc as usize, regs);
+    })
 }
 
 /// Unloads a program's or library's images (called at exit or `dlclose`).
 #[no_mangle]
 pub extern "C" fn __tgt_unregister_lib(desc: *mut BinDesc) {
-    runtime::get().unregister(desc as usize);
-    // Programs unregister at exit: the trace is complete now (rewritten if more libraries go).
-    crate::trace::flush();
+    guard("__tgt_unregister_lib", || {
+        runtime::get().unregister(desc as usize);
+        // Programs unregister at exit: the trace is complete now (rewritten if more libraries go).
+        crate::trace::flush();
+    })
 }
 
 /// Initialises the runtime (tools call this; programs need not).
 #[no_mangle]
 pub extern "C" fn __tgt_init_all_rtls() {
-    runtime::get();
+    guard("__tgt_init_all_rtls", || {
+        runtime::get();
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn __tgt_rtl_init() {
-    runtime::get();
+    guard("__tgt_rtl_init", || {
+        runtime::get();
+    })
 }
 
 #[no_mangle]
@@ -322,15 +352,19 @@ pub extern "C" fn __tgt_rtl_deinit() {}
 /// Removed in LLVM 19; kept for old binaries, with libomptarget's message.
 #[no_mangle]
 pub extern "C" fn __tgt_register_requires(_flags: i64) {
-    eprintln!(
+    guard("__tgt_register_requires", || {
+        eprintln!(
         "omptarget message: The void __tgt_register_requires(int64_t) function has been removed. Old OpenMP requirements will not be handled"
     );
+    })
 }
 
 /// Device count for libomp's `omp_get_num_devices` (libomp looks it up by name).
 #[no_mangle]
 pub extern "C" fn __tgt_get_num_devices() -> c_int {
-    runtime::get().num_devices() as c_int
+    guard("__tgt_get_num_devices", || {
+        runtime::get().num_devices() as c_int
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -346,7 +380,9 @@ pub extern "C" fn __tgt_target_kernel(
     host_ptr: *mut c_void,
     kargs: *mut KernelArgs,
 ) -> c_int {
-    target_kernel(loc, device, host_ptr, kargs)
+    guard("__tgt_target_kernel", || {
+        target_kernel(loc, device, host_ptr, kargs)
+    })
 }
 
 #[no_mangle]
@@ -363,29 +399,34 @@ pub extern "C" fn __tgt_target_kernel_nowait(
     _noalias_num: i32,
     _noalias_list: *mut c_void,
 ) -> c_int {
-    __tgt_target_kernel(loc, device, num_teams, thread_limit, host_ptr, kargs)
+    let _ = (num_teams, thread_limit);
+    guard("__tgt_target_kernel_nowait", || {
+        target_kernel(loc, device, host_ptr, kargs)
+    })
 }
 
 /// Completes a `nowait` construct for libomp: clears `*handle` once the work is done.
 #[no_mangle]
 pub extern "C" fn __tgt_target_nowait_query(handle: *mut *mut c_void) {
-    let rt = runtime::get();
-    let h = if handle.is_null() {
-        0
-    } else {
-        kmp::get_async_handle(handle as usize)
-    };
-    if h == 0 {
-        report::fatal(
+    guard("__tgt_target_nowait_query", || {
+        let rt = runtime::get();
+        let h = if handle.is_null() {
+            0
+        } else {
+            kmp::get_async_handle(handle as usize)
+        };
+        if h == 0 {
+            report::fatal(
             1,
             "Receive an invalid async handle from the current OpenMP task. Is this a target nowait region?\n",
         );
-    }
-    match rt.poll_pending(h) {
-        None => {}
-        Some((Ok(()), _)) => kmp::set_async_handle(handle as usize, 0),
-        Some((Err(e), loc)) => report::fatal_construct(rt, &e, loc.as_ref()),
-    }
+        }
+        match rt.poll_pending(h) {
+            None => {}
+            Some((Ok(()), _)) => kmp::set_async_handle(handle as usize, 0),
+            Some((Err(e), loc)) => report::fatal_construct(rt, &e, loc.as_ref()),
+        }
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -438,13 +479,15 @@ macro_rules! legacy_target {
             $($teams: i32, thread_limit: i32,)?
             $($dep: i32, dep_list: *mut c_void, noalias_num: i32, noalias_list: *mut c_void,)?
         ) -> c_int {
-            let loc: *mut Ident = std::ptr::null_mut();
-            $(let loc = $loc;)?
-            let (names, mappers): (*mut *mut c_void, *mut *mut c_void) = (std::ptr::null_mut(), std::ptr::null_mut());
-            $(let (names, mappers) = (names, $mp);)?
-            let (teams, threads) = (-1, 0);
-            $(let (teams, threads) = ($teams, thread_limit);)?
-            legacy_kernel(loc, device, host_ptr, n, bases, begins, sizes, types, names, mappers, teams, threads)
+            guard(stringify!($name), || {
+                let loc: *mut Ident = std::ptr::null_mut();
+                $(let loc = $loc;)?
+                let (names, mappers): (*mut *mut c_void, *mut *mut c_void) = (std::ptr::null_mut(), std::ptr::null_mut());
+                $(let (names, mappers) = (names, $mp);)?
+                let (teams, threads) = (-1, 0);
+                $(let (teams, threads) = ($teams, thread_limit);)?
+                legacy_kernel(loc, device, host_ptr, n, bases, begins, sizes, types, names, mappers, teams, threads)
+            })
         }
     )*};
 }
@@ -474,7 +517,9 @@ macro_rules! data_entry {
             loc: *mut Ident, device: i64, n: i32, bases: *mut *mut c_void, begins: *mut *mut c_void,
             sizes: *mut i64, types: *mut i64, names: *mut *mut c_void, mappers: *mut *mut c_void,
         ) {
-            target_data($op, $nowait, loc, device, n, bases, begins, sizes, types, names, mappers)
+            guard(stringify!($name), || {
+                target_data($op, $nowait, loc, device, n, bases, begins, sizes, types, names, mappers)
+            })
         }
     };
     (@one $name:ident, $op:expr, $nowait:expr, yes, yes) => {
@@ -485,7 +530,9 @@ macro_rules! data_entry {
             sizes: *mut i64, types: *mut i64, names: *mut *mut c_void, mappers: *mut *mut c_void,
             _dep_num: i32, _dep_list: *mut c_void, _noalias_num: i32, _noalias_list: *mut c_void,
         ) {
-            target_data($op, $nowait, loc, device, n, bases, begins, sizes, types, names, mappers)
+            guard(stringify!($name), || {
+                target_data($op, $nowait, loc, device, n, bases, begins, sizes, types, names, mappers)
+            })
         }
     };
     (@one $name:ident, $op:expr, $nowait:expr, no, no) => {
@@ -494,8 +541,10 @@ macro_rules! data_entry {
             device: i64, n: i32, bases: *mut *mut c_void, begins: *mut *mut c_void,
             sizes: *mut i64, types: *mut i64,
         ) {
-            let none = std::ptr::null_mut();
-            target_data($op, $nowait, std::ptr::null(), device, n, bases, begins, sizes, types, none, none)
+            guard(stringify!($name), || {
+                let none = std::ptr::null_mut();
+                target_data($op, $nowait, std::ptr::null(), device, n, bases, begins, sizes, types, none, none)
+            })
         }
     };
     (@one $name:ident, $op:expr, $nowait:expr, no, yes) => {
@@ -506,8 +555,10 @@ macro_rules! data_entry {
             sizes: *mut i64, types: *mut i64,
             _dep_num: i32, _dep_list: *mut c_void, _noalias_num: i32, _noalias_list: *mut c_void,
         ) {
-            let none = std::ptr::null_mut();
-            target_data($op, $nowait, std::ptr::null(), device, n, bases, begins, sizes, types, none, none)
+            guard(stringify!($name), || {
+                let none = std::ptr::null_mut();
+                target_data($op, $nowait, std::ptr::null(), device, n, bases, begins, sizes, types, none, none)
+            })
         }
     };
 }
@@ -530,7 +581,9 @@ data_entry! {
 /// Components a mapper pushed so far (clang's generated mappers use it to number members).
 #[no_mangle]
 pub extern "C" fn __tgt_mapper_num_components(handle: *mut c_void) -> i64 {
-    super::mapper::count(handle as usize)
+    guard("__tgt_mapper_num_components", || {
+        super::mapper::count(handle as usize)
+    })
 }
 
 /// Adds one component to a mapper's list.
@@ -543,14 +596,16 @@ pub extern "C" fn __tgt_push_mapper_component(
     ty: i64,
     name: *mut c_void,
 ) {
-    super::mapper::push(
-        handle as usize,
-        base as usize,
-        begin as usize,
-        size,
-        ty,
-        name as usize,
-    )
+    guard("__tgt_push_mapper_component", || {
+        super::mapper::push(
+            handle as usize,
+            base as usize,
+            begin as usize,
+            size,
+            ty,
+            name as usize,
+        )
+    })
 }
 
 /// Trip counts arrive in `KernelArgs` since LLVM 17; kept for old binaries.
@@ -565,18 +620,24 @@ pub extern "C" fn __kmpc_push_target_tripcount(_device: i64, _n: u64) {}
 
 #[no_mangle]
 pub extern "C" fn omp_get_num_devices() -> c_int {
-    runtime::get().num_devices() as c_int
+    guard("omp_get_num_devices", || {
+        runtime::get().num_devices() as c_int
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn omp_get_initial_device() -> c_int {
-    runtime::get().initial_device() as c_int
+    guard("omp_get_initial_device", || {
+        runtime::get().initial_device() as c_int
+    })
 }
 
 /// On the host, the device number is the initial device's.
 #[no_mangle]
 pub extern "C" fn omp_get_device_num() -> c_int {
-    runtime::get().initial_device() as c_int
+    guard("omp_get_device_num", || {
+        runtime::get().initial_device() as c_int
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -612,7 +673,9 @@ fn free_kind(ptr: *mut c_void, device: c_int) {
     }
     let rt = runtime::get();
     match api_side(rt, device) {
-        Side::Host => mem::free(ptr as usize),
+        // SAFETY: OpenMP requires the pointer to come from `omp_target_alloc` for the initial
+        // device, which is `mem::alloc` (api::alloc), and not to be used after this call.
+        Side::Host => unsafe { mem::free(ptr as usize) },
         Side::Device(d) => {
             if let Err(e) = d.api_free(ptr as usize) {
                 report::fatal(
@@ -626,42 +689,50 @@ fn free_kind(ptr: *mut c_void, device: c_int) {
 
 #[no_mangle]
 pub extern "C" fn omp_target_alloc(size: usize, device: c_int) -> *mut c_void {
-    alloc_kind(size, device, AllocKind::Device)
+    guard("omp_target_alloc", || {
+        alloc_kind(size, device, AllocKind::Device)
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn llvm_omp_target_alloc_device(size: usize, device: c_int) -> *mut c_void {
-    alloc_kind(size, device, AllocKind::Device)
+    guard("llvm_omp_target_alloc_device", || {
+        alloc_kind(size, device, AllocKind::Device)
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn llvm_omp_target_alloc_host(size: usize, device: c_int) -> *mut c_void {
-    alloc_kind(size, device, AllocKind::Host)
+    guard("llvm_omp_target_alloc_host", || {
+        alloc_kind(size, device, AllocKind::Host)
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn llvm_omp_target_alloc_shared(size: usize, device: c_int) -> *mut c_void {
-    alloc_kind(size, device, AllocKind::Shared)
+    guard("llvm_omp_target_alloc_shared", || {
+        alloc_kind(size, device, AllocKind::Shared)
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn omp_target_free(ptr: *mut c_void, device: c_int) {
-    free_kind(ptr, device)
+    guard("omp_target_free", || free_kind(ptr, device))
 }
 
 #[no_mangle]
 pub extern "C" fn llvm_omp_target_free_device(ptr: *mut c_void, device: c_int) {
-    free_kind(ptr, device)
+    guard("llvm_omp_target_free_device", || free_kind(ptr, device))
 }
 
 #[no_mangle]
 pub extern "C" fn llvm_omp_target_free_host(ptr: *mut c_void, device: c_int) {
-    free_kind(ptr, device)
+    guard("llvm_omp_target_free_host", || free_kind(ptr, device))
 }
 
 #[no_mangle]
 pub extern "C" fn llvm_omp_target_free_shared(ptr: *mut c_void, device: c_int) {
-    free_kind(ptr, device)
+    guard("llvm_omp_target_free_shared", || free_kind(ptr, device))
 }
 
 /// Host memory is already accessible to host devices: locking returns it unchanged.
@@ -671,60 +742,85 @@ pub extern "C" fn llvm_omp_target_lock_mem(
     size: usize,
     device: c_int,
 ) -> *mut c_void {
-    if size == 0 {
-        return std::ptr::null_mut();
-    }
-    api_side(runtime::get(), device);
-    ptr
+    guard("llvm_omp_target_lock_mem", || {
+        if size == 0 {
+            return std::ptr::null_mut();
+        }
+        api_side(runtime::get(), device);
+        ptr
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn llvm_omp_target_unlock_mem(_ptr: *mut c_void, device: c_int) {
-    api_side(runtime::get(), device);
+    guard("llvm_omp_target_unlock_mem", || {
+        api_side(runtime::get(), device);
+    })
 }
 
 /// Host kernels have no team-shared dynamic memory.
 #[no_mangle]
 pub extern "C" fn llvm_omp_target_dynamic_shared_alloc() -> *mut c_void {
-    std::ptr::null_mut()
+    guard("llvm_omp_target_dynamic_shared_alloc", || {
+        std::ptr::null_mut()
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn omp_target_is_present(ptr: *const c_void, device: c_int) -> c_int {
-    if ptr.is_null() {
-        return 0;
-    }
-    let rt = runtime::get();
-    match api_side(rt, device) {
-        Side::Host => 1,
-        Side::Device(d) => c_int::from(api::mapped(d, ptr as usize).is_some()),
-    }
+    guard("omp_target_is_present", || {
+        if ptr.is_null() {
+            return 0;
+        }
+        let rt = runtime::get();
+        match api_side(rt, device) {
+            Side::Host => 1,
+            Side::Device(d) => c_int::from(api::mapped(d, ptr as usize).is_some()),
+        }
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn omp_get_mapped_ptr(ptr: *const c_void, device: c_int) -> *mut c_void {
-    if ptr.is_null() {
-        eprintln!("omptarget error: Call to omp_get_mapped_ptr with nullptr.");
-        return std::ptr::null_mut();
-    }
-    let rt = runtime::get();
-    let dev = i64::from(device);
-    if dev == rt.initial_device() {
-        return ptr as *mut c_void;
-    }
-    if dev > rt.initial_device() {
-        return std::ptr::null_mut();
-    }
-    match api_side(rt, device) {
-        Side::Host => ptr as *mut c_void,
-        Side::Device(d) => {
-            api::mapped(d, ptr as usize).map_or(std::ptr::null_mut(), |p| p as *mut c_void)
+    guard("omp_get_mapped_ptr", || {
+        if ptr.is_null() {
+            eprintln!("omptarget error: Call to omp_get_mapped_ptr with nullptr.");
+            return std::ptr::null_mut();
         }
-    }
+        let rt = runtime::get();
+        let dev = i64::from(device);
+        if dev == rt.initial_device() {
+            return ptr as *mut c_void;
+        }
+        if dev > rt.initial_device() {
+            return std::ptr::null_mut();
+        }
+        match api_side(rt, device) {
+            Side::Host => ptr as *mut c_void,
+            Side::Device(d) => {
+                api::mapped(d, ptr as usize).map_or(std::ptr::null_mut(), |p| p as *mut c_void)
+            }
+        }
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn omp_target_memcpy(
+    dst: *mut c_void,
+    src: *const c_void,
+    len: usize,
+    dst_off: usize,
+    src_off: usize,
+    dst_dev: c_int,
+    src_dev: c_int,
+) -> c_int {
+    guard("omp_target_memcpy", || {
+        target_memcpy(dst, src, len, dst_off, src_off, dst_dev, src_dev)
+    })
+}
+
+/// The body of [`omp_target_memcpy`], for the entry points that share it.
+fn target_memcpy(
     dst: *mut c_void,
     src: *const c_void,
     len: usize,
@@ -752,7 +848,7 @@ pub extern "C" fn omp_target_memcpy(
     ) {
         Ok(()) => 0,
         Err(e) => {
-            report::print_error(&e);
+            report::print_error(&e.context("Call to omp_target_memcpy failed"));
             FAIL
         }
     }
@@ -761,6 +857,38 @@ pub extern "C" fn omp_target_memcpy(
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub extern "C" fn omp_target_memcpy_rect(
+    dst: *mut c_void,
+    src: *const c_void,
+    elem: usize,
+    ndims: c_int,
+    volume: *const usize,
+    dst_offsets: *const usize,
+    src_offsets: *const usize,
+    dst_dims: *const usize,
+    src_dims: *const usize,
+    dst_dev: c_int,
+    src_dev: c_int,
+) -> c_int {
+    guard("omp_target_memcpy_rect", || {
+        target_memcpy_rect(
+            dst,
+            src,
+            elem,
+            ndims,
+            volume,
+            dst_offsets,
+            src_offsets,
+            dst_dims,
+            src_dims,
+            dst_dev,
+            src_dev,
+        )
+    })
+}
+
+/// The body of [`omp_target_memcpy_rect`], for the entry points that share it.
+#[allow(clippy::too_many_arguments)]
+fn target_memcpy_rect(
     dst: *mut c_void,
     src: *const c_void,
     elem: usize,
@@ -794,12 +922,31 @@ pub extern "C" fn omp_target_memcpy_rect(
     let rt = runtime::get();
     let s = api_side(rt, src_dev);
     let d = api_side(rt, dst_dev);
-    for (doff, soff, len) in rect.pieces() {
+    let pieces = rect.pieces();
+    // Check the extent of each side first, so that a refused copy copies nothing.
+    let extent = |f: fn(&(usize, usize, usize)) -> usize| {
+        let lo = pieces.iter().map(f).min().unwrap_or(0);
+        let hi = pieces
+            .iter()
+            .map(|p| f(p).saturating_add(p.2))
+            .max()
+            .unwrap_or(0);
+        (lo, hi.saturating_sub(lo))
+    };
+    let (dlo, dlen) = extent(|p| p.0);
+    let (slo, slen) = extent(|p| p.1);
+    let checked = api::check_side(d, (dst as usize).wrapping_add(dlo), dlen, "destination")
+        .and_then(|()| api::check_side(s, (src as usize).wrapping_add(slo), slen, "source"));
+    if let Err(e) = checked {
+        report::print_error(&e.context("Call to omp_target_memcpy_rect failed"));
+        return FAIL;
+    }
+    for (doff, soff, len) in pieces {
         if len == 0 {
             continue;
         }
         if let Err(e) = api::memcpy((dst as usize) + doff, (src as usize) + soff, len, d, s) {
-            report::print_error(&e);
+            report::print_error(&e.context("Call to omp_target_memcpy_rect failed"));
             return FAIL;
         }
     }
@@ -819,11 +966,13 @@ pub extern "C" fn omp_target_memcpy_async(
     depobj_count: c_int,
     depobjs: *const *const kmp::DependInfo,
 ) -> c_int {
-    if dst.is_null() || src.is_null() {
-        return FAIL;
-    }
-    kmp::wait_depobjs(depobj_count, depobjs);
-    omp_target_memcpy(dst, src, len, dst_off, src_off, dst_dev, src_dev)
+    guard("omp_target_memcpy_async", || {
+        if dst.is_null() || src.is_null() {
+            return FAIL;
+        }
+        kmp::wait_depobjs(depobj_count, depobjs);
+        target_memcpy(dst, src, len, dst_off, src_off, dst_dev, src_dev)
+    })
 }
 
 #[no_mangle]
@@ -843,26 +992,28 @@ pub extern "C" fn omp_target_memcpy_rect_async(
     depobj_count: c_int,
     depobjs: *const *const kmp::DependInfo,
 ) -> c_int {
-    if dst.is_null() && src.is_null() {
-        return c_int::MAX;
-    }
-    if dst.is_null() || src.is_null() {
-        return FAIL;
-    }
-    kmp::wait_depobjs(depobj_count, depobjs);
-    omp_target_memcpy_rect(
-        dst,
-        src,
-        elem,
-        ndims,
-        volume,
-        dst_offsets,
-        src_offsets,
-        dst_dims,
-        src_dims,
-        dst_dev,
-        src_dev,
-    )
+    guard("omp_target_memcpy_rect_async", || {
+        if dst.is_null() && src.is_null() {
+            return c_int::MAX;
+        }
+        if dst.is_null() || src.is_null() {
+            return FAIL;
+        }
+        kmp::wait_depobjs(depobj_count, depobjs);
+        target_memcpy_rect(
+            dst,
+            src,
+            elem,
+            ndims,
+            volume,
+            dst_offsets,
+            src_offsets,
+            dst_dims,
+            src_dims,
+            dst_dev,
+            src_dev,
+        )
+    })
 }
 
 #[no_mangle]
@@ -872,17 +1023,28 @@ pub extern "C" fn omp_target_memset(
     len: usize,
     device: c_int,
 ) -> *mut c_void {
+    guard("omp_target_memset", || {
+        target_memset(ptr, byte, len, device)
+    })
+}
+
+/// The body of [`omp_target_memset`], for the entry points that share it.
+fn target_memset(ptr: *mut c_void, byte: c_int, len: usize, device: c_int) -> *mut c_void {
     if ptr.is_null() || len == 0 {
         return ptr;
     }
     let rt = runtime::get();
     match api_side(rt, device) {
-        Side::Host => mem::fill(ptr as usize, byte as u8, len),
+        // SAFETY: `omp_target_memset` on the initial device: the program passes memory of at
+        // least `len` bytes (OpenMP's contract for the routine).
+        Side::Host => unsafe { mem::fill(ptr as usize, byte as u8, len) },
         Side::Device(d) => {
             let mut st = crate::device::Stream::default();
+            // Past the end of an `omp_target_alloc` allocation: refused, nothing written.
             let r = d
-                .dev
-                .fill(ptr as usize, byte as u8, len, &mut st)
+                .api_check_range(ptr as usize, len)
+                .map_err(|e| e.context("Call to omp_target_memset failed"))
+                .and_then(|_| d.dev.fill(ptr as usize, byte as u8, len, &mut st))
                 .and_then(|_| d.dev.synchronize(&mut st));
             if let Err(e) = r {
                 report::print_error(&e);
@@ -901,11 +1063,13 @@ pub extern "C" fn omp_target_memset_async(
     depobj_count: c_int,
     depobjs: *const *const kmp::DependInfo,
 ) -> *mut c_void {
-    if ptr.is_null() || len == 0 {
-        return ptr;
-    }
-    kmp::wait_depobjs(depobj_count, depobjs);
-    omp_target_memset(ptr, byte, len, device)
+    guard("omp_target_memset_async", || {
+        if ptr.is_null() || len == 0 {
+            return ptr;
+        }
+        kmp::wait_depobjs(depobj_count, depobjs);
+        target_memset(ptr, byte, len, device)
+    })
 }
 
 #[no_mangle]
@@ -916,85 +1080,95 @@ pub extern "C" fn omp_target_associate_ptr(
     dev_off: usize,
     device: c_int,
 ) -> c_int {
-    if host.is_null() || dev_ptr.is_null() || size == 0 {
-        eprintln!("omptarget error: Call to omp_target_associate_ptr with invalid arguments");
-        return FAIL;
-    }
-    let rt = runtime::get();
-    match api_side(rt, device) {
-        Side::Host => {
-            eprintln!(
+    guard("omp_target_associate_ptr", || {
+        if host.is_null() || dev_ptr.is_null() || size == 0 {
+            eprintln!("omptarget error: Call to omp_target_associate_ptr with invalid arguments");
+            return FAIL;
+        }
+        let rt = runtime::get();
+        match api_side(rt, device) {
+            Side::Host => {
+                eprintln!(
                 "omptarget error: omp_target_associate_ptr: no association possible on the host"
             );
-            FAIL
-        }
-        Side::Device(d) => match api::associate(
-            d,
-            host as usize,
-            (dev_ptr as usize).wrapping_add(dev_off),
-            size,
-        ) {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("omptarget error: {}", e.message);
                 FAIL
             }
-        },
-    }
+            Side::Device(d) => match api::associate(
+                d,
+                host as usize,
+                (dev_ptr as usize).wrapping_add(dev_off),
+                size,
+            ) {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("omptarget error: {}", e.message);
+                    FAIL
+                }
+            },
+        }
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn omp_target_disassociate_ptr(host: *const c_void, device: c_int) -> c_int {
-    if host.is_null() {
-        eprintln!("omptarget error: Call to omp_target_associate_ptr with invalid host_ptr");
-        return FAIL;
-    }
-    let rt = runtime::get();
-    match api_side(rt, device) {
-        Side::Host => {
-            eprintln!(
+    guard("omp_target_disassociate_ptr", || {
+        if host.is_null() {
+            eprintln!("omptarget error: Call to omp_target_associate_ptr with invalid host_ptr");
+            return FAIL;
+        }
+        let rt = runtime::get();
+        match api_side(rt, device) {
+            Side::Host => {
+                eprintln!(
                 "omptarget error: omp_target_disassociate_ptr: no association possible on the host"
             );
-            FAIL
-        }
-        Side::Device(d) => match api::disassociate(d, host as usize) {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("omptarget error: {}", e.message);
                 FAIL
             }
-        },
-    }
+            Side::Device(d) => match api::disassociate(d, host as usize) {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("omptarget error: {}", e.message);
+                    FAIL
+                }
+            },
+        }
+    })
 }
 
 /// Prints every device's mapping table to stdout.
 #[no_mangle]
 pub extern "C" fn ompx_dump_mapping_tables() {
-    for d in &runtime::get().devices {
-        d.dump_table("libomptarget:0:0", true);
-    }
+    guard("ompx_dump_mapping_tables", || {
+        for d in &runtime::get().devices {
+            d.dump_table("libomptarget:0:0", true);
+        }
+    })
 }
 
 /// Prints what the runtime knows about a device; true when the device exists.
 #[no_mangle]
 pub extern "C" fn __tgt_print_device_info(device: i64) -> bool {
-    match runtime::get().device(device) {
-        Ok(d) => {
-            let i = d.dev.info();
-            println!(
-                "Device {device}: {} ({} memory bytes, {} compute units)",
-                i.name, i.memory_bytes, i.compute_units
-            );
-            true
+    guard("__tgt_print_device_info", || {
+        match runtime::get().device(device) {
+            Ok(d) => {
+                let i = d.dev.info();
+                println!(
+                    "Device {device}: {} ({} memory bytes, {} compute units)",
+                    i.name, i.memory_bytes, i.compute_units
+                );
+                true
+            }
+            Err(_) => false,
         }
-        Err(_) => false,
-    }
+    })
 }
 
 /// Changes the `LIBOMPTARGET_INFO` bits at run time.
 #[no_mangle]
 pub extern "C" fn __tgt_set_info_flag(flags: u32) {
-    info::set_flags(flags);
+    guard("__tgt_set_info_flag", || {
+        info::set_flags(flags);
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1009,8 +1183,10 @@ pub extern "C" fn __tgt_activate_record_replay(
     _save: bool,
     _offset: *mut u64,
 ) -> i64 {
-    eprintln!("omptarget error: kernel record/replay is not supported by Spread's runtime");
-    FAIL as i64
+    guard("__tgt_activate_record_replay", || {
+        eprintln!("omptarget error: kernel record/replay is not supported by Spread's runtime");
+        FAIL as i64
+    })
 }
 
 #[no_mangle]
@@ -1028,8 +1204,10 @@ pub extern "C" fn __tgt_target_kernel_replay(
     _threads: i32,
     _loop_tripcount: u64,
 ) -> c_int {
-    eprintln!("omptarget error: kernel record/replay is not supported by Spread's runtime");
-    FAIL
+    guard("__tgt_target_kernel_replay", || {
+        eprintln!("omptarget error: kernel record/replay is not supported by Spread's runtime");
+        FAIL
+    })
 }
 
 /// `omp_interop_t` objects are not created by host devices: `init` leaves the interop null.
@@ -1046,9 +1224,11 @@ pub extern "C" fn __tgt_interop_init(
     _noalias: *mut c_void,
     _nowait: i32,
 ) {
-    if !interop.is_null() {
-        kmp::set_async_handle(interop as usize, 0);
-    }
+    guard("__tgt_interop_init", || {
+        if !interop.is_null() {
+            kmp::set_async_handle(interop as usize, 0);
+        }
+    })
 }
 
 #[no_mangle]
@@ -1064,6 +1244,7 @@ pub extern "C" fn __tgt_interop_use(
     _noalias: *mut c_void,
     _nowait: i32,
 ) {
+    guard("__tgt_interop_use", || {})
 }
 
 #[no_mangle]
@@ -1079,6 +1260,7 @@ pub extern "C" fn __tgt_interop_destroy(
     _noalias: *mut c_void,
     _nowait: i32,
 ) {
+    guard("__tgt_interop_destroy", || {})
 }
 
 /// `omp_irc_empty`: the interop object is null.
@@ -1097,8 +1279,10 @@ pub extern "C" fn omp_get_interop_int(
     _property: c_int,
     rc: *mut c_int,
 ) -> isize {
-    set_rc(rc);
-    0
+    guard("omp_get_interop_int", || {
+        set_rc(rc);
+        0
+    })
 }
 
 #[no_mangle]
@@ -1107,8 +1291,10 @@ pub extern "C" fn omp_get_interop_ptr(
     _property: c_int,
     rc: *mut c_int,
 ) -> *mut c_void {
-    set_rc(rc);
-    std::ptr::null_mut()
+    guard("omp_get_interop_ptr", || {
+        set_rc(rc);
+        std::ptr::null_mut()
+    })
 }
 
 #[no_mangle]
@@ -1117,13 +1303,15 @@ pub extern "C" fn omp_get_interop_str(
     _property: c_int,
     rc: *mut c_int,
 ) -> *const c_char {
-    set_rc(rc);
-    std::ptr::null()
+    guard("omp_get_interop_str", || {
+        set_rc(rc);
+        std::ptr::null()
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn omp_get_interop_name(_interop: *const c_void, _property: c_int) -> *const c_char {
-    std::ptr::null()
+    guard("omp_get_interop_name", std::ptr::null)
 }
 
 #[no_mangle]
@@ -1131,13 +1319,16 @@ pub extern "C" fn omp_get_interop_type_desc(
     _interop: *const c_void,
     _property: c_int,
 ) -> *const c_char {
-    std::ptr::null()
+    guard("omp_get_interop_type_desc", std::ptr::null)
 }
 
 /// OMPT tool connection: Spread does not report device events to OMPT tools yet.
 #[no_mangle]
 pub extern "C" fn ompt_libomptarget_connect(_lib: *mut c_void) {}
 
+// `.symver` needs the definition in the same object as the directive. Rust code never calls
+// an exported function (the exports share internal functions instead): a call from elsewhere
+// lets rustc emit the function into another codegen unit, and the build fails.
 // Bind every export to libomptarget's symbol version, as programs linked against LLVM 19
 // reference `symbol@VERS1.0` (the version node itself is defined in `exports.map`; rustc's own
 // version script would otherwise leave the symbols unversioned).

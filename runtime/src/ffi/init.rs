@@ -15,6 +15,10 @@ fn is_off(v: &str) -> bool {
 
 /// Runs when the dynamic loader loads Spread's runtime.
 extern "C" fn on_load() {
+    super::guard::guard("on_load", set_up);
+}
+
+fn set_up() {
     // libomp's hidden helper threads stay on, as with stock libomptarget: they give the initial
     // thread a task team, without which every `target ... nowait` outside a parallel region runs
     // synchronously. A user who turns them off with LIBOMP_USE_HIDDEN_HELPER_TASK=0 alone hits a

@@ -1,4 +1,8 @@
 //! Raw memory: allocation for host devices, copies, and reads of the program's argument arrays.
+//!
+//! The helpers that write, free or copy memory at an address are `unsafe fn`: their callers in
+//! `ffi/` say why the address is valid. Code outside `ffi/` reaches them only through
+//! [`super::access`], whose functions each serve one purpose with one contract.
 
 use std::ffi::{c_char, CStr};
 
@@ -15,57 +19,82 @@ pub fn alloc(size: usize) -> Option<usize> {
 }
 
 /// Frees memory returned by [`alloc`].
-pub fn free(addr: usize) {
-    // SAFETY: callers pass addresses obtained from `alloc` exactly once (the mapping table and
-    // allocation registry own them); free(NULL) is a no-op.
+///
+/// # Safety
+///
+/// `addr` is 0 or an address [`alloc`] returned that is not freed yet and not used afterwards.
+pub unsafe fn free(addr: usize) {
+    // SAFETY: the caller's contract; free(NULL) is a no-op.
     unsafe { libc::free(addr as *mut libc::c_void) }
 }
 
 /// Locks the pages of `[addr, addr+len)` in memory (they neither swap nor migrate); false when
 /// the system refuses (`RLIMIT_MEMLOCK`).
-pub fn lock_pages(addr: usize, len: usize) -> bool {
-    // SAFETY: mlock only changes the residency of pages of this process; the range comes from
-    // the runtime's own allocation of at least `len` bytes.
+///
+/// # Safety
+///
+/// `[addr, addr+len)` lies in an allocation the caller owns.
+pub unsafe fn lock_pages(addr: usize, len: usize) -> bool {
+    // SAFETY: mlock only changes the residency of pages of this process, which the caller owns.
     unsafe { libc::mlock(addr as *const libc::c_void, len) == 0 }
 }
 
 /// Undoes [`lock_pages`].
-pub fn unlock_pages(addr: usize, len: usize) {
-    // SAFETY: as for `lock_pages`; unlocking pages that are not locked is harmless.
+///
+/// # Safety
+///
+/// As for [`lock_pages`]; unlocking pages that are not locked is harmless.
+pub unsafe fn unlock_pages(addr: usize, len: usize) {
+    // SAFETY: the caller's contract.
     unsafe {
         libc::munlock(addr as *const libc::c_void, len);
     }
 }
 
 /// Copies `len` bytes; the ranges may overlap.
-pub fn copy(dst: usize, src: usize, len: usize) {
+///
+/// # Safety
+///
+/// Unless `len` is 0, `[src, src+len)` is readable and `[dst, dst+len)` writable memory that no
+/// Rust reference covers while the copy runs.
+pub unsafe fn copy(dst: usize, src: usize, len: usize) {
     if len == 0 || dst == src {
         return;
     }
-    // SAFETY: both ranges are either runtime allocations of at least `len` bytes or program
-    // memory named by a map clause/API call with this length (module contract).
+    // SAFETY: the caller's contract.
     unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len) }
 }
 
 /// Sets `len` bytes at `dst` to `byte`.
-pub fn fill(dst: usize, byte: u8, len: usize) {
+///
+/// # Safety
+///
+/// Unless `len` is 0, `[dst, dst+len)` is writable memory that no Rust reference covers.
+pub unsafe fn fill(dst: usize, byte: u8, len: usize) {
     if len == 0 {
         return;
     }
-    // SAFETY: as for `copy`: `dst..dst+len` is valid device or program memory.
+    // SAFETY: the caller's contract.
     unsafe { std::ptr::write_bytes(dst as *mut u8, byte, len) }
 }
 
-/// Reads a pointer-sized value (the pointer of a PTR_AND_OBJ map entry).
-pub fn read_usize(addr: usize) -> usize {
-    // SAFETY: the address is the base of a PTR_AND_OBJ entry, which clang emits as the address
-    // of a pointer variable of the program; unaligned reads are allowed.
+/// Reads a pointer-sized value (unaligned).
+///
+/// # Safety
+///
+/// `[addr, addr+8)` is readable memory.
+pub unsafe fn read_usize(addr: usize) -> usize {
+    // SAFETY: the caller's contract; unaligned reads are allowed.
     unsafe { std::ptr::read_unaligned(addr as *const usize) }
 }
 
-/// Writes a pointer-sized value.
-pub fn write_usize(addr: usize, value: usize) {
-    // SAFETY: as for `read_usize`, the address holds a pointer of the program.
+/// Writes a pointer-sized value (unaligned).
+///
+/// # Safety
+///
+/// `[addr, addr+8)` is writable memory that no Rust reference covers.
+pub unsafe fn write_usize(addr: usize, value: usize) {
+    // SAFETY: the caller's contract.
     unsafe { std::ptr::write_unaligned(addr as *mut usize, value) }
 }
 
@@ -79,38 +108,53 @@ pub fn array<T: Copy + Default>(ptr: *const T, n: usize) -> Vec<T> {
 }
 
 /// Writes `values` to a C array the program passed with room for at least `values.len()`.
-pub fn write_array<T: Copy>(ptr: *mut T, values: &[T]) {
+///
+/// # Safety
+///
+/// `ptr` is null or points to writable room for `values.len()` elements of `T` that no Rust
+/// reference covers.
+pub unsafe fn write_array<T: Copy>(ptr: *mut T, values: &[T]) {
     if ptr.is_null() || values.is_empty() {
         return;
     }
-    // SAFETY: the caller passes an output array and never more values than the length the
-    // program said the array holds.
+    // SAFETY: the caller's contract.
     let dst = unsafe { std::slice::from_raw_parts_mut(ptr, values.len()) };
     dst.copy_from_slice(values);
 }
 
 /// Copies an array of pointers as addresses.
-pub fn ptr_array<T>(ptr: *const *mut T, n: usize) -> Vec<usize> {
+///
+/// # Safety
+///
+/// `ptr` is null or points to `n` readable pointers.
+pub unsafe fn ptr_array<T>(ptr: *const *mut T, n: usize) -> Vec<usize> {
     array(ptr as *const usize, n)
 }
 
 /// Writes back an array of addresses the runtime changed (RETURN_PARAM bases).
-pub fn write_ptr_array<T>(ptr: *mut *mut T, values: &[usize]) {
+///
+/// # Safety
+///
+/// `ptr` is null or points to writable room for `values.len()` pointers.
+pub unsafe fn write_ptr_array<T>(ptr: *mut *mut T, values: &[usize]) {
     if ptr.is_null() {
         return;
     }
-    // SAFETY: `ptr` is the base-pointer array of `values.len()` elements clang passed in.
+    // SAFETY: the caller's contract.
     let dst = unsafe { std::slice::from_raw_parts_mut(ptr as *mut usize, values.len()) };
     dst.copy_from_slice(values);
 }
 
 /// Copies program memory into an owned buffer (offload images).
-pub fn bytes(addr: usize, len: usize) -> Vec<u8> {
+///
+/// # Safety
+///
+/// `addr` is 0 or `[addr, addr+len)` is readable memory.
+pub unsafe fn bytes(addr: usize, len: usize) -> Vec<u8> {
     if addr == 0 || len == 0 {
         return Vec::new();
     }
-    // SAFETY: the range lies inside the program's `.llvm.offloading` section, which clang's
-    // registration code describes with its start and end addresses.
+    // SAFETY: the caller's contract.
     unsafe { std::slice::from_raw_parts(addr as *const u8, len) }.to_vec()
 }
 
@@ -128,12 +172,16 @@ pub fn c_string(ptr: *const c_char) -> Option<String> {
 }
 
 /// Reads a C array of `T` as a slice-owned vector given begin and end pointers.
-pub fn range<T: Copy>(begin: *const T, end: *const T) -> Vec<T> {
+///
+/// # Safety
+///
+/// Unless either is null or `end <= begin`, `[begin, end)` is readable and holds valid `T`s.
+pub unsafe fn range<T: Copy>(begin: *const T, end: *const T) -> Vec<T> {
     if begin.is_null() || end.is_null() || end <= begin {
         return Vec::new();
     }
     let n = (end as usize - begin as usize) / std::mem::size_of::<T>();
-    // SAFETY: begin/end delimit an array the program's registration code describes.
+    // SAFETY: the caller's contract.
     unsafe { std::slice::from_raw_parts(begin, n) }.to_vec()
 }
 

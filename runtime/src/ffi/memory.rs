@@ -11,6 +11,7 @@
 //! that make Spread spaces say so and return no space, rather than hand out allocators that
 //! libomp would misread.
 
+use super::guard::guard;
 use super::{dl, mem};
 use crate::error::Error;
 use crate::memory::{allocator, allocator::Outcome, space};
@@ -206,26 +207,32 @@ pub extern "C" fn omp_get_target_memspace(
     dev_nums: *const c_int,
     existing: Handle,
 ) -> *const Handle {
-    const R: &str = "omp_get_target_memspace";
-    device_list(R, count, dev_nums)
-        .and_then(|d| make_space(R, &d, false, existing))
-        .map_or(std::ptr::null(), |s| &s.handle as *const Handle)
+    guard("omp_get_target_memspace", || {
+        const R: &str = "omp_get_target_memspace";
+        device_list(R, count, dev_nums)
+            .and_then(|d| make_space(R, &d, false, existing))
+            .map_or(std::ptr::null(), |s| &s.handle as *const Handle)
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn omp_get_devices_memspace(ndevs: c_int, devs: *const c_int, ms: Handle) -> Handle {
-    const R: &str = "omp_get_devices_memspace";
-    handle_of(device_list(R, ndevs, devs).and_then(|d| make_space(R, &d, false, ms)))
+    guard("omp_get_devices_memspace", || {
+        const R: &str = "omp_get_devices_memspace";
+        handle_of(device_list(R, ndevs, devs).and_then(|d| make_space(R, &d, false, ms)))
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn omp_get_device_memspace(dev: c_int, ms: Handle) -> Handle {
-    handle_of(make_space(
-        "omp_get_device_memspace",
-        &[i64::from(dev)],
-        false,
-        ms,
-    ))
+    guard("omp_get_device_memspace", || {
+        handle_of(make_space(
+            "omp_get_device_memspace",
+            &[i64::from(dev)],
+            false,
+            ms,
+        ))
+    })
 }
 
 #[no_mangle]
@@ -234,24 +241,30 @@ pub extern "C" fn omp_get_devices_and_host_memspace(
     devs: *const c_int,
     ms: Handle,
 ) -> Handle {
-    const R: &str = "omp_get_devices_and_host_memspace";
-    handle_of(device_list(R, ndevs, devs).and_then(|d| make_space(R, &d, true, ms)))
+    guard("omp_get_devices_and_host_memspace", || {
+        const R: &str = "omp_get_devices_and_host_memspace";
+        handle_of(device_list(R, ndevs, devs).and_then(|d| make_space(R, &d, true, ms)))
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn omp_get_device_and_host_memspace(dev: c_int, ms: Handle) -> Handle {
-    handle_of(make_space(
-        "omp_get_device_and_host_memspace",
-        &[i64::from(dev)],
-        true,
-        ms,
-    ))
+    guard("omp_get_device_and_host_memspace", || {
+        handle_of(make_space(
+            "omp_get_device_and_host_memspace",
+            &[i64::from(dev)],
+            true,
+            ms,
+        ))
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn omp_get_devices_all_memspace(ms: Handle) -> Handle {
-    let devs = all_devices(runtime::get());
-    handle_of(make_space("omp_get_devices_all_memspace", &devs, true, ms))
+    guard("omp_get_devices_all_memspace", || {
+        let devs = all_devices(runtime::get());
+        handle_of(make_space("omp_get_devices_all_memspace", &devs, true, ms))
+    })
 }
 
 /// An allocator with default traits on a space, or `omp_null_allocator`.
@@ -269,17 +282,21 @@ pub extern "C" fn omp_get_devices_allocator(
     devs: *const c_int,
     ms: Handle,
 ) -> Handle {
-    const R: &str = "omp_get_devices_allocator";
-    allocator_on(
-        R,
-        device_list(R, ndevs, devs).and_then(|d| make_space(R, &d, false, ms)),
-    )
+    guard("omp_get_devices_allocator", || {
+        const R: &str = "omp_get_devices_allocator";
+        allocator_on(
+            R,
+            device_list(R, ndevs, devs).and_then(|d| make_space(R, &d, false, ms)),
+        )
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn omp_get_device_allocator(dev: c_int, ms: Handle) -> Handle {
-    const R: &str = "omp_get_device_allocator";
-    allocator_on(R, make_space(R, &[i64::from(dev)], false, ms))
+    guard("omp_get_device_allocator", || {
+        const R: &str = "omp_get_device_allocator";
+        allocator_on(R, make_space(R, &[i64::from(dev)], false, ms))
+    })
 }
 
 #[no_mangle]
@@ -288,38 +305,46 @@ pub extern "C" fn omp_get_devices_and_host_allocator(
     devs: *const c_int,
     ms: Handle,
 ) -> Handle {
-    const R: &str = "omp_get_devices_and_host_allocator";
-    allocator_on(
-        R,
-        device_list(R, ndevs, devs).and_then(|d| make_space(R, &d, true, ms)),
-    )
+    guard("omp_get_devices_and_host_allocator", || {
+        const R: &str = "omp_get_devices_and_host_allocator";
+        allocator_on(
+            R,
+            device_list(R, ndevs, devs).and_then(|d| make_space(R, &d, true, ms)),
+        )
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn omp_get_device_and_host_allocator(dev: c_int, ms: Handle) -> Handle {
-    const R: &str = "omp_get_device_and_host_allocator";
-    allocator_on(R, make_space(R, &[i64::from(dev)], true, ms))
+    guard("omp_get_device_and_host_allocator", || {
+        const R: &str = "omp_get_device_and_host_allocator";
+        allocator_on(R, make_space(R, &[i64::from(dev)], true, ms))
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn omp_get_devices_all_allocator(ms: Handle) -> Handle {
-    const R: &str = "omp_get_devices_all_allocator";
-    let devs = all_devices(runtime::get());
-    allocator_on(R, make_space(R, &devs, true, ms))
+    guard("omp_get_devices_all_allocator", || {
+        const R: &str = "omp_get_devices_all_allocator";
+        let devs = all_devices(runtime::get());
+        allocator_on(R, make_space(R, &devs, true, ms))
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn omp_get_memspace_num_resources(ms: Handle) -> c_int {
-    if let Some(s) = space::lookup(ms) {
-        return crate::memory::provider::num_resources(s) as c_int;
-    }
-    match space::BaseSpace::from_handle(ms) {
-        Some(_) => crate::memory::provider::numa_nodes() as c_int,
-        None => {
-            eprintln!("spread: omp_get_memspace_num_resources: {ms:#x} is not a memory space");
-            0
+    guard("omp_get_memspace_num_resources", || {
+        if let Some(s) = space::lookup(ms) {
+            return crate::memory::provider::num_resources(s) as c_int;
         }
-    }
+        match space::BaseSpace::from_handle(ms) {
+            Some(_) => crate::memory::provider::numa_nodes() as c_int,
+            None => {
+                eprintln!("spread: omp_get_memspace_num_resources: {ms:#x} is not a memory space");
+                0
+            }
+        }
+    })
 }
 
 // ---- allocator routines (interposed) ---------------------------------------------------------
@@ -367,16 +392,18 @@ pub extern "C" fn omp_init_allocator(
     ntraits: c_int,
     traits: *const AllocTrait,
 ) -> Handle {
-    if let Some(h) = init_spread("omp_init_allocator", ms, ntraits, traits) {
-        return h;
-    }
-    match libomp().init_allocator {
-        Some(f) => f(ms, ntraits, traits),
-        None => {
-            no_libomp("omp_init_allocator");
-            0
+    guard("omp_init_allocator", || {
+        if let Some(h) = init_spread("omp_init_allocator", ms, ntraits, traits) {
+            return h;
         }
-    }
+        match libomp().init_allocator {
+            Some(f) => f(ms, ntraits, traits),
+            None => {
+                no_libomp("omp_init_allocator");
+                0
+            }
+        }
+    })
 }
 
 #[no_mangle]
@@ -386,16 +413,18 @@ pub extern "C" fn __kmpc_init_allocator(
     ntraits: c_int,
     traits: *const AllocTrait,
 ) -> Handle {
-    if let Some(h) = init_spread("uses_allocators", ms, ntraits, traits) {
-        return h;
-    }
-    match libomp().kmpc_init_allocator {
-        Some(f) => f(gtid, ms, ntraits, traits),
-        None => {
-            no_libomp("__kmpc_init_allocator");
-            0
+    guard("__kmpc_init_allocator", || {
+        if let Some(h) = init_spread("uses_allocators", ms, ntraits, traits) {
+            return h;
         }
-    }
+        match libomp().kmpc_init_allocator {
+            Some(f) => f(gtid, ms, ntraits, traits),
+            None => {
+                no_libomp("__kmpc_init_allocator");
+                0
+            }
+        }
+    })
 }
 
 fn destroy_spread(routine: &str, a: Handle) -> bool {
@@ -415,20 +444,24 @@ fn destroy_spread(routine: &str, a: Handle) -> bool {
 
 #[no_mangle]
 pub extern "C" fn omp_destroy_allocator(a: Handle) {
-    if !destroy_spread("omp_destroy_allocator", a) {
-        if let Some(f) = libomp().destroy_allocator {
-            f(a)
+    guard("omp_destroy_allocator", || {
+        if !destroy_spread("omp_destroy_allocator", a) {
+            if let Some(f) = libomp().destroy_allocator {
+                f(a)
+            }
         }
-    }
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn __kmpc_destroy_allocator(gtid: c_int, a: Handle) {
-    if !destroy_spread("uses_allocators", a) {
-        if let Some(f) = libomp().kmpc_destroy_allocator {
-            f(gtid, a)
+    guard("__kmpc_destroy_allocator", || {
+        if !destroy_spread("uses_allocators", a) {
+            if let Some(f) = libomp().kmpc_destroy_allocator {
+                f(gtid, a)
+            }
         }
-    }
+    })
 }
 
 thread_local! {
@@ -439,23 +472,27 @@ thread_local! {
 
 #[no_mangle]
 pub extern "C" fn omp_set_default_allocator(a: Handle) {
-    if allocator::is_spread(a) {
-        DEFAULT.with(|d| d.set(a));
-        return;
-    }
-    DEFAULT.with(|d| d.set(0));
-    if let Some(f) = libomp().set_default_allocator {
-        f(a)
-    }
+    guard("omp_set_default_allocator", || {
+        if allocator::is_spread(a) {
+            DEFAULT.with(|d| d.set(a));
+            return;
+        }
+        DEFAULT.with(|d| d.set(0));
+        if let Some(f) = libomp().set_default_allocator {
+            f(a)
+        }
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn omp_get_default_allocator() -> Handle {
-    let d = DEFAULT.with(Cell::get);
-    if d != 0 {
-        return d;
-    }
-    libomp().get_default_allocator.map_or(1, |f| f())
+    guard("omp_get_default_allocator", || {
+        let d = DEFAULT.with(Cell::get);
+        if d != 0 {
+            return d;
+        }
+        libomp().get_default_allocator.map_or(1, |f| f())
+    })
 }
 
 /// The allocator a call means: `omp_null_allocator` is the thread's default.
@@ -510,6 +547,12 @@ macro_rules! via_libomp {
 
 #[no_mangle]
 pub extern "C" fn omp_alloc(size: usize, a: Handle) -> *mut c_void {
+    guard("omp_alloc", || alloc(size, a))
+}
+
+/// The body of [`omp_alloc`], for `omp_realloc` too (Rust never calls an exported function:
+/// see `symver!`).
+fn alloc(size: usize, a: Handle) -> *mut c_void {
     match alloc_spread("omp_alloc", a, size, 1, false) {
         Route::Done(p) => p,
         Route::Libomp(a) => via_libomp!("omp_alloc", alloc, size, a),
@@ -518,21 +561,25 @@ pub extern "C" fn omp_alloc(size: usize, a: Handle) -> *mut c_void {
 
 #[no_mangle]
 pub extern "C" fn omp_aligned_alloc(align: usize, size: usize, a: Handle) -> *mut c_void {
-    match alloc_spread("omp_aligned_alloc", a, size, align, false) {
-        Route::Done(p) => p,
-        Route::Libomp(a) => via_libomp!("omp_aligned_alloc", aligned_alloc, align, size, a),
-    }
+    guard("omp_aligned_alloc", || {
+        match alloc_spread("omp_aligned_alloc", a, size, align, false) {
+            Route::Done(p) => p,
+            Route::Libomp(a) => via_libomp!("omp_aligned_alloc", aligned_alloc, align, size, a),
+        }
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn omp_calloc(nmemb: usize, size: usize, a: Handle) -> *mut c_void {
-    let Some(bytes) = nmemb.checked_mul(size) else {
-        return std::ptr::null_mut();
-    };
-    match alloc_spread("omp_calloc", a, bytes, 1, true) {
-        Route::Done(p) => p,
-        Route::Libomp(a) => via_libomp!("omp_calloc", calloc, nmemb, size, a),
-    }
+    guard("omp_calloc", || {
+        let Some(bytes) = nmemb.checked_mul(size) else {
+            return std::ptr::null_mut();
+        };
+        match alloc_spread("omp_calloc", a, bytes, 1, true) {
+            Route::Done(p) => p,
+            Route::Libomp(a) => via_libomp!("omp_calloc", calloc, nmemb, size, a),
+        }
+    })
 }
 
 #[no_mangle]
@@ -542,23 +589,27 @@ pub extern "C" fn omp_aligned_calloc(
     size: usize,
     a: Handle,
 ) -> *mut c_void {
-    let Some(bytes) = nmemb.checked_mul(size) else {
-        return std::ptr::null_mut();
-    };
-    match alloc_spread("omp_aligned_calloc", a, bytes, align, true) {
-        Route::Done(p) => p,
-        Route::Libomp(a) => {
-            via_libomp!("omp_aligned_calloc", aligned_calloc, align, nmemb, size, a)
+    guard("omp_aligned_calloc", || {
+        let Some(bytes) = nmemb.checked_mul(size) else {
+            return std::ptr::null_mut();
+        };
+        match alloc_spread("omp_aligned_calloc", a, bytes, align, true) {
+            Route::Done(p) => p,
+            Route::Libomp(a) => {
+                via_libomp!("omp_aligned_calloc", aligned_calloc, align, nmemb, size, a)
+            }
         }
-    }
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn __kmpc_alloc(gtid: c_int, size: usize, a: Handle) -> *mut c_void {
-    match alloc_spread("allocate", a, size, 1, false) {
-        Route::Done(p) => p,
-        Route::Libomp(a) => via_libomp!("__kmpc_alloc", kmpc_alloc, gtid, size, a),
-    }
+    guard("__kmpc_alloc", || {
+        match alloc_spread("allocate", a, size, 1, false) {
+            Route::Done(p) => p,
+            Route::Libomp(a) => via_libomp!("__kmpc_alloc", kmpc_alloc, gtid, size, a),
+        }
+    })
 }
 
 #[no_mangle]
@@ -568,28 +619,32 @@ pub extern "C" fn __kmpc_aligned_alloc(
     size: usize,
     a: Handle,
 ) -> *mut c_void {
-    match alloc_spread("allocate", a, size, align, false) {
-        Route::Done(p) => p,
-        Route::Libomp(a) => via_libomp!(
-            "__kmpc_aligned_alloc",
-            kmpc_aligned_alloc,
-            gtid,
-            align,
-            size,
-            a
-        ),
-    }
+    guard("__kmpc_aligned_alloc", || {
+        match alloc_spread("allocate", a, size, align, false) {
+            Route::Done(p) => p,
+            Route::Libomp(a) => via_libomp!(
+                "__kmpc_aligned_alloc",
+                kmpc_aligned_alloc,
+                gtid,
+                align,
+                size,
+                a
+            ),
+        }
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn __kmpc_calloc(gtid: c_int, nmemb: usize, size: usize, a: Handle) -> *mut c_void {
-    let Some(bytes) = nmemb.checked_mul(size) else {
-        return std::ptr::null_mut();
-    };
-    match alloc_spread("allocate", a, bytes, 1, true) {
-        Route::Done(p) => p,
-        Route::Libomp(a) => via_libomp!("__kmpc_calloc", kmpc_calloc, gtid, nmemb, size, a),
-    }
+    guard("__kmpc_calloc", || {
+        let Some(bytes) = nmemb.checked_mul(size) else {
+            return std::ptr::null_mut();
+        };
+        match alloc_spread("allocate", a, bytes, 1, true) {
+            Route::Done(p) => p,
+            Route::Libomp(a) => via_libomp!("__kmpc_calloc", kmpc_calloc, gtid, nmemb, size, a),
+        }
+    })
 }
 
 /// `omp_free` of Spread memory, or `false` when libomp's business.
@@ -609,6 +664,11 @@ fn free_spread(routine: &str, ptr: *mut c_void, a: Handle) -> bool {
 
 #[no_mangle]
 pub extern "C" fn omp_free(ptr: *mut c_void, a: Handle) {
+    guard("omp_free", || free(ptr, a))
+}
+
+/// The body of [`omp_free`], for `omp_realloc` too.
+fn free(ptr: *mut c_void, a: Handle) {
     if !free_spread("omp_free", ptr, a) {
         if let Some(f) = libomp().free {
             f(ptr, a)
@@ -618,11 +678,13 @@ pub extern "C" fn omp_free(ptr: *mut c_void, a: Handle) {
 
 #[no_mangle]
 pub extern "C" fn __kmpc_free(gtid: c_int, ptr: *mut c_void, a: Handle) {
-    if !free_spread("allocate", ptr, a) {
-        if let Some(f) = libomp().kmpc_free {
-            f(gtid, ptr, a)
+    guard("__kmpc_free", || {
+        if !free_spread("allocate", ptr, a) {
+            if let Some(f) = libomp().kmpc_free {
+                f(gtid, ptr, a)
+            }
         }
-    }
+    })
 }
 
 /// `omp_realloc` when Spread memory or a Spread allocator is involved; `None` otherwise.
@@ -647,16 +709,18 @@ fn realloc_spread(
         return Some(std::ptr::null_mut());
     }
     if size == 0 {
-        omp_free(ptr, free_a);
+        free(ptr, free_a);
         return Some(std::ptr::null_mut());
     }
-    let new = omp_alloc(size, a);
+    let new = alloc(size, a);
     if new.is_null() {
         return Some(new); // the old memory is left as it was
     }
     if let Some(old) = old {
-        mem::copy(new as usize, ptr as usize, old.min(size));
-        omp_free(ptr, free_a);
+        // SAFETY: `new` is a fresh allocation of `size` bytes and `ptr` Spread memory of `old`
+        // bytes (its registry says so); the program gives up `ptr` to `omp_realloc`.
+        unsafe { mem::copy(new as usize, ptr as usize, old.min(size)) };
+        free(ptr, free_a);
     }
     Some(new)
 }
@@ -668,10 +732,12 @@ pub extern "C" fn omp_realloc(
     a: Handle,
     free_a: Handle,
 ) -> *mut c_void {
-    if let Some(p) = realloc_spread("omp_realloc", ptr, size, a, free_a) {
-        return p;
-    }
-    via_libomp!("omp_realloc", realloc, ptr, size, a, free_a)
+    guard("omp_realloc", || {
+        if let Some(p) = realloc_spread("omp_realloc", ptr, size, a, free_a) {
+            return p;
+        }
+        via_libomp!("omp_realloc", realloc, ptr, size, a, free_a)
+    })
 }
 
 #[no_mangle]
@@ -682,10 +748,12 @@ pub extern "C" fn __kmpc_realloc(
     a: Handle,
     free_a: Handle,
 ) -> *mut c_void {
-    if let Some(p) = realloc_spread("allocate", ptr, size, a, free_a) {
-        return p;
-    }
-    via_libomp!("__kmpc_realloc", kmpc_realloc, gtid, ptr, size, a, free_a)
+    guard("__kmpc_realloc", || {
+        if let Some(p) = realloc_spread("allocate", ptr, size, a, free_a) {
+            return p;
+        }
+        via_libomp!("__kmpc_realloc", kmpc_realloc, gtid, ptr, size, a, free_a)
+    })
 }
 
 // ---- queries -------------------------------------------------------------------------------
@@ -701,7 +769,9 @@ fn write_traits(found: Option<Vec<(u64, u64)>>, out: *mut AllocTrait, max: c_int
                 value: v as usize,
             })
             .collect();
-        mem::write_array(out, &v);
+        // SAFETY: `out` is the program's trait array of `max` elements (the routine's contract)
+        // and `v` has at most `max`.
+        unsafe { mem::write_array(out, &v) };
     }
     t.len() as c_int
 }
@@ -712,7 +782,9 @@ pub extern "C" fn spread_get_alloc_traits(
     out: *mut AllocTrait,
     max: c_int,
 ) -> c_int {
-    write_traits(allocator::query_allocation(ptr as usize), out, max)
+    guard("spread_get_alloc_traits", || {
+        write_traits(allocator::query_allocation(ptr as usize), out, max)
+    })
 }
 
 #[no_mangle]
@@ -721,7 +793,9 @@ pub extern "C" fn spread_get_allocator_traits(
     out: *mut AllocTrait,
     max: c_int,
 ) -> c_int {
-    write_traits(allocator::query_allocator(a), out, max)
+    guard("spread_get_allocator_traits", || {
+        write_traits(allocator::query_allocator(a), out, max)
+    })
 }
 
 // ---- peer copies and device waits ----------------------------------------------------------
@@ -734,36 +808,40 @@ pub extern "C" fn spread_update_peer(
     src_dev: c_int,
     bytes: usize,
 ) -> c_int {
-    if bytes > 0 && (dst.is_null() || src.is_null()) {
-        eprintln!("spread: spread_update_peer: null address");
-        return 1;
-    }
-    let rt = runtime::get();
-    match peer::update_peer(
-        rt,
-        dst as usize,
-        i64::from(dst_dev),
-        src as usize,
-        i64::from(src_dev),
-        bytes,
-    ) {
-        Ok(()) => 0,
-        Err(e) => {
-            error("spread_update_peer", &e);
-            1
+    guard("spread_update_peer", || {
+        if bytes > 0 && (dst.is_null() || src.is_null()) {
+            eprintln!("spread: spread_update_peer: null address");
+            return 1;
         }
-    }
+        let rt = runtime::get();
+        match peer::update_peer(
+            rt,
+            dst as usize,
+            i64::from(dst_dev),
+            src as usize,
+            i64::from(src_dev),
+            bytes,
+        ) {
+            Ok(()) => 0,
+            Err(e) => {
+                error("spread_update_peer", &e);
+                1
+            }
+        }
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn spread_device_wait(device: c_int) -> c_int {
-    match peer::device_wait(runtime::get(), i64::from(device)) {
-        Ok(()) => 0,
-        Err(e) => {
-            error("spread_device_wait", &e);
-            1
+    guard("spread_device_wait", || {
+        match peer::device_wait(runtime::get(), i64::from(device)) {
+            Ok(()) => 0,
+            Err(e) => {
+                error("spread_device_wait", &e);
+                1
+            }
         }
-    }
+    })
 }
 
 #[no_mangle]
@@ -776,43 +854,50 @@ pub extern "C" fn __spread_update_peer(
     src_bytes: usize,
     src_dev: i32,
 ) {
-    let rt = runtime::get();
-    let r = if dst_bytes != src_bytes {
-        Err(Error::new(
+    guard("__spread_update_peer", || {
+        let rt = runtime::get();
+        let r = if dst_bytes != src_bytes {
+            Err(Error::new(
             crate::error::ErrorKind::Invalid,
             format!("target update peer: the to item has {dst_bytes} bytes but the from item has {src_bytes}"),
         ))
-    } else {
-        peer::update_peer(
-            rt,
-            dst as usize,
-            i64::from(dst_dev),
-            src as usize,
-            i64::from(src_dev),
-            dst_bytes,
-        )
-    };
-    if let Err(e) = r {
-        report::fatal_construct(
-            rt,
-            &e.context("target update peer failed".to_string()),
-            Some(&super::spread_exports::construct_of(c, "__spread_update_peer").location()),
-        );
-    }
+        } else {
+            peer::update_peer(
+                rt,
+                dst as usize,
+                i64::from(dst_dev),
+                src as usize,
+                i64::from(src_dev),
+                dst_bytes,
+            )
+        };
+        if let Err(e) = r {
+            report::fatal_construct(
+                rt,
+                &e.context("target update peer failed".to_string()),
+                Some(&super::spread_exports::construct_of(c, "__spread_update_peer").location()),
+            );
+        }
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn __spread_device_wait(c: *const super::spread_exports::ConstructC, device: i32) {
-    let rt = runtime::get();
-    if let Err(e) = peer::device_wait(rt, i64::from(device)) {
-        report::fatal_construct(
-            rt,
-            &e.context("wait device failed".to_string()),
-            Some(&super::spread_exports::construct_of(c, "__spread_device_wait").location()),
-        );
-    }
+    guard("__spread_device_wait", || {
+        let rt = runtime::get();
+        if let Err(e) = peer::device_wait(rt, i64::from(device)) {
+            report::fatal_construct(
+                rt,
+                &e.context("wait device failed".to_string()),
+                Some(&super::spread_exports::construct_of(c, "__spread_device_wait").location()),
+            );
+        }
+    })
 }
 
+// `.symver` needs the definition in the same object as the directive. Rust code never calls
+// an exported function (the exports share internal functions instead): a call from elsewhere
+// lets rustc emit the function into another codegen unit, and the build fails.
 /// libomp's routines get libomp's symbol version (node `VERSION` in `exports.map`), so that
 /// programs linked against libomp bind to Spread's definitions when Spread comes first. The other
 /// exports of this module are unversioned, like the `__spread_*` ABI.

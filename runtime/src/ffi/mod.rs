@@ -6,10 +6,18 @@
 //! compiler and the program keep: every host address the runtime reads or writes was named by a
 //! map clause or API call of the program (which OpenMP requires to be valid for the stated
 //! length), or was returned by one of the runtime's own allocations.
+//!
+//! The generic raw-memory helpers of [`mem`] that write, free, copy or read through program
+//! arrays are `unsafe fn` with a `# Safety` section; their callers here justify each call. The
+//! rest of the runtime goes through [`access`], one safe function per purpose, each resting on
+//! one stated contract. (`mem::read`, `mem::array` and `mem::c_string`, which read arguments
+//! clang passes, are still safe functions.)
 
+pub(crate) mod access;
 pub(crate) mod call;
 pub(crate) mod dl;
 mod exports;
+pub(crate) mod guard;
 mod init;
 pub(crate) mod kmp;
 pub(crate) mod mapper;

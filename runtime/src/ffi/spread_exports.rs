@@ -2,6 +2,7 @@
 //! call. Region handles are boxed [`Region`]s owned by the program between `begin` and `end`.
 
 use super::exports::{kernel_request, loc_of, map_args, resolve, run_data, DataOp};
+use super::guard::guard;
 use super::mem;
 use crate::abi::{Ident, KernelArgs};
 use crate::error::{Error, ErrorKind};
@@ -58,14 +59,16 @@ pub extern "C" fn __spread_region_begin(
     ndevices: i32,
     chunk: i64,
 ) -> *mut c_void {
-    let rt = runtime::get();
-    let construct = construct_of(c, "__spread_region_begin");
-    let loc = construct.location();
-    let devs = mem::array(devices, usize::try_from(ndevices).unwrap_or(0));
-    match Region::begin(rt, construct, lb, ub, &devs, chunk) {
-        Ok(r) => Box::into_raw(Box::new(r)) as *mut c_void,
-        Err(e) => report::fatal_construct(rt, &e, Some(&loc)),
-    }
+    guard("__spread_region_begin", || {
+        let rt = runtime::get();
+        let construct = construct_of(c, "__spread_region_begin");
+        let loc = construct.location();
+        let devs = mem::array(devices, usize::try_from(ndevices).unwrap_or(0));
+        match Region::begin(rt, construct, lb, ub, &devs, chunk) {
+            Ok(r) => Box::into_raw(Box::new(r)) as *mut c_void,
+            Err(e) => report::fatal_construct(rt, &e, Some(&loc)),
+        }
+    })
 }
 
 /// A value the lowering range-checked and found bad (spread.h's `__spread_device_arg` and
@@ -109,43 +112,45 @@ pub extern "C" fn __spread_bad_value(c: *const ConstructC, what: i32, value: i64
 /// Advances to the next chunk; 0 when none is left.
 #[no_mangle]
 pub extern "C" fn __spread_chunk_next(r: *mut c_void) -> i32 {
-    i32::from(region(r).advance())
+    guard("__spread_chunk_next", || i32::from(region(r).advance()))
 }
 
 /// `omp_spread_start` of the current chunk.
 #[no_mangle]
 pub extern "C" fn __spread_chunk_start(r: *mut c_void) -> i64 {
-    region(r).current().lo
+    guard("__spread_chunk_start", || region(r).current().lo)
 }
 
 /// `omp_spread_size` of the current chunk.
 #[no_mangle]
 pub extern "C" fn __spread_chunk_size(r: *mut c_void) -> i64 {
-    region(r).current().len()
+    guard("__spread_chunk_size", || region(r).current().len())
 }
 
 /// The device of the current chunk.
 #[no_mangle]
 pub extern "C" fn __spread_chunk_device(r: *mut c_void) -> i32 {
-    region(r).current().device
+    guard("__spread_chunk_device", || region(r).current().device)
 }
 
 /// Ends a construct: waits for its chunks' operations and frees the handle.
 #[no_mangle]
 pub extern "C" fn __spread_region_end(r: *mut c_void) {
-    if r.is_null() {
-        report::fatal(
-            1,
-            "spread: __spread_region_end received a null region handle",
-        );
-    }
-    // SAFETY: `r` came from Box::into_raw in `__spread_region_begin` and is ended exactly once
-    // (the driver emits one end per begin, and the pass keeps it out of the chunk loop).
-    let region = unsafe { Box::from_raw(r as *mut Region) };
-    let loc = region.construct.location();
-    if let Err(e) = region.end() {
-        report::fatal_construct(runtime::get(), &e, Some(&loc));
-    }
+    guard("__spread_region_end", || {
+        if r.is_null() {
+            report::fatal(
+                1,
+                "spread: __spread_region_end received a null region handle",
+            );
+        }
+        // SAFETY: `r` came from Box::into_raw in `__spread_region_begin` and is ended exactly once
+        // (the driver emits one end per begin, and the pass keeps it out of the chunk loop).
+        let region = unsafe { Box::from_raw(r as *mut Region) };
+        let loc = region.construct.location();
+        if let Err(e) = region.end() {
+            report::fatal_construct(runtime::get(), &e, Some(&loc));
+        }
+    })
 }
 
 /// A target region of the current chunk, queued on its device; non-zero asks the program to run
@@ -160,19 +165,21 @@ pub extern "C" fn __spread_target_kernel(
     host_ptr: *mut c_void,
     kargs: *mut KernelArgs,
 ) -> c_int {
-    let reg = region(r);
-    let rt = runtime::get();
-    let Some(ka) = mem::read(kargs) else {
-        return -1;
-    };
-    let loc = loc_of(loc).or_else(|| Some(reg.construct.location()));
-    let Some(slot) = resolve(rt, device, loc.as_ref()) else {
-        return -1;
-    };
-    let (mut args, cfg) = kernel_request(&ka);
-    let region_id = host_ptr as usize;
-    reg.submit(slot, move || slot.launch(rt, region_id, &mut args, &cfg));
-    0
+    guard("__spread_target_kernel", || {
+        let reg = region(r);
+        let rt = runtime::get();
+        let Some(ka) = mem::read(kargs) else {
+            return -1;
+        };
+        let loc = loc_of(loc).or_else(|| Some(reg.construct.location()));
+        let Some(slot) = resolve(rt, device, loc.as_ref()) else {
+            return -1;
+        };
+        let (mut args, cfg) = kernel_request(&ka);
+        let region_id = host_ptr as usize;
+        reg.submit(slot, move || slot.launch(rt, region_id, &mut args, &cfg));
+        0
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -209,7 +216,9 @@ macro_rules! spread_data_entry {
             begins: *mut *mut c_void, sizes: *mut i64, types: *mut i64, names: *mut *mut c_void,
             mappers: *mut *mut c_void,
         ) {
-            spread_data($op, r, loc, device, n, bases, begins, sizes, types, names, mappers)
+            guard(stringify!($name), || {
+                spread_data($op, r, loc, device, n, bases, begins, sizes, types, names, mappers)
+            })
         }
     )*};
 }

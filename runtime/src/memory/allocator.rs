@@ -213,7 +213,7 @@ pub fn alloc(
     a.in_use.fetch_add(size, Ordering::Relaxed);
     drop(_pool);
     if zero {
-        crate::ffi::mem::fill(block.addr, 0, size);
+        crate::ffi::access::fill(block.addr, 0, size);
     }
     state().write().allocations.insert(
         block.addr,

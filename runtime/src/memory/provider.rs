@@ -16,7 +16,7 @@ use super::space::{Accessors, BaseSpace, MemSpace};
 use super::traits::{MemoryAccess, Request};
 use crate::device::AllocKind;
 use crate::error::{Error, ErrorKind, Result};
-use crate::ffi::{kmp, mem};
+use crate::ffi::{access, kmp, mem};
 use crate::runtime::Runtime;
 
 /// The kind of memory an allocation got (`spread_atk_memory_kind`).
@@ -217,7 +217,7 @@ pub fn allocate(rt: &Runtime, grant: &Grant, size: usize) -> Result<Option<Block
     };
     let addr = raw.next_multiple_of(grant.alignment);
     let pinned = match grant.kind {
-        MemoryKind::PinnedHost => mem::lock_pages(addr, size),
+        MemoryKind::PinnedHost => access::lock_owned(addr, size),
         MemoryKind::Device => true,
         MemoryKind::Host => false,
     };
@@ -235,9 +235,9 @@ pub fn release(rt: &Runtime, grant: &Grant, block: &Block) -> Result<()> {
         Some(d) => rt.device(d as i64)?.dev.free(block.raw, AllocKind::Device),
         None => {
             if block.pinned {
-                mem::unlock_pages(block.addr, block.raw_len - (block.addr - block.raw));
+                access::unlock_owned(block.addr, block.raw_len - (block.addr - block.raw));
             }
-            mem::free(block.raw);
+            access::free_owned(block.raw);
             Ok(())
         }
     }

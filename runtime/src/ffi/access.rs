@@ -1,0 +1,57 @@
+//! The raw memory accesses the runtime outside `ffi/` makes, one function per purpose, each with
+//! the contract that makes it sound. The generic helpers of [`super::mem`] are `unsafe`; these
+//! are safe because the OpenMP contract the program keeps (its map clauses and API arguments
+//! name valid memory of the stated length, see the module docs of `ffi`) or the runtime's own
+//! bookkeeping (it owns what it allocated) guarantees each one's precondition.
+
+use super::mem;
+
+/// Reads the pointer at `addr`, the base of a PTR_AND_OBJ map entry: clang emits it as the
+/// address of a pointer variable of the program, named by a map clause.
+pub fn attach_pointer(addr: usize) -> usize {
+    // SAFETY: `addr` is the address of a pointer the program maps (doc above). The mapping code
+    // refuses bases in the null page before calling this.
+    unsafe { mem::read_usize(addr) }
+}
+
+/// Writes `value` back into the program's pointer at `addr` (a shadow pointer's host address,
+/// recorded from an [`attach_pointer`] address of a mapped entry).
+pub fn restore_pointer(addr: usize, value: usize) {
+    // SAFETY: as for `attach_pointer`: the program's mapped pointer, inside a mapped range.
+    unsafe { mem::write_usize(addr, value) }
+}
+
+/// Moves `len` bytes for a data transfer: each side is either memory the program named (a map
+/// clause section, an API routine's arguments) or memory the runtime allocated with at least
+/// `len` bytes past the address (device memory of a host device, a mapping's staging value).
+pub fn transfer(dst: usize, src: usize, len: usize) {
+    // SAFETY: the contract above; OpenMP makes a wrong length the program's error, and the
+    // runtime checks the lengths it can (null sections, `omp_target_alloc` bounds).
+    unsafe { mem::copy(dst, src, len) }
+}
+
+/// Sets `len` bytes at `dst`, with the contract of [`transfer`] for `dst`.
+pub fn fill(dst: usize, byte: u8, len: usize) {
+    // SAFETY: as for `transfer`.
+    unsafe { mem::fill(dst, byte, len) }
+}
+
+/// Frees `addr`, which the caller's bookkeeping (mapping table, allocation registry, memory
+/// provider) got from [`mem::alloc`] and now removes: nothing uses it afterwards.
+pub fn free_owned(addr: usize) {
+    // SAFETY: each registry frees an address once, when it removes it.
+    unsafe { mem::free(addr) }
+}
+
+/// Locks the pages of a block the caller owns (a pinned-memory allocation); false when the
+/// system refuses.
+pub fn lock_owned(addr: usize, len: usize) -> bool {
+    // SAFETY: the memory provider passes its own block's range.
+    unsafe { mem::lock_pages(addr, len) }
+}
+
+/// Undoes [`lock_owned`].
+pub fn unlock_owned(addr: usize, len: usize) {
+    // SAFETY: as for `lock_owned`.
+    unsafe { mem::unlock_pages(addr, len) }
+}
