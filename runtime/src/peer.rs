@@ -5,8 +5,8 @@
 //! queue.
 
 use crate::api::{self, Side};
-use crate::ffi::kmp;
 use crate::error::{Error, ErrorKind, Result};
+use crate::ffi::kmp;
 use crate::info;
 use crate::memory;
 use crate::runtime::Runtime;

@@ -46,7 +46,10 @@ fn kmp() -> &'static Kmp {
             get_max_threads: sym!("omp_get_max_threads", extern "C" fn() -> i32),
             set_num_threads: sym!("omp_set_num_threads", extern "C" fn(i32)),
             get_num_places: sym!("omp_get_num_places", extern "C" fn() -> i32),
-            taskwait: sym!("__kmpc_omp_taskwait", extern "C" fn(*const c_void, i32) -> i32),
+            taskwait: sym!(
+                "__kmpc_omp_taskwait",
+                extern "C" fn(*const c_void, i32) -> i32
+            ),
         }
     })
 }
