@@ -39,7 +39,7 @@ OFFLOAD = ["-fopenmp", "-fopenmp-targets=x86_64-unknown-linux-gnu"]
 # Commands the scripts (setup, build, demo, test, install, bench) and the lit tests run by name.
 TOOLS = [
     "clang-19", "clang++-19", "cmake", "make", "c++", "cc", "python3", "ldd", "dpkg-query",
-    "apt-cache", "awk", "sed", "grep", "env", "timeout", "readlink", "install", "ln",
+    "apt-cache", "awk", "sed", "grep", "env", "timeout", "readlink", "install", "ln", "valgrind",
     os.path.join(LLVM_BIN, "FileCheck"), os.path.join(LLVM_BIN, "not"),
     os.path.join(LLVM_BIN, "opt"), os.path.join(LLVM_BIN, "llvm-readelf"),
     os.path.join(LLVM_BIN, "llvm-nm"), os.path.join(LLVM_BIN, "llvm-config"),

@@ -7,6 +7,8 @@
 #   libomp-19-dev             libomp and stock libomptarget 19 (the reference runtime)
 #   llvm-19-tools             FileCheck, not (lit tests, conformance)
 #   cmake make g++            the CMake package test, the examples' Makefiles, the shim's compiler
+#   valgrind                  the memcheck stage (scripts/memcheck.sh --quick: lit programs under
+#                             valgrind memcheck)
 # Python 3 comes with llvm-19-tools; lit comes from PyPI (setup.sh).
 # shellcheck disable=SC2034
-APT_PACKAGES=(clang-19 clang-tools-19 llvm-19-dev libomp-19-dev llvm-19-tools cmake make g++)
+APT_PACKAGES=(clang-19 clang-tools-19 llvm-19-dev libomp-19-dev llvm-19-tools cmake make g++ valgrind)

@@ -46,12 +46,17 @@ struct State {
     /// A job is running on the worker.
     busy: bool,
     worker_started: bool,
+    /// Workers are numbered as they start; those numbered below `retired` end when they find no
+    /// job (see [`Queue::stop_if_idle`]).
+    generation: u64,
+    retired: u64,
 }
 
 /// A device's FIFO queue and its worker.
 pub struct Queue {
     name: String,
     inner: Arc<(Mutex<State>, Condvar)>,
+    worker: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 impl Queue {
@@ -60,6 +65,7 @@ impl Queue {
         Queue {
             name: name.into(),
             inner: Arc::new((Mutex::new(State::default()), Condvar::new())),
+            worker: Mutex::new(None),
         }
     }
 
@@ -71,17 +77,21 @@ impl Queue {
         st.jobs.push_back((Box::new(job), ev.clone()));
         if !st.worker_started {
             st.worker_started = true;
-            let inner = self.inner.clone();
+            st.generation += 1;
+            let (inner, generation) = (self.inner.clone(), st.generation);
             let spawned = std::thread::Builder::new()
                 .name(self.name.clone())
-                .spawn(move || worker(inner));
-            if spawned.is_err() {
-                // Without a worker the queue still makes progress: the job runs here.
-                st.worker_started = false;
-                if let Some((job, ev)) = st.jobs.pop_back() {
-                    drop(st);
-                    ev.complete(job());
-                    return ev;
+                .spawn(move || worker(inner, generation));
+            match spawned {
+                Ok(handle) => *self.worker.lock() = Some(handle),
+                Err(_) => {
+                    // Without a worker the queue still makes progress: the job runs here.
+                    st.worker_started = false;
+                    if let Some((job, ev)) = st.jobs.pop_back() {
+                        drop(st);
+                        ev.complete(job());
+                        return ev;
+                    }
                 }
             }
         }
@@ -140,6 +150,39 @@ impl Queue {
         }
     }
 
+    /// Ends the worker thread and waits for it, when no job is waiting or running (otherwise
+    /// leaves it be: a job still running at exit may wait for something that never comes).
+    /// `Runtime::unregister` calls this when the program's last image goes (at exit): a worker
+    /// that has run a kernel is a libomp root thread, and libomp frees a root's descriptors when
+    /// the thread ends, not when the process does (valgrind reported them as definitely lost). A
+    /// later submission starts a new worker.
+    pub fn stop_if_idle(&self) {
+        let handle = {
+            let (lock, cv) = &*self.inner;
+            let mut st = lock.lock();
+            if !st.worker_started || !st.jobs.is_empty() || st.busy {
+                return;
+            }
+            let mut worker = self.worker.lock();
+            // Never from the worker itself (a job that unloads a library): it cannot join itself.
+            let current = std::thread::current().id();
+            let stoppable = match worker.as_ref() {
+                Some(h) => h.thread().id() != current,
+                None => false,
+            };
+            if !stoppable {
+                return;
+            }
+            st.retired = st.generation + 1;
+            st.worker_started = false;
+            cv.notify_all();
+            worker.take()
+        };
+        if let Some(h) = handle {
+            let _ = h.join();
+        }
+    }
+
     /// Jobs waiting or running.
     pub fn pending(&self) -> usize {
         let st = self.inner.0.lock();
@@ -171,7 +214,7 @@ fn take_next(st: &mut State) -> Option<(Job, Arc<Event>)> {
     Some(j)
 }
 
-fn worker(inner: Arc<(Mutex<State>, Condvar)>) {
+fn worker(inner: Arc<(Mutex<State>, Condvar)>, generation: u64) {
     let (lock, cv) = &*inner;
     loop {
         let (job, ev) = {
@@ -179,6 +222,9 @@ fn worker(inner: Arc<(Mutex<State>, Condvar)>) {
             loop {
                 if let Some(j) = take_next(&mut st) {
                     break j;
+                }
+                if generation < st.retired {
+                    return;
                 }
                 cv.wait(&mut st);
             }
@@ -237,6 +283,54 @@ mod tests {
         assert_eq!(*log.lock(), (0..200).collect::<Vec<_>>());
         q.run_while_longer_than(0);
         assert_eq!(q.pending(), 0);
+    }
+
+    #[test]
+    fn an_idle_worker_stops_and_a_new_one_starts_on_demand() {
+        let q = Queue::new("test-queue-stop");
+        let worker_of = |q: &Queue| {
+            let id = Arc::new(Mutex::new(None));
+            let id2 = id.clone();
+            q.submit(move || {
+                *id2.lock() = Some(std::thread::current().id());
+                Ok(())
+            })
+            .wait()
+            .expect("ok");
+            let id = id.lock().expect("ran");
+            id
+        };
+        let first = worker_of(&q);
+        q.drain();
+        q.stop_if_idle(); // joins the worker: returns only once it has ended
+        assert!(q.worker.lock().is_none());
+        let (log, events) = logging_jobs(&q, 20);
+        q.drain();
+        assert!(events.iter().all(|e| e.is_done()));
+        assert_eq!(*log.lock(), (0..20).collect::<Vec<_>>());
+        let second = worker_of(&q);
+        assert_ne!(first, second, "a new worker runs the jobs after a stop");
+        q.stop_if_idle();
+        q.stop_if_idle(); // no worker: nothing to do
+    }
+
+    #[test]
+    fn a_busy_worker_is_not_stopped() {
+        let q = Queue::new("test-queue-busy");
+        let gate = Arc::new((Mutex::new(false), Condvar::new()));
+        let g = gate.clone();
+        let ev = q.submit(move || {
+            let mut open = g.0.lock();
+            while !*open {
+                g.1.wait(&mut open);
+            }
+            Ok(())
+        });
+        q.stop_if_idle(); // returns at once: a job is running
+        assert!(q.worker.lock().is_some());
+        *gate.0.lock() = true;
+        gate.1.notify_all();
+        ev.wait().expect("ok");
     }
 
     #[test]

@@ -292,6 +292,16 @@ impl Runtime {
                 names.remove(&e.addr);
             }
         }
+        // The last image gone (the program exits): end the idle device workers, so that libomp
+        // frees what it holds for them as libomp threads.
+        let last = !regs.iter().any(|i| i.active);
+        drop(names);
+        drop(regs);
+        if last {
+            for slot in &self.devices {
+                slot.queue.stop_if_idle();
+            }
+        }
     }
 
     /// A construct that starts, or fails, after the program unregistered its last image, on a
