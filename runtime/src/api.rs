@@ -91,33 +91,62 @@ pub struct Rect {
 }
 
 impl Rect {
-    /// The contiguous copies `(dst offset, src offset, bytes)` the rectangle consists of.
-    pub fn pieces(&self) -> Vec<(usize, usize, usize)> {
-        let mut out = Vec::new();
-        self.walk(0, 0, 0, &mut out);
-        out
-    }
-
-    fn walk(&self, d: usize, dst: usize, src: usize, out: &mut Vec<(usize, usize, usize)>) {
+    /// The contiguous copies `(dst offset, src offset, bytes)` the rectangle consists of; an
+    /// error when an offset or the number of copies does not fit the address space (sizes no
+    /// real array has, which unchecked would address memory far outside both arrays).
+    pub fn pieces(&self) -> Result<Vec<(usize, usize, usize)>> {
         let n = self.volume.len();
-        if d + 1 == n {
-            out.push((
-                dst + self.elem * self.dst_offsets[d],
-                src + self.elem * self.src_offsets[d],
-                self.elem * self.volume[d],
-            ));
-            return;
+        let too_big = || {
+            Error::new(
+                ErrorKind::Invalid,
+                "the rectangle's volume, offsets and dimensions address more memory than exists",
+            )
+        };
+        let outer = self.volume[..n.saturating_sub(1)]
+            .iter()
+            .try_fold(1usize, |acc, &v| acc.checked_mul(v))
+            .ok_or_else(too_big)?;
+        // Each dimension's slice in bytes; also bounds every offset computed below.
+        let slices = |dims: &[usize]| -> Option<Vec<usize>> {
+            (0..n)
+                .map(|d| {
+                    dims[d + 1..]
+                        .iter()
+                        .try_fold(self.elem, |acc, &x| acc.checked_mul(x))
+                })
+                .collect()
+        };
+        let dslices = slices(&self.dst_dims).ok_or_else(too_big)?;
+        let sslices = slices(&self.src_dims).ok_or_else(too_big)?;
+        let row = self
+            .elem
+            .checked_mul(self.volume[n - 1])
+            .ok_or_else(too_big)?;
+        let mut out = Vec::new();
+        out.try_reserve(outer).map_err(|_| too_big())?;
+        // The index of the current row, innermost outer dimension fastest.
+        let mut index = vec![0usize; n];
+        for _ in 0..outer {
+            let offset = |slices: &[usize], offsets: &[usize]| -> Option<usize> {
+                (0..n).try_fold(0usize, |acc, d| {
+                    let i = offsets[d].checked_add(index[d])?;
+                    acc.checked_add(slices[d].checked_mul(i)?)
+                })
+            };
+            let dst = offset(&dslices, &self.dst_offsets).ok_or_else(too_big)?;
+            let src = offset(&sslices, &self.src_offsets).ok_or_else(too_big)?;
+            dst.checked_add(row).ok_or_else(too_big)?;
+            src.checked_add(row).ok_or_else(too_big)?;
+            out.push((dst, src, row));
+            for d in (0..n.saturating_sub(1)).rev() {
+                index[d] += 1;
+                if index[d] < self.volume[d] {
+                    break;
+                }
+                index[d] = 0;
+            }
         }
-        let dslice: usize = self.elem * self.dst_dims[d + 1..].iter().product::<usize>();
-        let sslice: usize = self.elem * self.src_dims[d + 1..].iter().product::<usize>();
-        for i in 0..self.volume[d] {
-            self.walk(
-                d + 1,
-                dst + dslice * (self.dst_offsets[d] + i),
-                src + sslice * (self.src_offsets[d] + i),
-                out,
-            );
-        }
+        Ok(out)
     }
 }
 
@@ -222,8 +251,61 @@ mod tests {
             src_dims: vec![4, 5],
         };
         assert_eq!(
-            r.pieces(),
+            r.pieces().expect("fits"),
             vec![(0, (5 + 2) * 8, 24), (24, (10 + 2) * 8, 24)]
         );
+    }
+
+    #[test]
+    fn rect_pieces_of_three_dimensions_in_order() {
+        // A 2x2x2 block at (1,1,1) of a 3x3x3 source into a 2x2x2 destination, 1-byte elements.
+        let r = Rect {
+            elem: 1,
+            volume: vec![2, 2, 2],
+            dst_offsets: vec![0, 0, 0],
+            src_offsets: vec![1, 1, 1],
+            dst_dims: vec![2, 2, 2],
+            src_dims: vec![3, 3, 3],
+        };
+        let src = |i: usize, j: usize| 9 * i + 3 * j + 1;
+        assert_eq!(
+            r.pieces().expect("fits"),
+            vec![
+                (0, src(1, 1), 2),
+                (2, src(1, 2), 2),
+                (4, src(2, 1), 2),
+                (6, src(2, 2), 2)
+            ]
+        );
+    }
+
+    #[test]
+    fn rect_pieces_refuse_sizes_beyond_the_address_space() {
+        let r = |volume: Vec<usize>, offsets: Vec<usize>, dims: Vec<usize>| Rect {
+            elem: 8,
+            volume,
+            dst_offsets: offsets.clone(),
+            src_offsets: vec![0; offsets.len()],
+            dst_dims: dims.clone(),
+            src_dims: dims,
+        };
+        // An offset whose byte position overflows.
+        assert!(r(vec![1, 1], vec![usize::MAX / 4, 0], vec![4, 4])
+            .pieces()
+            .is_err());
+        // Dimensions whose slice overflows.
+        assert!(r(vec![1, 1, 1], vec![0; 3], vec![1, usize::MAX / 2, 4])
+            .pieces()
+            .is_err());
+        // More rows than can be listed.
+        assert!(
+            r(vec![usize::MAX, 2, 1], vec![0; 3], vec![usize::MAX, 2, 1])
+                .pieces()
+                .is_err()
+        );
+        // A row longer than the address space.
+        assert!(r(vec![usize::MAX], vec![0], vec![usize::MAX])
+            .pieces()
+            .is_err());
     }
 }

@@ -186,6 +186,19 @@ fn try_copy(v: &[i32]) -> Option<Vec<i32>> {
     Some(out)
 }
 
+/// The error of a data construct whose `range` clause has the negative length `len` (found by
+/// [`Region::begin`], or earlier by the lowering's range check).
+pub fn negative_range(construct: &Construct, len: i128) -> Error {
+    Error::new(
+        ErrorKind::Invalid,
+        format!(
+            "the range of the {} at {} has a negative length ({len})",
+            construct.name(),
+            construct.at()
+        ),
+    )
+}
+
 impl Region {
     /// Starts a region over `[lb, ub)` on `devices` (empty: every device in number order) with
     /// the static schedule of `chunk` (0: one contiguous chunk per device). Without the pass the
@@ -227,15 +240,7 @@ impl Region {
             ));
         }
         if ub < lb && construct.has_range_clause() {
-            return Err(Error::new(
-                ErrorKind::Invalid,
-                format!(
-                    "the range of the {} at {} has a negative length ({})",
-                    construct.name(),
-                    construct.at(),
-                    i128::from(ub) - i128::from(lb)
-                ),
-            ));
+            return Err(negative_range(&construct, i128::from(ub) - i128::from(lb)));
         }
         if ub > lb && ub.abs_diff(lb) > i64::MAX as u64 {
             return Err(Error::new(

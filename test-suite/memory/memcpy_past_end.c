@@ -49,6 +49,19 @@ int main(void) {
   // CHECK: omptarget error: Call to omp_target_memcpy_rect failed
   // CHECK-NEXT: PASS rect 20x10 into 10x10
 
+  // Offsets and dimensions whose byte positions overflow size_t: unchecked, the
+  // arithmetic wraps to addresses anywhere in the process.
+  size_t one[2] = {1, 10}, far[2] = {(size_t)-1 / 8, 0}, wide[2] = {10, (size_t)-1 / 2};
+  rc = omp_target_memcpy_rect(d, h, 1, 2, one, far, zero, dd, hd, dev, host);
+  printf("%s rect offset overflowing size_t: rc=%d\n", rc != 0 ? "PASS" : "FAIL", rc);
+  // CHECK: omptarget error: the rectangle's volume, offsets and dimensions address more memory than exists
+  // CHECK-NEXT: omptarget error: Call to omp_target_memcpy_rect failed
+  // CHECK-NEXT: PASS rect offset overflowing size_t
+  rc = omp_target_memcpy_rect(d, h, 4, 2, one, zero, zero, dd, wide, dev, host);
+  printf("%s rect dimensions overflowing size_t: rc=%d\n", rc != 0 ? "PASS" : "FAIL", rc);
+  // CHECK: omptarget error: the rectangle's volume
+  // CHECK: PASS rect dimensions overflowing size_t
+
   // omp_target_memset has no error return: it says why and writes nothing.
   omp_target_memset(d + 50, 0, 100, dev);
   printf("memset past the end returned\n");

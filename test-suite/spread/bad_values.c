@@ -37,7 +37,7 @@ int main(int argc, char **argv) {
 #endif
 #ifdef NEG_LENGTH
 #pragma omp target enter data spread devices(0) range(0 : len) map(to : A[omp_spread_start : omp_spread_size])
-  // LEN: omptarget error: the length -5 in the range clause of the target enter data spread at {{.*}}bad_values.c:[[#@LINE-1]] is negative
+  // LEN: omptarget error: the range of the target enter data spread at {{.*}}bad_values.c:[[#@LINE-1]] has a negative length (-5)
   // LEN: bad_values.c:[[#@LINE-2]]: omptarget fatal error 1: failure of target construct while offloading is mandatory
 #endif
 #ifdef WAIT_DEVICE

@@ -108,14 +108,7 @@ impl Device for HostDevice {
     }
 
     fn alloc(&self, size: usize, _kind: AllocKind) -> Result<usize> {
-        // No object exceeds isize::MAX bytes (glibc refuses them too): such sizes are refused
-        // here rather than passed to posix_memalign, which memcheck flags as a negative size.
-        let block = if isize::try_from(size).is_ok() {
-            mem::alloc(size)
-        } else {
-            None
-        };
-        block.ok_or_else(|| {
+        mem::alloc(size).ok_or_else(|| {
             Error::new(
                 ErrorKind::OutOfMemory,
                 format!("host device {} cannot allocate {size} bytes", self.id),

@@ -922,7 +922,13 @@ fn target_memcpy_rect(
     let rt = runtime::get();
     let s = api_side(rt, src_dev);
     let d = api_side(rt, dst_dev);
-    let pieces = rect.pieces();
+    let pieces = match rect.pieces() {
+        Ok(p) => p,
+        Err(e) => {
+            report::print_error(&e.context("Call to omp_target_memcpy_rect failed"));
+            return FAIL;
+        }
+    };
     // Check the extent of each side first, so that a refused copy copies nothing.
     let extent = |f: fn(&(usize, usize, usize)) -> usize| {
         let lo = pieces.iter().map(f).min().unwrap_or(0);

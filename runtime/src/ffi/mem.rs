@@ -11,6 +11,11 @@ pub const ALIGN: usize = 64;
 
 /// Allocates `size` bytes aligned to 64 (enough for any OpenMP type, and a cache line).
 pub fn alloc(size: usize) -> Option<usize> {
+    // No object exceeds isize::MAX bytes (glibc refuses them too): such sizes are refused here
+    // rather than passed to posix_memalign, which memcheck flags as a negative size.
+    if isize::try_from(size).is_err() {
+        return None;
+    }
     let mut p: *mut libc::c_void = std::ptr::null_mut();
     // SAFETY: posix_memalign writes `p` only on success; the size and a power-of-two alignment
     // that is a multiple of the pointer size are valid arguments.

@@ -77,36 +77,32 @@ pub extern "C" fn __spread_region_begin(
 /// other construct errors.
 #[no_mangle]
 pub extern "C" fn __spread_bad_value(c: *const ConstructC, what: i32, value: i64) {
-    let rt = runtime::get();
-    let construct = construct_of(c, "__spread_bad_value");
-    let loc = construct.location();
-    let at = format!("{}:{}", construct.file, construct.line);
-    let err = match what {
-        0 if construct.kind == 6 || construct.kind == 7 => Error::new(
-            ErrorKind::BadDevice,
-            format!(
-                "device {value} of the {} at {at} does not exist (a device number must fit an int; the runtime has {} devices)",
-                if construct.kind == 6 { "target update peer" } else { "wait device" },
-                rt.num_devices()
+    guard("__spread_bad_value", || {
+        let rt = runtime::get();
+        let construct = construct_of(c, "__spread_bad_value");
+        let loc = construct.location();
+        let at = format!("{}:{}", construct.file, construct.line);
+        let err = match what {
+            0 if construct.kind == 6 || construct.kind == 7 => Error::new(
+                ErrorKind::BadDevice,
+                format!(
+                    "device {value} of the {} at {at} does not exist (a device number must fit an int; the runtime has {} devices)",
+                    if construct.kind == 6 { "target update peer" } else { "wait device" },
+                    rt.num_devices()
+                ),
             ),
-        ),
-        0 => Error::new(
-            ErrorKind::BadDevice,
-            format!(
-                "device {value} in the devices clause of the {} at {at} does not exist (a device number must fit an int; the runtime has {} devices)",
-                construct.name(),
-                rt.num_devices()
+            0 => Error::new(
+                ErrorKind::BadDevice,
+                format!(
+                    "device {value} in the devices clause of the {} at {at} does not exist (a device number must fit an int; the runtime has {} devices)",
+                    construct.name(),
+                    rt.num_devices()
+                ),
             ),
-        ),
-        _ => Error::new(
-            ErrorKind::Invalid,
-            format!(
-                "the length {value} in the range clause of the {} at {at} is negative",
-                construct.name()
-            ),
-        ),
-    };
-    report::fatal_construct(rt, &err, Some(&loc))
+            _ => crate::spread::negative_range(&construct, i128::from(value)),
+        };
+        report::fatal_construct(rt, &err, Some(&loc))
+    })
 }
 
 /// Advances to the next chunk; 0 when none is left.

@@ -201,12 +201,7 @@ pub struct Block {
 pub fn allocate(rt: &Runtime, grant: &Grant, size: usize) -> Result<Option<Block>> {
     let size = size.max(1);
     let extra = grant.alignment.saturating_sub(mem::ALIGN);
-    // Nothing larger than isize::MAX bytes can exist (glibc refuses it too): exhausted, without
-    // handing the allocator a size memcheck flags as negative.
-    let Some(raw_len) = size
-        .checked_add(extra)
-        .filter(|&n| isize::try_from(n).is_ok())
-    else {
+    let Some(raw_len) = size.checked_add(extra) else {
         return Ok(None);
     };
     let raw = match grant.device {
