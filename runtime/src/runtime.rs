@@ -215,6 +215,7 @@ impl Runtime {
         let mut regs = self.images.write();
         *self.exiting.lock() = None;
         self.exiting_flag.store(false, Ordering::Release);
+        crate::ffi::kmp::reopen();
         let mut names = self.kernel_names.write();
         for (bytes, entries) in images {
             for e in &entries {
@@ -261,6 +262,7 @@ impl Runtime {
         if regs.iter().all(|i| !i.active || i.desc == desc) {
             *self.exiting.lock() = Some(std::thread::current().id());
             self.exiting_flag.store(true, Ordering::Release);
+            crate::ffi::kmp::close();
         }
         for (idx, img) in regs
             .iter_mut()
