@@ -55,6 +55,12 @@ cp -a "$RUSTUP_DIR" "$ROOT/root/.rustup"
 rm -rf "$ROOT/root/.cargo/registry" "$ROOT/root/.cargo/git"
 chroot "$ROOT" /usr/bin/env DEBIAN_FRONTEND=noninteractive bash -c \
   'apt-get update -qq && apt-get install -y -qq --no-install-recommends gcc libc6-dev ca-certificates >/dev/null'
+# This machine's trusted certificates (a TLS-inspecting proxy between it and crates.io or PyPI
+# brings its own authority): part of the network the chroot shares, not of the system under test.
+if [ -f /etc/ssl/certs/ca-certificates.crt ]; then
+  cp /etc/ssl/certs/ca-certificates.crt "$ROOT/usr/local/share/ca-certificates/host-machine.crt"
+  chroot "$ROOT" update-ca-certificates >/dev/null 2>&1 || true
+fi
 
 echo "fresh-machine-check: clean clone of $(git -C "$REPO" rev-parse --short HEAD)"
 rm -rf "$ROOT/work"

@@ -9,7 +9,7 @@
 #   clippy        cargo clippy --workspace --all-targets -- -D warnings
 #   cargo-test    cargo test --workspace --release
 #   lit           lit -sv test-suite (on Spread: library path and LD_PRELOAD)
-#   memcheck      scripts/memcheck.sh --quick: 30 of the lit suite's programs on Spread under
+#   memcheck      scripts/memcheck.sh: 36 of the lit suite's programs on Spread under
 #                 valgrind memcheck; fails on any error with a frame in Spread's runtime
 #   conformance-libpath   LLVM's offload tests, Spread as libomptarget.so.19.1 on LD_LIBRARY_PATH
 #   conformance-preload   the same with Spread in LD_PRELOAD
@@ -138,7 +138,7 @@ stage fmt cargo fmt --all -- --check
 stage clippy cargo clippy --workspace --all-targets -- -D warnings
 stage cargo-test cargo test --workspace --release
 stage lit run_lit -sv -j"$JOBS" test-suite
-stage memcheck bash scripts/memcheck.sh --quick
+stage memcheck bash scripts/memcheck.sh
 stage conformance-libpath conformance RUNTIME_LIBRARY_PATH="$REPO/target/spread/lib"
 stage conformance-preload conformance RUNTIME_PRELOAD="$REPO/target/release/libspread_rt.so"
 stage sollve sollve
