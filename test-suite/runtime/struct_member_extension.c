@@ -5,7 +5,13 @@
 // Spread, with the same lines.
 //
 // (The variant where the inner `target` maps only `a` but writes `i` and `j`
-// through the struct, as LLVM's own test does, is not a conforming program: the
+// through the struct, as LLVM's own test does, is not a conforming program.
+// OpenMP's map clause restrictions (4.5 2.15.5.1, kept since): "If a list item
+// is an element of a structure, and a different element of the structure has a
+// corresponding list item in the device data environment prior to a task
+// encountering the construct associated with the map clause, then the list item
+// must also have a corresponding list item in the device data environment prior
+// to the task encountering the construct": `a` has none. In practice the
 // kernel writes `i` and `j` past the 4-byte device copy of `a`, and the outer
 // region copies back its own, untouched, copies of `i` and `j`. Stock
 // libomptarget passes LLVM's test only by accident: its device allocator hands
