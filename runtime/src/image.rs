@@ -194,7 +194,8 @@ mod tests {
         h
     }
 
-    fn wrap(inner: &[u8]) -> Vec<u8> {
+    /// An `OffloadBinary` (version 1, one entry) around `inner`.
+    pub(super) fn wrap(inner: &[u8]) -> Vec<u8> {
         let image_offset = 32 + 40;
         let size = image_offset + inner.len();
         let mut b = Vec::new();
@@ -359,22 +360,7 @@ mod fuzz {
 
     /// An `OffloadBinary` around `inner`, padded to 8 bytes as concatenated blobs are.
     fn wrap(inner: &[u8]) -> Vec<u8> {
-        let image_offset = 32 + 40;
-        let size = image_offset + inner.len();
-        let mut b = Vec::new();
-        b.extend_from_slice(&OFFLOAD_BINARY_MAGIC);
-        b.extend_from_slice(&1u32.to_le_bytes());
-        b.extend_from_slice(&(size as u64).to_le_bytes());
-        b.extend_from_slice(&32u64.to_le_bytes());
-        b.extend_from_slice(&40u64.to_le_bytes());
-        b.extend_from_slice(&1u16.to_le_bytes());
-        b.extend_from_slice(&1u16.to_le_bytes());
-        b.extend_from_slice(&0u32.to_le_bytes());
-        b.extend_from_slice(&0u64.to_le_bytes());
-        b.extend_from_slice(&0u64.to_le_bytes());
-        b.extend_from_slice(&(image_offset as u64).to_le_bytes());
-        b.extend_from_slice(&(inner.len() as u64).to_le_bytes());
-        b.extend_from_slice(inner);
+        let mut b = super::tests::wrap(inner);
         b.resize(b.len().div_ceil(8) * 8, 0);
         b
     }
