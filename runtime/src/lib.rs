@@ -18,6 +18,7 @@ pub mod api;
 pub mod config;
 pub mod device;
 pub mod error;
+pub mod exit;
 mod ffi;
 pub mod image;
 pub mod info;

@@ -10,9 +10,9 @@ use crate::runtime::Runtime;
 /// Prints the lines of a failed construct, then the final fatal line, and aborts.
 ///
 /// On a thread racing with the program's exit, waits for the end instead (see
-/// [`Runtime::park_if_exiting`]).
+/// [`crate::exit::park_if_exiting`]).
 pub fn fatal_construct(rt: &Runtime, err: &Error, loc: Option<&SourceLoc>) -> ! {
-    rt.park_if_exiting();
+    crate::exit::park_if_exiting();
     print_error(err);
     if info::enabled(bits::DUMP_TABLE) {
         dump_all(rt, loc);

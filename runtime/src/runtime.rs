@@ -97,11 +97,6 @@ pub struct Runtime {
     /// Pending `nowait` operations by handle value: completion, construct location, polls.
     pending: Mutex<HashMap<usize, Pending>>,
     next_handle: AtomicUsize,
-    /// Set when the last active image was unregistered (the program is exiting), with the
-    /// thread that did it; see [`park_if_exiting`](Self::park_if_exiting).
-    exiting: Mutex<Option<std::thread::ThreadId>>,
-    /// Whether `exiting` is set (checked by every construct without taking the lock).
-    exiting_flag: std::sync::atomic::AtomicBool,
 }
 
 static RUNTIME: OnceLock<Runtime> = OnceLock::new();
@@ -137,8 +132,6 @@ impl Runtime {
             requires: AtomicI64::new(0),
             pending: Mutex::new(HashMap::new()),
             next_handle: AtomicUsize::new(1),
-            exiting: Mutex::new(None),
-            exiting_flag: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -169,9 +162,9 @@ impl Runtime {
     /// Resolves a construct's device clause (-1 = default device).
     ///
     /// A thread that starts a construct while another thread is exiting the program waits for
-    /// the end here (see [`park_if_exiting`](Self::park_if_exiting)).
+    /// the end here (see [`exit::park_if_exiting`](crate::exit::park_if_exiting)).
     pub fn placement(&self, device: i64) -> Result<Placement<'_>> {
-        self.park_if_exiting();
+        crate::exit::park_if_exiting();
         if self.policy() == Policy::Disabled {
             return Ok(Placement::Host);
         }
@@ -213,9 +206,7 @@ impl Runtime {
     /// Records the images of a `__tgt_bin_desc`.
     pub fn register(&self, desc: usize, images: Vec<(Vec<u8>, Vec<EntryInfo>)>) {
         let mut regs = self.images.write();
-        *self.exiting.lock() = None;
-        self.exiting_flag.store(false, Ordering::Release);
-        crate::ffi::kmp::reopen();
+        crate::exit::cancel();
         let mut names = self.kernel_names.write();
         for (bytes, entries) in images {
             for e in &entries {
@@ -254,15 +245,13 @@ impl Runtime {
     /// Retires the images of `desc` on every device and forgets their kernels and declare-target
     /// globals. The device code stays loaded: programs unregister at exit, while threads of
     /// theirs may still be running kernels. When no active image is left, the program is
-    /// exiting: see [`park_if_exiting`](Self::park_if_exiting).
+    /// exiting: see [`exit::park_if_exiting`](crate::exit::park_if_exiting).
     pub fn unregister(&self, desc: usize) {
         let mut regs = self.images.write();
         // Decided before anything is retired: a construct that fails because of what follows
         // must find the program exiting.
         if regs.iter().all(|i| !i.active || i.desc == desc) {
-            *self.exiting.lock() = Some(std::thread::current().id());
-            self.exiting_flag.store(true, Ordering::Release);
-            crate::ffi::kmp::close();
+            crate::exit::begin();
         }
         for (idx, img) in regs
             .iter_mut()
@@ -302,23 +291,6 @@ impl Runtime {
         if last {
             for slot in &self.devices {
                 slot.queue.stop_if_idle();
-            }
-        }
-    }
-
-    /// A construct that starts, or fails, after the program unregistered its last image, on a
-    /// thread other than the one that did: the process is exiting (`exit` in another thread), so
-    /// this thread waits for the end instead of running on into a torn-down program or reporting
-    /// a failure that only the race caused. Stock libomptarget fails such constructs (or
-    /// crashes) at random.
-    pub fn park_if_exiting(&self) {
-        if !self.exiting_flag.load(Ordering::Acquire) {
-            return;
-        }
-        let exiting = *self.exiting.lock();
-        if exiting.is_some_and(|t| t != std::thread::current().id()) {
-            loop {
-                std::thread::park();
             }
         }
     }

@@ -156,7 +156,7 @@ impl Device for HostDevice {
         params.push(HOST_DYN_PTR);
         params.extend_from_slice(args);
         let _span = trace::span(self.id, "kernel", || "kernel".to_string());
-        crate::runtime::get().park_if_exiting(); // as below, before libomp is asked anything
+        crate::exit::park_if_exiting(); // as below, before libomp is asked anything
         let running = RUNNING_KERNELS.fetch_add(1, Ordering::AcqRel) + 1;
         let share = self.thread_share(running);
         let saved = share.map(|n| {
@@ -167,7 +167,7 @@ impl Device for HostDevice {
         let ok = call::call_kernel(kernel.0, &params);
         // If the program began exiting while the kernel ran, libomp may be gone: touch it no
         // more (this thread waits for the end).
-        crate::runtime::get().park_if_exiting();
+        crate::exit::park_if_exiting();
         if let Some(old) = saved {
             kmp::set_num_threads(old);
         }

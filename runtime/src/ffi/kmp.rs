@@ -4,55 +4,9 @@
 //! When libomp is not in the process (a unit test, say) each call falls back to the value
 //! libomptarget assumes without libomp.
 
-use parking_lot::Mutex;
+use crate::exit::libomp_call;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
-
-/// Threads inside one of the short libomp calls below.
-static IN_LIBOMP: AtomicUsize = AtomicUsize::new(0);
-/// Set while the program exits (see [`close`]).
-static CLOSED: AtomicBool = AtomicBool::new(false);
-/// The thread that closed the gate, which may still call libomp.
-static CLOSER: Mutex<Option<std::thread::ThreadId>> = Mutex::new(None);
-
-/// Runs a short libomp call, unless the program is exiting on another thread: libomp shuts down
-/// in its destructor, after the program's `atexit` handlers, and a thread that enters it after
-/// that re-initialises it half-way and aborts (`kmp_runtime.cpp(7323)`, about 1 run in 150 of
-/// test-suite/runtime/exit_while_offloading.c under load). Such a thread waits for the end
-/// instead. With [`close`] this is Dekker's handshake: either the thread sees the gate closed,
-/// or the exiting thread sees it inside and waits until it has left.
-fn gated<R>(f: impl FnOnce() -> R) -> R {
-    IN_LIBOMP.fetch_add(1, Ordering::SeqCst);
-    if CLOSED.load(Ordering::SeqCst) && *CLOSER.lock() != Some(std::thread::current().id()) {
-        IN_LIBOMP.fetch_sub(1, Ordering::SeqCst);
-        loop {
-            std::thread::park();
-        }
-    }
-    let r = f();
-    IN_LIBOMP.fetch_sub(1, Ordering::SeqCst);
-    r
-}
-
-/// Called when the program's last offload image unregisters (it exits): from now on other
-/// threads no longer enter libomp through Spread, and those inside a call leave it before this
-/// returns (the calls are short; a thread still inside after a second is left be).
-pub fn close() {
-    *CLOSER.lock() = Some(std::thread::current().id());
-    CLOSED.store(true, Ordering::SeqCst);
-    let deadline = Instant::now() + Duration::from_secs(1);
-    while IN_LIBOMP.load(Ordering::SeqCst) != 0 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_micros(50));
-    }
-}
-
-/// Undoes [`close`] (a program registered offload images again).
-pub fn reopen() {
-    CLOSED.store(false, Ordering::SeqCst);
-    *CLOSER.lock() = None;
-}
 
 struct Kmp {
     get_target_offload: Option<extern "C" fn() -> i32>,
@@ -103,17 +57,17 @@ fn kmp() -> &'static Kmp {
 
 /// `omp_get_num_places()`: the places of `OMP_PLACES` (0 without libomp or places).
 pub fn num_places() -> i32 {
-    kmp().get_num_places.map_or(0, |f| gated(|| f()))
+    kmp().get_num_places.map_or(0, |f| libomp_call(|| f()))
 }
 
 /// `OMP_TARGET_OFFLOAD` as libomp parsed it: 0 disabled, 1 default, 2 mandatory.
 pub fn target_offload() -> i32 {
-    kmp().get_target_offload.map_or(1, |f| gated(|| f()))
+    kmp().get_target_offload.map_or(1, |f| libomp_call(|| f()))
 }
 
 /// The calling thread's `default-device-var`.
 pub fn default_device() -> i32 {
-    kmp().get_default_device.map_or(0, |f| gated(|| f()))
+    kmp().get_default_device.map_or(0, |f| libomp_call(|| f()))
 }
 
 /// The async handle slot of the task the calling thread executes, when that task can be
@@ -121,7 +75,7 @@ pub fn default_device() -> i32 {
 pub fn async_handle_slot() -> Option<usize> {
     let k = kmp();
     let (num, has_team, slot_of) = (k.global_thread_num?, k.has_task_team?, k.async_handle_ptr?);
-    gated(|| {
+    libomp_call(|| {
         let gtid = num(std::ptr::null());
         if !has_team(gtid) {
             return None;
@@ -156,13 +110,13 @@ pub fn taskwait() {
 
 /// The calling thread's `nthreads-var`.
 pub fn max_threads() -> i32 {
-    kmp().get_max_threads.map_or(1, |f| gated(|| f()))
+    kmp().get_max_threads.map_or(1, |f| libomp_call(|| f()))
 }
 
 /// Sets the calling thread's `nthreads-var`.
 pub fn set_num_threads(n: i32) {
     if let Some(f) = kmp().set_num_threads {
-        gated(|| f(n))
+        libomp_call(|| f(n))
     }
 }
 
