@@ -1,7 +1,7 @@
 //! The OpenMP device-memory routines (`omp_target_*`), in safe Rust over addresses. The C ABI
 //! layer converts arguments and applies libomptarget's checks on null pointers and sizes.
 
-use crate::device::{AllocKind, Stream};
+use crate::device::AllocKind;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi::{access, mem};
 use crate::mapping::{Entry, INF};
@@ -46,35 +46,21 @@ pub fn check_side(side: Side<'_>, addr: usize, len: usize, what: &str) -> Result
 /// (see [`check_copy`]).
 pub fn memcpy(dst: usize, src: usize, len: usize, d: Side<'_>, s: Side<'_>) -> Result<()> {
     check_copy(dst, src, len, d, s)?;
-    let mut st = Stream::default();
     match (d, s) {
         (Side::Host, Side::Host) => access::transfer(dst, src, len),
         (Side::Device(dd), Side::Host) => {
+            let mut st = dd.stream()?;
             dd.dev.copy_to_device(dst, src, len, &mut st)?;
             dd.dev.synchronize(&mut st)?;
         }
         (Side::Host, Side::Device(sd)) => {
+            let mut st = sd.stream()?;
             sd.dev.copy_from_device(dst, src, len, &mut st)?;
             sd.dev.synchronize(&mut st)?;
         }
-        (Side::Device(dd), Side::Device(sd)) if dd.id == sd.id => {
-            dd.dev.copy_within(dst, src, len, &mut st)?;
-            dd.dev.synchronize(&mut st)?;
-        }
-        (Side::Device(dd), Side::Device(sd)) => {
-            if dd.dev.host_addressable() && sd.dev.host_addressable() {
-                // Both memories are process memory: one direct copy, no staging.
-                access::transfer(dst, src, len);
-            } else {
-                let mut buf = vec![0u8; len];
-                let tmp = buf.as_mut_ptr() as usize;
-                sd.dev.copy_from_device(tmp, src, len, &mut st)?;
-                sd.dev.synchronize(&mut st)?;
-                dd.dev.copy_to_device(dst, tmp, len, &mut st)?;
-                dd.dev.synchronize(&mut st)?;
-                drop(buf);
-            }
-        }
+        // Within one device, between peers, or staged through the host: the device layer's
+        // choice (see `DeviceSlot::copy_to_peer`).
+        (Side::Device(dd), Side::Device(sd)) => sd.copy_to_peer(dd, dst, src, len)?,
     }
     Ok(())
 }

@@ -17,9 +17,31 @@ pub struct Config {
     pub info_memory: bool,
     /// `SPREAD_TRACE=path`: write a Chrome trace of device work to `path` at exit.
     pub trace: Option<String>,
+    /// `SPREAD_INFO=devices`: say which backends gave no devices, and why.
+    pub info_devices: bool,
+    /// `SPREAD_DEVICES`: which kinds of devices exist, in numbering order (default `cuda,host`).
+    pub devices: Vec<DeviceRequest>,
+    /// `SPREAD_STREAMS`: asynchronous queues per device, so `nowait` work from several threads
+    /// overlaps (default 4).
+    pub streams_per_device: usize,
+    /// `SPREAD_ALLOC_CACHE`: bytes of freed device memory each device keeps for reuse (default:
+    /// an eighth of its memory; 0 turns the cache off).
+    pub alloc_cache: Option<usize>,
     /// Problems found while reading the settings, reported once by the runtime.
     pub warnings: Vec<String>,
 }
+
+/// One entry of `SPREAD_DEVICES`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeviceRequest {
+    /// The backend.
+    pub kind: crate::device::DeviceKind,
+    /// How many of its devices at most (`None`: all; host devices: `SPREAD_HOST_DEVICES`).
+    pub count: Option<usize>,
+}
+
+/// Largest accepted `SPREAD_STREAMS`.
+pub const MAX_STREAMS: usize = 64;
 
 /// Largest accepted `SPREAD_HOST_DEVICES`.
 pub const MAX_HOST_DEVICES: usize = 64;
@@ -55,6 +77,7 @@ impl Config {
         let info = var("LIBOMPTARGET_INFO").map_or(0, |v| parse_info(&v));
         let mut info_chunks = false;
         let mut info_memory = false;
+        let mut info_devices = false;
         for word in var("SPREAD_INFO")
             .unwrap_or_default()
             .split(',')
@@ -64,12 +87,56 @@ impl Config {
                 "" => {}
                 "chunks" => info_chunks = true,
                 "memory" => info_memory = true,
+                "devices" => info_devices = true,
                 other => warnings.push(format!(
-                    "SPREAD_INFO: unknown item {other:?} (known: chunks, memory)"
+                    "SPREAD_INFO: unknown item {other:?} (known: chunks, memory, devices)"
                 )),
             }
         }
         let trace = var("SPREAD_TRACE").filter(|p| !p.is_empty());
+        let default_devices = || {
+            use crate::device::DeviceKind;
+            [DeviceKind::Cuda, DeviceKind::Host]
+                .into_iter()
+                .map(|kind| DeviceRequest { kind, count: None })
+                .collect::<Vec<_>>()
+        };
+        let devices = match var("SPREAD_DEVICES") {
+            None => default_devices(),
+            Some(v) => match crate::device::registry::parse(&v) {
+                Ok(d) => d,
+                Err(why) => {
+                    warnings.push(format!(
+                        "SPREAD_DEVICES={v:?}: {why}; using the default (cuda,host)"
+                    ));
+                    default_devices()
+                }
+            },
+        };
+        let streams_per_device = match var("SPREAD_STREAMS") {
+            None => 4,
+            Some(v) => match v.trim().parse::<usize>() {
+                Ok(n) if (1..=MAX_STREAMS).contains(&n) => n,
+                _ => {
+                    warnings.push(format!(
+                        "SPREAD_STREAMS={v:?} is not a number from 1 to {MAX_STREAMS}; using 4"
+                    ));
+                    4
+                }
+            },
+        };
+        let alloc_cache = match var("SPREAD_ALLOC_CACHE") {
+            None => None,
+            Some(v) => match parse_bytes(&v) {
+                Some(n) => Some(n),
+                None => {
+                    warnings.push(format!(
+                        "SPREAD_ALLOC_CACHE={v:?} is not a size (bytes, or with K, M or G); using the default"
+                    ));
+                    None
+                }
+            },
+        };
         Config {
             host_devices,
             host_threads,
@@ -77,6 +144,10 @@ impl Config {
             info_chunks,
             info_memory,
             trace,
+            info_devices,
+            devices,
+            streams_per_device,
+            alloc_cache,
             warnings,
         }
     }
@@ -85,6 +156,22 @@ impl Config {
     pub fn from_env() -> Self {
         Self::from_lookup(|k| std::env::var(k).ok())
     }
+}
+
+/// A byte count with an optional binary suffix: `512`, `64K`, `256M`, `2G`.
+fn parse_bytes(v: &str) -> Option<usize> {
+    let v = v.trim();
+    let (digits, shift) = match v.chars().last()?.to_ascii_uppercase() {
+        'K' => (&v[..v.len() - 1], 10),
+        'M' => (&v[..v.len() - 1], 20),
+        'G' => (&v[..v.len() - 1], 30),
+        _ => (v, 0),
+    };
+    digits
+        .trim()
+        .parse::<usize>()
+        .ok()?
+        .checked_mul(1usize << shift)
 }
 
 /// `LIBOMPTARGET_INFO` accepts decimal, hex (`0x`) and -1 (everything).
@@ -130,6 +217,17 @@ mod tests {
         assert_eq!(cfg(&[("SPREAD_HOST_THREADS", "3")]).host_threads, Some(3));
         assert_eq!(cfg(&[("SPREAD_HOST_THREADS", "0")]).host_threads, None);
         assert!(cfg(&[("SPREAD_INFO", "chunks")]).info_chunks);
+        assert!(cfg(&[("SPREAD_INFO", "devices,chunks")]).info_devices);
+        assert_eq!(cfg(&[("SPREAD_STREAMS", "8")]).streams_per_device, 8);
+        assert_eq!(cfg(&[("SPREAD_STREAMS", "0")]).warnings.len(), 1);
+        assert_eq!(
+            cfg(&[("SPREAD_ALLOC_CACHE", "64M")]).alloc_cache,
+            Some(64 << 20)
+        );
+        assert_eq!(cfg(&[("SPREAD_ALLOC_CACHE", "0")]).alloc_cache, Some(0));
+        assert_eq!(cfg(&[("SPREAD_ALLOC_CACHE", "lots")]).warnings.len(), 1);
+        assert_eq!(cfg(&[("SPREAD_DEVICES", "host:2")]).devices.len(), 1);
+        assert_eq!(cfg(&[("SPREAD_DEVICES", "tpu")]).devices.len(), 2);
         assert_eq!(cfg(&[("SPREAD_INFO", "chunk")]).warnings.len(), 1);
         assert_eq!(
             cfg(&[("SPREAD_TRACE", "t.json")]).trace.as_deref(),

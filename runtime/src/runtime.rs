@@ -3,7 +3,7 @@
 
 use crate::abi::{entry_flags, map, requires};
 use crate::config::Config;
-use crate::device::host::HostDevice;
+use crate::device::cache::{AllocCache, Take};
 use crate::device::{AllocKind, Device, KernelHandle, LaunchConfig, LoadedImage, Stream};
 use crate::error::{Error, ErrorKind, Result, ResultExt};
 use crate::image::{self, ImageTarget};
@@ -59,11 +59,56 @@ pub struct DeviceSlot {
     images: Mutex<DeviceImages>,
     /// Number of registered images this device has considered (fast "up to date" check).
     seen_images: AtomicUsize,
-    /// Asynchronous work (nowait) in FIFO order.
-    pub queue: Queue,
+    /// Asynchronous work (nowait), each queue in FIFO order; a host thread always uses the
+    /// same one, so one thread's operations stay ordered while several threads' overlap.
+    queues: Vec<Queue>,
+    /// Streams not in use by a construct.
+    streams: Mutex<Vec<Stream>>,
+    /// Freed mapping memory kept for reuse.
+    cache: AllocCache,
     /// `omp_target_alloc` & co. allocations (kind, size) by address, so frees of foreign
     /// pointers and copies past the end of an allocation are caught.
     pub allocations: Mutex<std::collections::BTreeMap<usize, (AllocKind, usize)>>,
+}
+
+/// A stream of a device, borrowed from its pool for one construct and returned when dropped.
+pub struct PooledStream<'a> {
+    slot: &'a DeviceSlot,
+    stream: Option<Stream>,
+}
+
+impl std::ops::Deref for PooledStream<'_> {
+    type Target = Stream;
+    fn deref(&self) -> &Stream {
+        self.stream
+            .as_ref()
+            .unwrap_or_else(|| unreachable!("taken only in drop"))
+    }
+}
+
+impl std::ops::DerefMut for PooledStream<'_> {
+    fn deref_mut(&mut self) -> &mut Stream {
+        self.stream
+            .as_mut()
+            .unwrap_or_else(|| unreachable!("taken only in drop"))
+    }
+}
+
+impl Drop for PooledStream<'_> {
+    fn drop(&mut self) {
+        if let Some(mut s) = self.stream.take() {
+            if s.busy {
+                // A construct that bailed out early: its work must finish before the stream
+                // serves another construct (debug builds flag this as a bug).
+                debug_assert!(
+                    std::thread::panicking(),
+                    "a construct returned its stream with work nobody waited for"
+                );
+                let _ = self.slot.dev.synchronize(&mut s);
+            }
+            self.slot.streams.lock().push(s);
+        }
+    }
 }
 
 /// The offload policy (`OMP_TARGET_OFFLOAD`).
@@ -113,16 +158,17 @@ impl Runtime {
         for w in &config.warnings {
             eprintln!("spread: warning: {w}");
         }
-        let devices = (0..config.host_devices)
-            .map(|id| DeviceSlot {
-                id,
-                dev: Box::new(HostDevice::new(id, config.host_threads)),
-                table: Mutex::new(MappingTable::new()),
-                images: Mutex::new(DeviceImages::default()),
-                seen_images: AtomicUsize::new(0),
-                queue: Queue::new(format!("spread-dev{id}")),
-                allocations: Mutex::new(std::collections::BTreeMap::new()),
-            })
+        let found = crate::device::registry::discover(&config);
+        if config.info_devices {
+            for n in &found.notes {
+                eprintln!("spread: info: {n}");
+            }
+        }
+        let devices = found
+            .devices
+            .into_iter()
+            .enumerate()
+            .map(|(id, dev)| DeviceSlot::new(id, dev, &config))
             .collect();
         Runtime {
             config,
@@ -290,7 +336,9 @@ impl Runtime {
         drop(regs);
         if last {
             for slot in &self.devices {
-                slot.queue.stop_if_idle();
+                for q in &slot.queues {
+                    q.stop_if_idle();
+                }
             }
         }
     }
@@ -314,7 +362,127 @@ impl Runtime {
     }
 }
 
+/// A small number per host thread, to give each thread its own queue on every device.
+fn thread_index() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    thread_local! {
+        static INDEX: usize = NEXT.fetch_add(1, Ordering::Relaxed);
+    }
+    INDEX.with(|i| *i)
+}
+
 impl DeviceSlot {
+    /// A slot for device `id`, with the queues and the allocation cache `config` asks for.
+    pub fn new(id: usize, dev: Box<dyn Device>, config: &Config) -> Self {
+        let memory = usize::try_from(dev.info().memory_bytes).unwrap_or(usize::MAX);
+        let streams = config.streams_per_device.max(1);
+        DeviceSlot {
+            id,
+            dev,
+            table: Mutex::new(MappingTable::new()),
+            images: Mutex::new(DeviceImages::default()),
+            seen_images: AtomicUsize::new(0),
+            queues: (0..streams)
+                .map(|q| Queue::new(format!("spread-dev{id}.{q}")))
+                .collect(),
+            streams: Mutex::new(Vec::new()),
+            cache: AllocCache::new(config.alloc_cache.unwrap_or(memory / 8)),
+            allocations: Mutex::new(std::collections::BTreeMap::new()),
+        }
+    }
+
+    /// The calling thread's queue on this device.
+    pub fn queue(&self) -> &Queue {
+        &self.queues[thread_index() % self.queues.len()]
+    }
+
+    /// Waits for every job queued on this device so far, on all its queues (`wait device(d)`).
+    pub fn drain(&self) {
+        for q in &self.queues {
+            q.drain();
+        }
+    }
+
+    /// A stream for one construct, from the pool (or new).
+    pub fn stream(&self) -> Result<PooledStream<'_>> {
+        let pooled = self.streams.lock().pop();
+        let stream = match pooled {
+            Some(s) => s,
+            None => self.dev.create_stream()?,
+        };
+        Ok(PooledStream {
+            slot: self,
+            stream: Some(stream),
+        })
+    }
+
+    /// Device memory for mapped data: a cached block when one of the size class is free; when
+    /// the device is out of memory, the cache is emptied and the allocation tried once more.
+    pub fn alloc_data(&self, size: usize) -> Result<usize> {
+        let class = match self.cache.take(size) {
+            Take::Cached(p) => return Ok(p),
+            Take::Allocate(class) => class,
+        };
+        let p = match self.dev.alloc(class, AllocKind::Device) {
+            Ok(p) => p,
+            Err(e) if e.kind == ErrorKind::OutOfMemory => {
+                let blocks = self.cache.drain();
+                if blocks.is_empty() {
+                    return Err(e);
+                }
+                for b in blocks {
+                    let _ = self.dev.free(b, AllocKind::Device);
+                }
+                self.dev.alloc(class, AllocKind::Device)?
+            }
+            Err(e) => return Err(e),
+        };
+        self.cache.record(p, class);
+        Ok(p)
+    }
+
+    /// Gives back memory from [`alloc_data`](Self::alloc_data). Its last use must have finished.
+    pub fn free_data(&self, ptr: usize) -> Result<()> {
+        match self.cache.put(ptr) {
+            Some(evicted) => {
+                for b in evicted {
+                    self.dev.free(b, AllocKind::Device)?;
+                }
+                Ok(())
+            }
+            None => self.dev.free(ptr, AllocKind::Device),
+        }
+    }
+
+    /// Copies `len` bytes from `src` on this device to `dst` on `dst_slot` (which may be this
+    /// device): directly where the backend can, else staged through host memory.
+    pub fn copy_to_peer(
+        &self,
+        dst_slot: &DeviceSlot,
+        dst: usize,
+        src: usize,
+        len: usize,
+    ) -> Result<()> {
+        let mut s = self.stream()?;
+        if dst_slot.id == self.id {
+            self.dev.copy_within(dst, src, len, &mut s)?;
+            return self.dev.synchronize(&mut s);
+        }
+        if self.dev.can_copy_peer(&*dst_slot.dev) {
+            self.dev.copy_peer(&*dst_slot.dev, dst, src, len, &mut s)?;
+            return self.dev.synchronize(&mut s);
+        }
+        let mut staging = vec![0u8; len];
+        let tmp = staging.as_mut_ptr() as usize;
+        self.dev.copy_from_device(tmp, src, len, &mut s)?;
+        self.dev.synchronize(&mut s)?;
+        let mut d = dst_slot.stream()?;
+        dst_slot.dev.copy_to_device(dst, tmp, len, &mut d)?;
+        dst_slot.dev.synchronize(&mut d)?;
+        drop(staging);
+        Ok(())
+    }
+
     /// Loads every registered image this device can run that it has not loaded yet, and maps
     /// their declare-target globals (reference count INF).
     fn ensure_images(&self, rt: &Runtime) -> Result<()> {
@@ -407,11 +575,22 @@ impl DeviceSlot {
                 // An indirect function: the device global holds the device function's
                 // address, which host function pointers translate to.
                 let mut buf = [0u8; 8];
-                let mut st = Stream::default();
+                let mut st = self.stream()?;
                 self.dev
                     .copy_from_device(buf.as_mut_ptr() as usize, tgt, 8, &mut st)?;
                 self.dev.synchronize(&mut st)?;
                 tgt = usize::from_ne_bytes(buf);
+            }
+            if let Some(size) = loaded.global_size(&e.name) {
+                if size != e.size && e.flags & entry_flags::INDIRECT == 0 {
+                    return Err(Error::new(
+                        ErrorKind::Image,
+                        format!(
+                            "declare target variable '{}' has {} bytes on the host but {size} in the image on device {}",
+                            e.name, e.size, self.id
+                        ),
+                    ));
+                }
             }
             out.push((e, tgt));
         }
@@ -454,17 +633,17 @@ impl DeviceSlot {
         Ok((k, name))
     }
 
-    fn ctx(&self, rt: &Runtime) -> Ctx<'_> {
-        Ctx {
+    fn ctx(&self, rt: &Runtime) -> Result<Ctx<'_>> {
+        Ok(Ctx {
             slot: self,
-            stream: Stream::default(),
+            stream: self.stream()?,
             usm: rt.usm(),
-        }
+        })
     }
 
     /// `target enter data` / the begin of `target data`.
     pub fn data_begin(&self, rt: &Runtime, args: &mut MapArgs) -> Result<()> {
-        let mut cx = self.ctx(rt);
+        let mut cx = self.ctx(rt)?;
         let mut table = self.table.lock();
         let mut undo = Vec::new();
         let r = targetdata::begin(&mut cx, &mut table, args, false, &mut undo)
@@ -477,7 +656,7 @@ impl DeviceSlot {
 
     /// `target exit data` / the end of `target data`.
     pub fn data_end(&self, rt: &Runtime, args: &MapArgs) -> Result<()> {
-        let mut cx = self.ctx(rt);
+        let mut cx = self.ctx(rt)?;
         let mut table = self.table.lock();
         let mut post = Vec::new();
         let r = targetdata::end(&mut cx, &mut table, args, false, &mut post);
@@ -488,7 +667,7 @@ impl DeviceSlot {
 
     /// `target update`.
     pub fn data_update(&self, rt: &Runtime, args: &MapArgs) -> Result<()> {
-        let mut cx = self.ctx(rt);
+        let mut cx = self.ctx(rt)?;
         let mut table = self.table.lock();
         let mut restore = Vec::new();
         let r = targetdata::update(&mut cx, &mut table, args, &mut restore);
@@ -506,7 +685,7 @@ impl DeviceSlot {
         cfg: &LaunchConfig,
     ) -> Result<()> {
         let (kernel, name) = self.kernel(rt, region)?;
-        let mut cx = self.ctx(rt);
+        let mut cx = self.ctx(rt)?;
         let mut privates: Vec<usize> = Vec::new();
         let params = {
             let mut table = self.table.lock();
@@ -752,6 +931,8 @@ impl DeviceSlot {
 mod tests {
     use super::*;
     use crate::abi::map;
+    use crate::device::host::HostDevice;
+    use crate::device::{Event, MemoryInfo};
 
     fn runtime(devices: usize) -> Runtime {
         Runtime::new(Config::from_lookup(|k| {
@@ -822,11 +1003,50 @@ mod tests {
         fn host_addressable(&self) -> bool {
             true
         }
+        fn memory_info(&self) -> Result<MemoryInfo> {
+            self.inner.memory_info()
+        }
+        fn create_stream(&self) -> Result<Stream> {
+            self.inner.create_stream()
+        }
+        fn can_copy_peer(&self, d: &dyn Device) -> bool {
+            self.inner.can_copy_peer(d)
+        }
+        fn copy_peer(
+            &self,
+            dd: &dyn Device,
+            d: usize,
+            s: usize,
+            n: usize,
+            st: &mut Stream,
+        ) -> Result<()> {
+            self.inner.copy_peer(dd, d, s, n, st)
+        }
+        fn record_event(&self, st: &mut Stream) -> Result<Event> {
+            self.inner.record_event(st)
+        }
+        fn wait_event(&self, st: &mut Stream, ev: &Event) -> Result<()> {
+            self.inner.wait_event(st, ev)
+        }
+        fn pin_host(&self, p: usize, n: usize) -> Result<bool> {
+            self.inner.pin_host(p, n)
+        }
+        fn unpin_host(&self, p: usize) -> Result<()> {
+            self.inner.unpin_host(p)
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
     }
 
     #[test]
     fn failed_data_begin_waits_for_its_copies_before_rolling_back() {
-        let mut rt = runtime(1);
+        // Without the allocation cache, so that the rollback's free reaches the device.
+        let mut rt = Runtime::new(Config::from_lookup(|k| match k {
+            "SPREAD_HOST_DEVICES" => Some("1".into()),
+            "SPREAD_ALLOC_CACHE" => Some("0".into()),
+            _ => None,
+        }));
         let log = Arc::new(Mutex::new(Vec::new()));
         rt.devices[0].dev = Box::new(Logged {
             inner: HostDevice::new(0, None),

@@ -95,9 +95,9 @@ pub struct Region {
     failure: Arc<Mutex<Option<(u64, Error)>>>,
 }
 
-/// The last operation a region queued on one device.
+/// The last operation a region queued on one device queue.
 struct Lane {
-    slot: &'static DeviceSlot,
+    queue: &'static crate::queue::Queue,
     last: Arc<Event>,
 }
 
@@ -395,13 +395,14 @@ impl Region {
                 e
             })
         };
-        if slot.queue.pending() >= MAX_QUEUED {
-            slot.queue.run_while_longer_than(MAX_QUEUED / 2);
+        let queue = slot.queue();
+        if queue.pending() >= MAX_QUEUED {
+            queue.run_while_longer_than(MAX_QUEUED / 2);
         }
-        let ev = slot.queue.submit(job);
-        match self.lanes.iter_mut().find(|l| l.slot.id == slot.id) {
+        let ev = queue.submit(job);
+        match self.lanes.iter_mut().find(|l| std::ptr::eq(l.queue, queue)) {
             Some(l) => l.last = ev,
-            None => self.lanes.push(Lane { slot, last: ev }),
+            None => self.lanes.push(Lane { queue, last: ev }),
         }
     }
 
@@ -412,7 +413,7 @@ impl Region {
             // Queues are FIFO: once the last operation is done, so are the earlier ones. The
             // waiting thread works through the queue too (see `Queue::run_until`); failures
             // are collected in `failure`, in queuing order.
-            let _ = lane.slot.queue.run_until(&lane.last);
+            let _ = lane.queue.run_until(&lane.last);
         }
         let first = self.failure.lock().take();
         match first {
@@ -576,7 +577,7 @@ mod tests {
                 done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 Ok(())
             });
-            assert!(slot.queue.pending() <= MAX_QUEUED + 1);
+            assert!(slot.queue().pending() <= MAX_QUEUED + 1);
         }
         assert_eq!(r.current().lo, 99_999);
         assert_eq!(r.history.len(), 2);

@@ -6,7 +6,7 @@
 //! synchronizes the stream before it relies on copied data (see [`end_finish`]).
 
 use crate::abi::{map, NonContigDim};
-use crate::device::{AllocKind, Device, Stream};
+use crate::device::Stream;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi::{access, mem};
 use crate::info::{self, bits};
@@ -49,15 +49,12 @@ impl MapArgs {
 /// What one construct is doing on one device.
 pub struct Ctx<'a> {
     pub slot: &'a DeviceSlot,
-    pub stream: Stream,
+    pub stream: crate::runtime::PooledStream<'a>,
     /// `requires unified_shared_memory`: data without `close` is used where it is.
     pub usm: bool,
 }
 
 impl Ctx<'_> {
-    fn dev(&self) -> &dyn Device {
-        &*self.slot.dev
-    }
     fn id(&self) -> usize {
         self.slot.id
     }
@@ -195,7 +192,7 @@ fn get_target_pointer(
     } else if ty & map::PRESENT != 0 {
         return Err(Error::new(ErrorKind::Mapping, present_missing(begin, size)));
     } else if size > 0 {
-        let alloc = cx.dev().alloc(size + padding, AllocKind::Device)?;
+        let alloc = cx.slot.alloc_data(size + padding)?;
         let tgt = alloc + padding;
         let key = table.insert(Entry {
             host_base: base,
@@ -431,7 +428,7 @@ pub fn rollback(cx: &mut Ctx<'_>, table: &mut MappingTable, undo: Vec<Undo>) {
             }
             Undo::Created { key } => {
                 if let Some(e) = table.remove(key) {
-                    let _ = cx.slot.dev.free(e.target_alloc, AllocKind::Device);
+                    let _ = cx.slot.free_data(e.target_alloc);
                 }
             }
         }
@@ -571,7 +568,7 @@ pub fn end_finish(cx: &mut Ctx<'_>, table: &mut MappingTable, post: Vec<PostEnd>
         if p.is_last && left == 0 && e.total_refs() == 0 {
             if let Some(e) = table.remove(p.key) {
                 if e.owns_memory {
-                    if let Err(err) = cx.slot.dev.free(e.target_alloc, AllocKind::Device) {
+                    if let Err(err) = cx.slot.free_data(e.target_alloc) {
                         result = Err(err);
                     }
                 }

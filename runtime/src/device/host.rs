@@ -6,7 +6,8 @@
 //! completes before the call returns; the trait's streams still order it.
 
 use super::{
-    AllocKind, Device, DeviceInfo, DeviceKind, KernelHandle, LaunchConfig, LoadedImage, Stream,
+    AllocKind, Device, DeviceInfo, DeviceKind, Event, KernelHandle, LaunchConfig, LoadedImage,
+    MemoryInfo, Stream,
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi::{access, call, dl, kmp, mem};
@@ -42,6 +43,10 @@ impl HostDevice {
                 name: format!("host device {id} (x86_64, {units} threads)"),
                 memory_bytes,
                 compute_units: u32::try_from(units).unwrap_or(u32::MAX),
+                details: vec![
+                    ("Device Type".into(), "host (x86_64 image)".into()),
+                    ("Threads per kernel".into(), units.to_string()),
+                ],
             },
             cores,
             threads_override,
@@ -60,11 +65,16 @@ impl HostDevice {
 }
 
 fn physical_memory() -> u64 {
+    meminfo("MemTotal:")
+}
+
+/// A `/proc/meminfo` field in bytes (0 when unreadable).
+fn meminfo(field: &str) -> u64 {
     std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|s| {
             s.lines()
-                .find(|l| l.starts_with("MemTotal:"))
+                .find(|l| l.starts_with(field))
                 .and_then(|l| l.split_whitespace().nth(1))
                 .and_then(|kb| kb.parse::<u64>().ok())
         })
@@ -119,6 +129,55 @@ impl Device for HostDevice {
     fn free(&self, ptr: usize, _kind: AllocKind) -> Result<()> {
         access::free_owned(ptr);
         Ok(())
+    }
+
+    fn memory_info(&self) -> Result<MemoryInfo> {
+        Ok(MemoryInfo {
+            free: meminfo("MemAvailable:"),
+            total: self.info.memory_bytes,
+        })
+    }
+
+    fn create_stream(&self) -> Result<Stream> {
+        Ok(Stream::default())
+    }
+
+    fn can_copy_peer(&self, dst_dev: &dyn Device) -> bool {
+        dst_dev.host_addressable()
+    }
+
+    fn copy_peer(
+        &self,
+        _dst_dev: &dyn Device,
+        dst: usize,
+        src: usize,
+        len: usize,
+        _s: &mut Stream,
+    ) -> Result<()> {
+        let _span = trace::span(self.id, "transfer", || format!("peer {len} B"));
+        access::transfer(dst, src, len);
+        Ok(())
+    }
+
+    fn record_event(&self, _s: &mut Stream) -> Result<Event> {
+        Ok(Event::done()) // every operation has finished when it returns
+    }
+
+    fn wait_event(&self, _s: &mut Stream, ev: &Event) -> Result<()> {
+        // Work on a host device starts when it is called: waiting means waiting now.
+        ev.synchronize()
+    }
+
+    fn pin_host(&self, _ptr: usize, _len: usize) -> Result<bool> {
+        Ok(false)
+    }
+
+    fn unpin_host(&self, _ptr: usize) -> Result<()> {
+        Ok(())
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 
     fn copy_to_device(&self, dst: usize, src: usize, len: usize, _s: &mut Stream) -> Result<()> {

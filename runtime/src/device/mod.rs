@@ -2,27 +2,38 @@
 //!
 //! Operations that move data or run code take a [`Stream`]: an in-order sequence of work on the
 //! device. A backend may finish an operation before returning (host devices do) or only enqueue
-//! it (CUDA streams); callers must [`Device::synchronize`] before they rely on the result or
-//! release anything the operation reads. Device addresses are opaque `usize` values: a host
-//! device's memory happens to be addressable by the process, a GPU's is not.
+//! it (CUDA streams); callers must [`Device::synchronize`] (or wait on an [`Event`] recorded
+//! after the operation) before they rely on the result or release anything the operation reads.
+//! Device addresses are opaque `usize` values: a host device's memory happens to be addressable
+//! by the process, a GPU's is not.
+//!
+//! Backends are found through [`registry`]: nothing above this module names a backend.
 
+pub mod cache;
+pub mod cuda;
 pub mod host;
+pub mod registry;
 
 use crate::error::Result;
 use crate::image::{DeviceObject, ImageTarget};
 use std::any::Any;
+use std::sync::Arc;
 
 /// What kind of hardware a device is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeviceKind {
     /// Host CPU cores with memory of their own, running the x86_64 image.
     Host,
+    /// An NVIDIA GPU driven through the CUDA driver API, running the nvptx64 image.
+    Cuda,
 }
 
 impl DeviceKind {
+    /// The name `SPREAD_DEVICES` and `spread-info` use for this kind.
     pub fn as_str(self) -> &'static str {
         match self {
             DeviceKind::Host => "host",
+            DeviceKind::Cuda => "cuda",
         }
     }
 }
@@ -30,6 +41,7 @@ impl DeviceKind {
 /// Static facts about a device, for `spread-info` and scheduling.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeviceInfo {
+    /// The backend.
     pub kind: DeviceKind,
     /// Human-readable description.
     pub name: String,
@@ -37,10 +49,12 @@ pub struct DeviceInfo {
     pub memory_bytes: u64,
     /// Cores (host) or multiprocessors (GPU).
     pub compute_units: u32,
+    /// Further facts, as `llvm-omp-device-info` prints them (name, value).
+    pub details: Vec<(String, String)>,
 }
 
 /// The memory kinds of `llvm_omp_target_alloc_*` (`TargetAllocTy`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AllocKind {
     /// Memory of the device only.
     Device,
@@ -50,13 +64,27 @@ pub enum AllocKind {
     Shared,
 }
 
+/// Free and total device memory, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryInfo {
+    /// Bytes the device can still allocate.
+    pub free: u64,
+    /// Bytes the device has.
+    pub total: u64,
+}
+
 /// An in-order sequence of operations on one device, plus what must outlive them.
+///
+/// Streams come from their device ([`Device::create_stream`]) and are pooled by the runtime.
+/// Dropping a stream that still has work nobody waited for is a bug: debug builds catch it.
 #[derive(Default)]
 pub struct Stream {
     /// Backend state (a CUDA stream, say); host devices need none.
     pub backend: Option<Box<dyn Any + Send>>,
     /// Host-side sources of pending copies, kept alive until the stream is synchronized.
     pub staging: Vec<Box<[u8]>>,
+    /// Work was enqueued since the last synchronization.
+    pub busy: bool,
 }
 
 impl Stream {
@@ -70,6 +98,59 @@ impl Stream {
     }
 }
 
+impl Drop for Stream {
+    fn drop(&mut self) {
+        debug_assert!(
+            !self.busy || std::thread::panicking(),
+            "a device stream was dropped with work nobody waited for"
+        );
+    }
+}
+
+/// A backend's record of a point in a stream.
+pub trait EventImpl: Send + Sync {
+    /// Whether everything before the point has finished (never blocks).
+    fn query(&self) -> Result<bool>;
+    /// Blocks the calling thread until everything before the point has finished.
+    fn synchronize(&self) -> Result<()>;
+    /// For the backend that recorded it, to make another of its streams wait.
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// A point in a device's stream that other streams (of any device) can wait for.
+///
+/// `None` inside means the point was already passed when it was recorded (host devices finish
+/// every operation before returning).
+#[derive(Clone, Default)]
+pub struct Event(Option<Arc<dyn EventImpl>>);
+
+impl Event {
+    /// An event that is already complete.
+    pub fn done() -> Self {
+        Event(None)
+    }
+
+    /// An event a backend recorded.
+    pub fn new(inner: Arc<dyn EventImpl>) -> Self {
+        Event(Some(inner))
+    }
+
+    /// The backend's record, if the point was not passed when recorded.
+    pub fn backend(&self) -> Option<&dyn EventImpl> {
+        self.0.as_deref()
+    }
+
+    /// Whether everything before the point has finished.
+    pub fn query(&self) -> Result<bool> {
+        self.0.as_ref().map_or(Ok(true), |e| e.query())
+    }
+
+    /// Blocks until everything before the point has finished.
+    pub fn synchronize(&self) -> Result<()> {
+        self.0.as_ref().map_or(Ok(()), |e| e.synchronize())
+    }
+}
+
 /// A kernel entry point of a loaded image, in the backend's terms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KernelHandle(pub usize);
@@ -77,9 +158,13 @@ pub struct KernelHandle(pub usize);
 /// The launch configuration of one kernel call (the normalised `KernelArgs` grid).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LaunchConfig {
+    /// `num_teams` clause per dimension (0: not given).
     pub num_teams: [u32; 3],
+    /// `thread_limit` clause per dimension (0: not given).
     pub thread_limit: [u32; 3],
+    /// The loop trip count clang pushed for the region (0: unknown).
     pub tripcount: u64,
+    /// Dynamic group-private memory the region asks for (`ompx_dyn_cgroup_mem`).
     pub dyn_cgroup_mem: u32,
 }
 
@@ -89,10 +174,20 @@ pub trait LoadedImage: Send + Sync {
     fn kernel(&self, name: &str) -> Option<KernelHandle>;
     /// Device address of the global variable named `name`.
     fn global(&self, name: &str) -> Option<usize>;
+    /// Size in bytes of the global variable named `name`, when the backend knows it (a
+    /// declare-target variable whose size differs from the host's is refused).
+    fn global_size(&self, _name: &str) -> Option<usize> {
+        None
+    }
 }
 
 /// One device of one backend.
+///
+/// Every method that takes a [`Stream`] may return before the operation has finished; the
+/// caller keeps the memory it names alive and unchanged until the stream is synchronized or an
+/// event recorded after it has completed.
 pub trait Device: Send + Sync {
+    /// Static facts.
     fn info(&self) -> &DeviceInfo;
 
     /// Whether this device can run an image built for `target`.
@@ -103,7 +198,13 @@ pub trait Device: Send + Sync {
 
     /// Allocates `size` bytes of `kind` memory; `size` is never 0.
     fn alloc(&self, size: usize, kind: AllocKind) -> Result<usize>;
+    /// Frees memory from [`alloc`](Self::alloc) of the same kind.
     fn free(&self, ptr: usize, kind: AllocKind) -> Result<()>;
+    /// Free and total memory now.
+    fn memory_info(&self) -> Result<MemoryInfo>;
+
+    /// A new stream of this device (the runtime pools them).
+    fn create_stream(&self) -> Result<Stream>;
 
     /// Host `src` to device `dst`.
     fn copy_to_device(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()>;
@@ -113,6 +214,21 @@ pub trait Device: Send + Sync {
     fn copy_within(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()>;
     /// Sets `len` device bytes at `dst` to `byte`.
     fn fill(&self, dst: usize, byte: u8, len: usize, s: &mut Stream) -> Result<()>;
+
+    /// Whether [`copy_peer`](Self::copy_peer) can copy from this device straight to `dst_dev`
+    /// (same backend, and the hardware allows it).
+    fn can_copy_peer(&self, dst_dev: &dyn Device) -> bool;
+    /// Copies `len` bytes from this device's `src` to `dst` on `dst_dev`, ordered on `s` (a
+    /// stream of this device). Only called when [`can_copy_peer`](Self::can_copy_peer) holds;
+    /// the runtime stages other pairs through host memory.
+    fn copy_peer(
+        &self,
+        dst_dev: &dyn Device,
+        dst: usize,
+        src: usize,
+        len: usize,
+        s: &mut Stream,
+    ) -> Result<()>;
 
     /// Starts `kernel` with `args` (the device-side parameters, without the implicit first
     /// `dyn_ptr`, which the backend supplies).
@@ -124,10 +240,25 @@ pub trait Device: Send + Sync {
         s: &mut Stream,
     ) -> Result<()>;
 
+    /// Records the current end of `s`.
+    fn record_event(&self, s: &mut Stream) -> Result<Event>;
+    /// Makes later work on `s` wait for `ev` (recorded on any device; an event of another
+    /// backend is waited for on the calling thread).
+    fn wait_event(&self, s: &mut Stream, ev: &Event) -> Result<()>;
+
     /// Waits for everything on `s`, then drops its staging buffers.
     fn synchronize(&self, s: &mut Stream) -> Result<()>;
+
+    /// Page-locks `len` bytes of host memory at `ptr` so copies from and to it run at full speed;
+    /// `Ok(false)` when the backend has no use for it.
+    fn pin_host(&self, ptr: usize, len: usize) -> Result<bool>;
+    /// Undoes [`pin_host`](Self::pin_host).
+    fn unpin_host(&self, ptr: usize) -> Result<()>;
 
     /// Whether device memory is ordinary process memory, so host devices can copy between each
     /// other directly.
     fn host_addressable(&self) -> bool;
+
+    /// For backends that need their own type behind a `dyn Device` (peer copies).
+    fn as_any(&self) -> &dyn Any;
 }

@@ -179,7 +179,9 @@ fn target_data(
     if nowait && !returns_bases {
         if let Some(h) = kmp::async_handle_slot() {
             let loc2 = loc.clone();
-            let ev = slot.queue.submit(move || run_data(rt, slot, op, &mut args));
+            let ev = slot
+                .queue()
+                .submit(move || run_data(rt, slot, op, &mut args));
             kmp::set_async_handle(h, rt.add_pending(ev, loc2));
             return;
         }
@@ -265,7 +267,7 @@ fn target_kernel(
         if let Some(h) = kmp::async_handle_slot() {
             let loc2 = loc.clone();
             let ev = slot
-                .queue
+                .queue()
                 .submit(move || slot.launch(rt, region, &mut args, &cfg));
             kmp::set_async_handle(h, rt.add_pending(ev, loc2));
             return 0;
@@ -1045,13 +1047,15 @@ fn target_memset(ptr: *mut c_void, byte: c_int, len: usize, device: c_int) -> *m
         // least `len` bytes (OpenMP's contract for the routine).
         Side::Host => unsafe { mem::fill(ptr as usize, byte as u8, len) },
         Side::Device(d) => {
-            let mut st = crate::device::Stream::default();
             // Past the end of an `omp_target_alloc` allocation: refused, nothing written.
             let r = d
                 .api_check_range(ptr as usize, len)
                 .map_err(|e| e.context("Call to omp_target_memset failed"))
-                .and_then(|_| d.dev.fill(ptr as usize, byte as u8, len, &mut st))
-                .and_then(|_| d.dev.synchronize(&mut st));
+                .and_then(|_| d.stream())
+                .and_then(|mut st| {
+                    d.dev.fill(ptr as usize, byte as u8, len, &mut st)?;
+                    d.dev.synchronize(&mut st)
+                });
             if let Err(e) = r {
                 report::print_error(&e);
             }

@@ -1,0 +1,124 @@
+//! Which devices exist, in which order: the backends are asked in the order `SPREAD_DEVICES`
+//! names them (default `cuda,host`), so GPUs come first and device 0 is a GPU whenever the
+//! machine has one. (Stock libomptarget numbers its host devices first, which surprises users:
+//! LLVM issue 59828.)
+
+use super::{host::HostDevice, Device, DeviceKind};
+use crate::config::{Config, DeviceRequest};
+
+/// The devices found, and why a requested backend gave none.
+pub struct Discovery {
+    /// Devices, numbered by position.
+    pub devices: Vec<Box<dyn Device>>,
+    /// One line per backend that was asked for and gave fewer devices than requested.
+    pub notes: Vec<String>,
+}
+
+/// Asks each backend of `config.devices` for its devices, in order.
+pub fn discover(config: &Config) -> Discovery {
+    let mut devices: Vec<Box<dyn Device>> = Vec::new();
+    let mut notes = Vec::new();
+    for req in &config.devices {
+        match req.kind {
+            DeviceKind::Host => {
+                let n = req.count.unwrap_or(config.host_devices);
+                for _ in 0..n {
+                    let id = devices.len();
+                    devices.push(Box::new(HostDevice::new(id, config.host_threads)));
+                }
+            }
+            DeviceKind::Cuda => match super::cuda::discover(devices.len(), req.count) {
+                Ok(found) => {
+                    if let Some(want) = req.count.filter(|&w| w > found.len()) {
+                        notes.push(format!(
+                            "cuda: {want} GPUs requested, {} found",
+                            found.len()
+                        ));
+                    }
+                    devices.extend(found);
+                }
+                Err(why) => notes.push(format!("cuda: no devices: {why}")),
+            },
+        }
+    }
+    Discovery { devices, notes }
+}
+
+/// Parses `SPREAD_DEVICES`: a comma-separated list of `kind[:count]` (`cuda`, `host:2`), in
+/// numbering order. Returns the requests, or what is wrong.
+pub fn parse(spec: &str) -> std::result::Result<Vec<DeviceRequest>, String> {
+    let mut out: Vec<DeviceRequest> = Vec::new();
+    for item in spec.split(',').map(str::trim) {
+        if item.is_empty() {
+            continue;
+        }
+        let (kind, count) = match item.split_once(':') {
+            Some((k, c)) => {
+                let n = c
+                    .trim()
+                    .parse::<usize>()
+                    .map_err(|_| format!("{item:?}: the count after ':' is not a number"))?;
+                (k.trim(), Some(n))
+            }
+            None => (item, None),
+        };
+        let kind = match kind.to_ascii_lowercase().as_str() {
+            "host" => DeviceKind::Host,
+            "cuda" | "nvidia" | "gpu" => DeviceKind::Cuda,
+            other => return Err(format!("unknown device kind {other:?} (known: cuda, host)")),
+        };
+        if out.iter().any(|r| r.kind == kind) {
+            return Err(format!("{} is listed twice", kind.as_str()));
+        }
+        out.push(DeviceRequest { kind, count });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_kinds_counts_and_order() {
+        let r = parse("cuda, host:2").expect("valid");
+        assert_eq!(
+            r,
+            vec![
+                DeviceRequest {
+                    kind: DeviceKind::Cuda,
+                    count: None
+                },
+                DeviceRequest {
+                    kind: DeviceKind::Host,
+                    count: Some(2)
+                }
+            ]
+        );
+        assert_eq!(parse("host:4").expect("valid")[0].count, Some(4));
+        assert_eq!(parse("NVIDIA:1").expect("valid")[0].kind, DeviceKind::Cuda);
+        assert!(parse("").expect("valid").is_empty());
+    }
+
+    #[test]
+    fn rejects_unknown_kinds_bad_counts_and_repeats() {
+        assert!(parse("tpu").unwrap_err().contains("unknown device kind"));
+        assert!(parse("host:x").unwrap_err().contains("not a number"));
+        assert!(parse("host,host:2").unwrap_err().contains("twice"));
+    }
+
+    #[test]
+    fn host_devices_are_numbered_in_order_after_earlier_kinds() {
+        let cfg =
+            Config::from_lookup(|k| (k == "SPREAD_DEVICES").then(|| "cuda,host:3".to_string()));
+        let d = discover(&cfg);
+        // This test machine may or may not have a GPU: host devices follow whatever cuda gave.
+        let hosts: Vec<_> = d
+            .devices
+            .iter()
+            .filter(|x| x.info().kind == DeviceKind::Host)
+            .collect();
+        assert_eq!(hosts.len(), 3);
+        assert_eq!(d.devices[d.devices.len() - 3].info().kind, DeviceKind::Host);
+    }
+}
