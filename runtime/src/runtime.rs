@@ -495,8 +495,25 @@ impl DeviceSlot {
             imgs.loaded.push(None);
             let img = &regs[idx];
             let Ok(target) = img.target else { continue };
-            if !img.active || !self.dev.accepts(target) {
+            if !img.active {
                 continue;
+            }
+            if !self.dev.accepts(target) {
+                if rt.config.info_devices {
+                    eprintln!(
+                        "spread: info: device {} ({}) skips image {idx}: {target} (not runnable here)",
+                        self.id,
+                        self.dev.info().kind.as_str()
+                    );
+                }
+                continue;
+            }
+            if rt.config.info_devices {
+                eprintln!(
+                    "spread: info: device {} ({}) loads image {idx}: {target}",
+                    self.id,
+                    self.dev.info().kind.as_str()
+                );
             }
             let obj = image::DeviceObject {
                 target,
