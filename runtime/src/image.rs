@@ -117,13 +117,24 @@ fn classify_elf(bytes: &[u8]) -> Result<DeviceObject<'_>, ImageError> {
                 .map_err(|e| ImageError::Malformed(e.to_string()))?;
             ImageTarget::HostX86_64
         }
-        EM_CUDA => {
-            let flags = header.e_flags(LE);
-            ImageTarget::Cuda { sm: flags & 0xff }
-        }
+        EM_CUDA => ImageTarget::Cuda {
+            sm: cuda_sm(header.e_ident().abi_version, header.e_flags(LE)),
+        },
         other => return Err(ImageError::UnsupportedMachine(other)),
     };
     Ok(DeviceObject { target, bytes })
+}
+
+/// The compute capability (`major * 10 + minor`) a cubin is built for. ptxas up to CUDA 12
+/// writes ELF ABI version 7 and keeps it in the low byte of `e_flags` (sm_80: `0x500550`);
+/// CUDA 13's ptxas writes ABI version 8 and moves it to bits 8..16 (sm_90: `0x6005a04`).
+/// LLVM 19's CUDA plugin reads only the old place, so it takes CUDA 13 cubins for sm_4.
+pub fn cuda_sm(abi_version: u8, e_flags: u32) -> u32 {
+    if abi_version >= 8 {
+        (e_flags >> 8) & 0xff
+    } else {
+        e_flags & 0xff
+    }
 }
 
 fn read_u64(b: &[u8], off: usize, what: &'static str) -> Result<u64, ImageError> {
@@ -229,8 +240,21 @@ mod tests {
         let elf = tiny_elf(EM_CUDA, 2, 0x0050_0550);
         assert_eq!(
             classify(&elf).expect("valid").target,
-            ImageTarget::Cuda { sm: 0x50 }
+            ImageTarget::Cuda { sm: 80 }
         );
+    }
+
+    #[test]
+    fn cuda13_cubin_keeps_its_sm_in_the_second_byte() {
+        // ELF ABI version 8, as CUDA 13's ptxas writes for sm_90 (e_flags seen: 0x6005a04).
+        let mut elf = tiny_elf(EM_CUDA, 2, 0x0600_5a04);
+        elf[8] = 8;
+        assert_eq!(
+            classify(&elf).expect("valid").target,
+            ImageTarget::Cuda { sm: 90 }
+        );
+        assert_eq!(cuda_sm(7, 0x0050_0550), 80);
+        assert_eq!(cuda_sm(8, 0x0600_5a04), 90);
     }
 
     #[test]
