@@ -27,8 +27,27 @@ pub struct Config {
     /// `SPREAD_ALLOC_CACHE`: bytes of freed device memory each device keeps for reuse (default:
     /// an eighth of its memory; 0 turns the cache off).
     pub alloc_cache: Option<usize>,
+    /// Settings of GPU devices (libomptarget's variables for its CUDA plugin).
+    pub gpu: GpuSettings,
     /// Problems found while reading the settings, reported once by the runtime.
     pub warnings: Vec<String>,
+}
+
+/// libomptarget's variables for GPU plugins, which Spread's CUDA backend honours alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct GpuSettings {
+    /// `LIBOMPTARGET_HEAP_SIZE`: bytes of the device-side `malloc` heap (driver default if unset).
+    pub heap_size: Option<u64>,
+    /// `LIBOMPTARGET_STACK_SIZE`: bytes of stack per GPU thread (driver default if unset).
+    pub stack_size: Option<u64>,
+    /// `LIBOMPTARGET_SHARED_MEMORY_SIZE`: dynamic shared memory every launch gets (default 0).
+    pub shared_memory: u32,
+    /// `OMP_NUM_TEAMS`: most teams (blocks) a launch may have (0: the hardware's limit).
+    pub num_teams: u32,
+    /// `OMP_TEAMS_THREAD_LIMIT`: most threads per team (0: the hardware's limit).
+    pub teams_thread_limit: u32,
+    /// `LIBOMPTARGET_DEVICE_RTL_DEBUG`: debug flags for the device runtime.
+    pub rtl_debug: u32,
 }
 
 /// One entry of `SPREAD_DEVICES`.
@@ -137,6 +156,25 @@ impl Config {
                 }
             },
         };
+        let mut number = |name: &str| -> Option<u64> {
+            let v = var(name)?;
+            match v.trim().parse::<u64>() {
+                Ok(n) => Some(n),
+                Err(_) => {
+                    warnings.push(format!("{name}={v:?} is not a number; ignoring it"));
+                    None
+                }
+            }
+        };
+        let small = |n: Option<u64>| n.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX));
+        let gpu = GpuSettings {
+            heap_size: number("LIBOMPTARGET_HEAP_SIZE"),
+            stack_size: number("LIBOMPTARGET_STACK_SIZE"),
+            shared_memory: small(number("LIBOMPTARGET_SHARED_MEMORY_SIZE")),
+            num_teams: small(number("OMP_NUM_TEAMS")),
+            teams_thread_limit: small(number("OMP_TEAMS_THREAD_LIMIT")),
+            rtl_debug: small(number("LIBOMPTARGET_DEVICE_RTL_DEBUG")),
+        };
         Config {
             host_devices,
             host_threads,
@@ -148,6 +186,7 @@ impl Config {
             devices,
             streams_per_device,
             alloc_cache,
+            gpu,
             warnings,
         }
     }
@@ -229,6 +268,15 @@ mod tests {
         assert_eq!(cfg(&[("SPREAD_DEVICES", "host:2")]).devices.len(), 1);
         assert_eq!(cfg(&[("SPREAD_DEVICES", "tpu")]).devices.len(), 2);
         assert_eq!(cfg(&[("SPREAD_INFO", "chunk")]).warnings.len(), 1);
+        let gpu = cfg(&[
+            ("OMP_NUM_TEAMS", "100"),
+            ("LIBOMPTARGET_HEAP_SIZE", "1048576"),
+            ("LIBOMPTARGET_STACK_SIZE", "big"),
+        ]);
+        assert_eq!(gpu.gpu.num_teams, 100);
+        assert_eq!(gpu.gpu.heap_size, Some(1 << 20));
+        assert_eq!(gpu.gpu.stack_size, None);
+        assert_eq!(gpu.warnings.len(), 1);
         assert_eq!(
             cfg(&[("SPREAD_TRACE", "t.json")]).trace.as_deref(),
             Some("t.json")

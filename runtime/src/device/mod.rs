@@ -259,6 +259,19 @@ pub trait Device: Send + Sync {
     /// other directly.
     fn host_addressable(&self) -> bool;
 
+    /// Whether the device can use memory shared with the host and other devices (a memory
+    /// space of several devices): managed or mapped page-locked memory on a GPU.
+    fn shares_memory(&self) -> bool {
+        self.host_addressable()
+    }
+
+    /// Advises that managed memory from [`alloc`](Self::alloc) (`AllocKind::Shared`) at
+    /// `[ptr, ptr+len)` should preferably reside on `location` (a device of this backend, or a
+    /// host device for host memory). `Ok(false)` when the backend has no such advice.
+    fn prefer_location(&self, _ptr: usize, _len: usize, _location: &dyn Device) -> Result<bool> {
+        Ok(false)
+    }
+
     /// For backends that need their own type behind a `dyn Device` (peer copies).
     fn as_any(&self) -> &dyn Any;
 }

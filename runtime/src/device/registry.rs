@@ -27,7 +27,7 @@ pub fn discover(config: &Config) -> Discovery {
                     devices.push(Box::new(HostDevice::new(id, config.host_threads)));
                 }
             }
-            DeviceKind::Cuda => match super::cuda::discover(devices.len(), req.count) {
+            DeviceKind::Cuda => match super::cuda::discover(devices.len(), req.count, config) {
                 Ok(found) => {
                     if let Some(want) = req.count.filter(|&w| w > found.len()) {
                         notes.push(format!(

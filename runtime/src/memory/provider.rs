@@ -6,11 +6,12 @@
 //! `pinned` is asked for), and a single device's space gets that device's own memory. Coherence
 //! is the CPU's, so every grant is `coherent`, which also satisfies `managed`.
 //!
-//! A GPU backend maps the same requests onto its driver (docs/memory.md): `managed` to
-//! `cuMemAllocManaged`, `coherent` to mapped page-locked host memory (`cuMemHostAlloc` with
-//! `DEVICEMAP | PORTABLE`), `preferred_location` to `cuMemAdvise(SET_PREFERRED_LOCATION)`,
-//! `pinned` to `cuMemAdvise(SET_ACCESSED_BY)` without migration; [`check_space`] then refuses
-//! spaces whose devices cannot reach each other's memory (no peer access).
+//! A space with a GPU among its devices and the host or other devices gets its memory from that
+//! GPU's driver (docs/memory.md): `managed` (the default) from `cuMemAllocManaged`, `coherent`
+//! from mapped page-locked host memory (`cuMemHostAlloc` with `DEVICEMAP | PORTABLE`), and
+//! `preferred_location` becomes `cuMemAdvise(SET_PREFERRED_LOCATION)`. With unified addressing
+//! the pointer is the same on the host and every device, so maps of it move nothing.
+//! [`check_space`] refuses spaces with a device whose backend cannot share memory at all.
 
 use super::space::{Accessors, BaseSpace, MemSpace};
 use super::traits::{MemoryAccess, Request};
@@ -25,6 +26,8 @@ pub enum MemoryKind {
     Host,
     PinnedHost,
     Device,
+    /// Managed memory that migrates between the host and GPUs.
+    Managed,
 }
 
 impl MemoryKind {
@@ -34,6 +37,7 @@ impl MemoryKind {
             MemoryKind::Host => val::HOST_MEMORY,
             MemoryKind::PinnedHost => val::PINNED_HOST_MEMORY,
             MemoryKind::Device => val::DEVICE_MEMORY,
+            MemoryKind::Managed => val::MANAGED_MEMORY,
         }
     }
     pub fn name(self) -> &'static str {
@@ -41,6 +45,7 @@ impl MemoryKind {
             MemoryKind::Host => "host memory",
             MemoryKind::PinnedHost => "pinned host memory",
             MemoryKind::Device => "device memory",
+            MemoryKind::Managed => "managed memory",
         }
     }
 }
@@ -58,6 +63,9 @@ pub struct Grant {
     pub kind: MemoryKind,
     /// The device whose own memory this is (a single device's space).
     pub device: Option<usize>,
+    /// The GPU whose driver allocates memory shared with the host or other devices, and the
+    /// kind it allocates (`None`: ordinary host memory).
+    pub backend: Option<(usize, AllocKind)>,
 }
 
 /// Why a space cannot be made, or `Ok` when the backends can serve it.
@@ -84,7 +92,7 @@ pub fn check_space(rt: &Runtime, a: &Accessors, base: BaseSpace) -> Result<()> {
     }
     for &d in &a.devices {
         let slot = rt.device(d as i64)?;
-        if !slot.dev.host_addressable() && (a.host || a.devices.len() > 1) {
+        if !slot.dev.shares_memory() && (a.host || a.devices.len() > 1) {
             return refuse(format!(
                 "device {d} ({}) cannot share memory with {}",
                 slot.dev.info().name,
@@ -158,6 +166,36 @@ pub fn plan(rt: &Runtime, space: &MemSpace, req: &Request) -> Result<Grant> {
         }
     }
     let alignment = req.alignment.max(mem::ALIGN);
+    let gpu = a
+        .devices
+        .iter()
+        .copied()
+        .find(|&d| rt.device(d as i64).is_ok_and(|s| !s.dev.host_addressable()));
+    if let (None, Some(g)) = (a.device_exclusive(), gpu) {
+        let location = req.preferred_location.unwrap_or(rt.initial_device());
+        return Ok(match req.memory_access.unwrap_or(MemoryAccess::Managed) {
+            MemoryAccess::Managed => Grant {
+                access: MemoryAccess::Managed,
+                pinned: false, // managed pages migrate
+                location,
+                place,
+                alignment,
+                kind: MemoryKind::Managed,
+                device: None,
+                backend: Some((g, AllocKind::Shared)),
+            },
+            MemoryAccess::Coherent => Grant {
+                access: MemoryAccess::Coherent,
+                pinned: true,
+                location: rt.initial_device(), // page-locked host memory stays on the host
+                place,
+                alignment,
+                kind: MemoryKind::PinnedHost,
+                device: None,
+                backend: Some((g, AllocKind::Host)),
+            },
+        });
+    }
     Ok(match a.device_exclusive() {
         Some(d) => Grant {
             access: MemoryAccess::Coherent,
@@ -167,6 +205,7 @@ pub fn plan(rt: &Runtime, space: &MemSpace, req: &Request) -> Result<Grant> {
             alignment,
             kind: MemoryKind::Device,
             device: Some(d),
+            backend: None,
         },
         None => Grant {
             access: MemoryAccess::Coherent,
@@ -180,6 +219,7 @@ pub fn plan(rt: &Runtime, space: &MemSpace, req: &Request) -> Result<Grant> {
                 MemoryKind::Host
             },
             device: None,
+            backend: None,
         },
     })
 }
@@ -204,8 +244,12 @@ pub fn allocate(rt: &Runtime, grant: &Grant, size: usize) -> Result<Option<Block
     let Some(raw_len) = size.checked_add(extra) else {
         return Ok(None);
     };
-    let raw = match grant.device {
-        Some(d) => match rt.device(d as i64)?.dev.alloc(raw_len, AllocKind::Device) {
+    let by_device = grant
+        .device
+        .map(|d| (d, AllocKind::Device))
+        .or(grant.backend);
+    let raw = match by_device {
+        Some((d, kind)) => match rt.device(d as i64)?.dev.alloc(raw_len, kind) {
             Ok(p) => p,
             Err(e) if e.kind == ErrorKind::OutOfMemory => return Ok(None),
             Err(e) => return Err(e),
@@ -216,10 +260,24 @@ pub fn allocate(rt: &Runtime, grant: &Grant, size: usize) -> Result<Option<Block
         },
     };
     let addr = raw.next_multiple_of(grant.alignment);
-    let pinned = match grant.kind {
-        MemoryKind::PinnedHost => access::lock_owned(addr, size),
-        MemoryKind::Device => true,
-        MemoryKind::Host => false,
+    if let (Some((d, AllocKind::Shared)), Ok(loc)) =
+        (grant.backend, usize::try_from(grant.location))
+    {
+        // Managed memory: a preferred device keeps the pages there (advice only: the grant
+        // already says where they are preferred).
+        if loc < rt.num_devices() {
+            let _ = rt.device(d as i64)?.dev.prefer_location(
+                raw,
+                raw_len,
+                &*rt.device(grant.location)?.dev,
+            );
+        }
+    }
+    let pinned = match (grant.kind, grant.backend) {
+        (_, Some((_, AllocKind::Host))) => true, // cuMemHostAlloc memory is page-locked
+        (MemoryKind::PinnedHost, _) => access::lock_owned(addr, size),
+        (MemoryKind::Device, _) => true,
+        (MemoryKind::Host | MemoryKind::Managed, _) => false,
     };
     Ok(Some(Block {
         addr,
@@ -231,8 +289,12 @@ pub fn allocate(rt: &Runtime, grant: &Grant, size: usize) -> Result<Option<Block
 
 /// Gives back a block from [`allocate`].
 pub fn release(rt: &Runtime, grant: &Grant, block: &Block) -> Result<()> {
-    match grant.device {
-        Some(d) => rt.device(d as i64)?.dev.free(block.raw, AllocKind::Device),
+    let by_device = grant
+        .device
+        .map(|d| (d, AllocKind::Device))
+        .or(grant.backend);
+    match by_device {
+        Some((d, kind)) => rt.device(d as i64)?.dev.free(block.raw, kind),
         None => {
             if block.pinned {
                 access::unlock_owned(block.addr, block.raw_len - (block.addr - block.raw));

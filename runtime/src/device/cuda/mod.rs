@@ -1,11 +1,913 @@
-//! NVIDIA GPUs through the CUDA driver API (placeholder until the backend lands).
+//! NVIDIA GPUs through the CUDA driver API, loaded at run time (`ffi::cuda`).
+//!
+//! What LLVM 19's CUDA plugin does for a program, done here: each GPU's primary context,
+//! non-blocking streams, cubins loaded with `cuModuleLoadDataEx`, the device environment the
+//! nvptx device runtime reads, device constructors and destructors, launches with the plugin's
+//! grid rules ([`grid`]) and its `dyn_ptr` / reduction-buffer protocol, asynchronous copies,
+//! events for dependences between streams (and devices), peer copies, managed and page-locked
+//! memory, and the heap and stack limits of `LIBOMPTARGET_HEAP_SIZE` / `_STACK_SIZE`.
+//!
+//! A machine without `libcuda.so`, or whose driver finds no GPU, has no CUDA devices; the
+//! reason is returned to the registry (printed under `SPREAD_INFO=devices`).
 
-use super::Device;
+pub mod environment;
+pub mod grid;
 
-/// The GPUs of this machine, numbered from `first_id`, at most `max` of them.
+use super::{
+    AllocKind, Device, DeviceInfo, DeviceKind, Event, EventImpl, KernelHandle, LaunchConfig,
+    LoadedImage, MemoryInfo, Stream,
+};
+use crate::config::Config;
+use crate::error::{Error, ErrorKind, Result};
+use crate::ffi::cuda::{self as cu, CuError, DeviceAttr, FuncAttr, Limit};
+use crate::image::{DeviceObject, ImageTarget};
+use crate::trace;
+use environment::{DeviceEnvironment, KernelEnvironment};
+use grid::GridLimits;
+use parking_lot::{Mutex, RwLock};
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// `dyn_ptr` of a kernel that needs no launch environment (what the plugin passes).
+const NO_LAUNCH_ENVIRONMENT: u64 = u64::MAX;
+
+/// The GPUs of this machine, numbered from `first_id`, at most `max` of them; `Err` says why
+/// there are none.
 pub fn discover(
-    _first_id: usize,
-    _max: Option<usize>,
+    first_id: usize,
+    max: Option<usize>,
+    config: &Config,
 ) -> std::result::Result<Vec<Box<dyn Device>>, String> {
-    Err("the CUDA backend is not built yet".into())
+    if !cu::library_present() {
+        return Err("libcuda.so (the NVIDIA driver) is not installed".into());
+    }
+    // A driver older than the symbols Spread asks for makes the loader panic: report it as a
+    // missing backend rather than ending the program.
+    let found = std::panic::catch_unwind(|| discover_devices(first_id, max, config));
+    match found {
+        Ok(r) => r.map_err(|e| e.to_string()),
+        Err(_) => Err("the NVIDIA driver lacks a CUDA 12.8 entry point Spread needs".into()),
+    }
+}
+
+fn discover_devices(
+    first_id: usize,
+    max: Option<usize>,
+    config: &Config,
+) -> std::result::Result<Vec<Box<dyn Device>>, CuError> {
+    cu::init()?;
+    let count = cu::device_count()?;
+    if count == 0 {
+        return Err(CuError {
+            call: "cuDeviceGetCount",
+            code: 100,
+            name: "the driver reports no GPU".into(),
+        });
+    }
+    let driver = cu::driver_version().unwrap_or(0);
+    let n = usize::try_from(count)
+        .unwrap_or(0)
+        .min(max.unwrap_or(usize::MAX));
+    let mut out: Vec<Box<dyn Device>> = Vec::with_capacity(n);
+    for ordinal in 0..n {
+        out.push(Box::new(CudaDevice::open(
+            first_id + ordinal,
+            ordinal,
+            n,
+            driver,
+            config,
+        )?));
+    }
+    Ok(out)
+}
+
+/// Maps a driver error to the runtime's, naming the device.
+fn backend(id: usize, what: &str, e: CuError) -> Error {
+    let kind = if e.is_out_of_memory() {
+        ErrorKind::OutOfMemory
+    } else {
+        ErrorKind::Backend
+    };
+    Error::new(kind, format!("CUDA device {id}: {what}: {e}"))
+}
+
+/// A loaded kernel: the function and what its environment says about launching it.
+struct Kernel {
+    func: usize,
+    env: KernelEnvironment,
+    func_max_threads: u32,
+}
+
+/// State the device shares with its loaded images.
+struct Shared {
+    id: usize,
+    ctx: usize,
+    kernels: RwLock<Vec<Arc<Kernel>>>,
+}
+
+impl Shared {
+    fn bind(&self) -> Result<()> {
+        cu::set_current(self.ctx).map_err(|e| backend(self.id, "cannot use its context", e))
+    }
+
+    /// Reads `len` bytes of device memory synchronously (small metadata only).
+    fn read(&self, src: u64, len: usize) -> Result<Vec<u8>> {
+        let mut buf = vec![0u8; len];
+        let s = cu::stream_create().map_err(|e| backend(self.id, "stream", e))?;
+        let r = cu::copy_dtoh(buf.as_mut_ptr() as usize, src, len, s)
+            .and_then(|_| cu::stream_synchronize(s));
+        let _ = cu::stream_destroy(s);
+        r.map_err(|e| backend(self.id, "reading image metadata", e))?;
+        Ok(buf)
+    }
+
+    /// Writes `bytes` to device memory synchronously.
+    fn write(&self, dst: u64, bytes: &[u8]) -> Result<()> {
+        let s = cu::stream_create().map_err(|e| backend(self.id, "stream", e))?;
+        let r = cu::copy_htod(dst, bytes.as_ptr() as usize, bytes.len(), s)
+            .and_then(|_| cu::stream_synchronize(s));
+        let _ = cu::stream_destroy(s);
+        r.map_err(|e| backend(self.id, "writing image metadata", e))
+    }
+}
+
+/// One NVIDIA GPU.
+pub struct CudaDevice {
+    shared: Arc<Shared>,
+    dev: i32,
+    info: DeviceInfo,
+    sm: u32,
+    limits: GridLimits,
+    env: DeviceEnvironment,
+    shared_memory: u32,
+    /// Whether this device reaches a peer's memory directly (by peer CUDA device handle).
+    peers: Mutex<HashMap<i32, bool>>,
+}
+
+impl CudaDevice {
+    fn open(
+        id: usize,
+        ordinal: usize,
+        count: usize,
+        driver: i32,
+        config: &Config,
+    ) -> std::result::Result<Self, CuError> {
+        let dev = cu::device(ordinal as i32)?;
+        let attr = |a: DeviceAttr| cu::attribute(dev, a);
+        let major = attr(DeviceAttr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
+        let minor = attr(DeviceAttr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
+        let sms = attr(DeviceAttr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
+        let grid_x = attr(DeviceAttr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?;
+        let block_x = attr(DeviceAttr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?;
+        let warp = attr(DeviceAttr::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?;
+        let per_sm = attr(DeviceAttr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?;
+        let name = cu::device_name(dev)?;
+        let memory = cu::total_memory(dev)?;
+        let ctx = cu::retain_primary_context(dev)?;
+        cu::set_current(ctx)?;
+        if let Some(h) = config.gpu.heap_size {
+            cu::set_limit(Limit::CU_LIMIT_MALLOC_HEAP_SIZE, h as usize)?;
+        }
+        if let Some(s) = config.gpu.stack_size {
+            cu::set_limit(Limit::CU_LIMIT_STACK_SIZE, s as usize)?;
+        }
+        let u = |v: i32| u32::try_from(v).unwrap_or(0);
+        let limits = GridLimits::nvptx(
+            u(grid_x),
+            u(block_x),
+            u(warp),
+            config.gpu.num_teams,
+            config.gpu.teams_thread_limit,
+        );
+        let hardware_parallelism =
+            u64::from(u(sms)) * u64::from(u(per_sm)) / u64::from(u(warp).max(1));
+        let env = DeviceEnvironment {
+            debug_kind: config.gpu.rtl_debug,
+            num_devices: count as u32,
+            device_num: ordinal as u32,
+            dynamic_mem_size: config.gpu.shared_memory,
+            clock_frequency: 1_000_000_000,
+            indirect_call_table: 0,
+            indirect_call_table_size: 0,
+            hardware_parallelism,
+        };
+        let mut details = vec![
+            ("Device Name".into(), name.clone()),
+            ("Compute Capabilities".into(), format!("sm_{major}{minor}")),
+            ("Number of Multiprocessors".into(), sms.to_string()),
+            ("Global Memory Size".into(), format!("{memory} bytes")),
+            ("Maximum Threads per Block".into(), block_x.to_string()),
+            ("Maximum Grid Dimensions".into(), grid_x.to_string()),
+            ("Warp Size".into(), warp.to_string()),
+            (
+                "Maximum Threads per Multiprocessor".into(),
+                per_sm.to_string(),
+            ),
+            (
+                "Driver Version".into(),
+                format!("{}.{}", driver / 1000, (driver % 1000) / 10),
+            ),
+        ];
+        for (label, a) in [
+            (
+                "Clock Rate (kHz)",
+                DeviceAttr::CU_DEVICE_ATTRIBUTE_CLOCK_RATE,
+            ),
+            (
+                "L2 Cache Size",
+                DeviceAttr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE,
+            ),
+            (
+                "Memory Bus Width",
+                DeviceAttr::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH,
+            ),
+            (
+                "Concurrent Kernels",
+                DeviceAttr::CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS,
+            ),
+            ("ECC Enabled", DeviceAttr::CU_DEVICE_ATTRIBUTE_ECC_ENABLED),
+            (
+                "Managed Memory",
+                DeviceAttr::CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY,
+            ),
+            ("PCI Bus ID", DeviceAttr::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID),
+        ] {
+            if let Ok(v) = attr(a) {
+                details.push((label.into(), v.to_string()));
+            }
+        }
+        Ok(CudaDevice {
+            shared: Arc::new(Shared {
+                id,
+                ctx,
+                kernels: RwLock::new(Vec::new()),
+            }),
+            dev,
+            info: DeviceInfo {
+                kind: DeviceKind::Cuda,
+                name: format!("{name} (sm_{major}{minor}, CUDA {ordinal})"),
+                memory_bytes: memory,
+                compute_units: u(sms),
+                details,
+            },
+            sm: u(major) * 10 + u(minor),
+            limits,
+            env,
+            shared_memory: config.gpu.shared_memory,
+            peers: Mutex::new(HashMap::new()),
+        })
+    }
+
+    fn id(&self) -> usize {
+        self.shared.id
+    }
+
+    fn bind(&self) -> Result<()> {
+        self.shared.bind()
+    }
+
+    fn err(&self, what: &str, e: CuError) -> Error {
+        backend(self.id(), what, e)
+    }
+
+    /// This device's state in `s`, creating nothing: streams come from [`Device::create_stream`].
+    fn raw<'s>(&self, s: &'s mut Stream) -> Result<&'s mut CudaStream> {
+        let id = self.id();
+        s.backend
+            .as_mut()
+            .and_then(|b| b.downcast_mut::<CudaStream>())
+            .filter(|c| c.ctx == self.shared.ctx)
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Backend,
+                    format!("CUDA device {id}: a stream of another device was passed"),
+                )
+            })
+    }
+
+    /// Runs the image's constructors (`ctor`) or destructors, as LLVM's plugin does: the
+    /// pointers in the `__init_array_object_*` globals, in priority order, go into a device
+    /// buffer that `__init_array_start/_end` delimit, and the init kernel runs once.
+    fn run_ctors(&self, module: usize, image: &[u8], ctor: bool) -> Result<()> {
+        let id = self.id();
+        let kernel = cu::function(module, environment::ctor_kernel(ctor))
+            .map_err(|e| self.err("looking up the constructor kernel", e))?;
+        let Some(kernel) = kernel else {
+            return Ok(());
+        };
+        let names = environment::ctor_objects(image, ctor)
+            .map_err(|why| Error::new(ErrorKind::Image, format!("CUDA device {id}: {why}")))?;
+        let mut table = Vec::with_capacity(names.len() * 8);
+        for n in &names {
+            let (addr, _) = cu::global(module, n)
+                .map_err(|e| self.err("reading a constructor", e))?
+                .ok_or_else(|| {
+                    Error::new(
+                        ErrorKind::Image,
+                        format!("CUDA device {id}: constructor '{n}' is not in the image"),
+                    )
+                })?;
+            table.extend_from_slice(&self.shared.read(addr, 8)?);
+        }
+        let buf = if table.is_empty() {
+            0
+        } else {
+            cu::alloc_device(table.len()).map_err(|e| self.err("constructor table", e))?
+        };
+        let run = || -> Result<()> {
+            if buf != 0 {
+                self.shared.write(buf, &table)?;
+            }
+            let (start, end) = environment::ctor_bounds(ctor);
+            for (g, v) in [(start, buf), (end, buf + table.len() as u64)] {
+                if let Some((addr, 8)) =
+                    cu::global(module, g).map_err(|e| self.err("constructor bounds", e))?
+                {
+                    self.shared.write(addr, &v.to_le_bytes())?;
+                }
+            }
+            let s = cu::stream_create().map_err(|e| self.err("stream", e))?;
+            let r = cu::launch(kernel, 1, 1, 0, s, &[]).and_then(|_| cu::stream_synchronize(s));
+            let _ = cu::stream_destroy(s);
+            r.map_err(|e| {
+                self.err(
+                    if ctor {
+                        "running the image's constructors"
+                    } else {
+                        "running the image's destructors"
+                    },
+                    e,
+                )
+            })
+        };
+        let r = run();
+        if buf != 0 {
+            let _ = cu::free_device(buf);
+        }
+        r
+    }
+
+    /// Whether this device reaches `peer` directly, enabling peer access the first time.
+    fn peer_access(&self, peer: &CudaDevice) -> bool {
+        let mut peers = self.peers.lock();
+        if let Some(&ok) = peers.get(&peer.dev) {
+            return ok;
+        }
+        let ok = cu::can_access_peer(self.dev, peer.dev).unwrap_or(false)
+            && self.bind().is_ok()
+            && cu::enable_peer_access(peer.shared.ctx).is_ok();
+        peers.insert(peer.dev, ok);
+        ok
+    }
+}
+
+/// A stream of one CUDA device, with the device memory to free once it is synchronized.
+struct CudaStream {
+    raw: usize,
+    ctx: usize,
+    deferred_frees: Vec<u64>,
+}
+
+impl Drop for CudaStream {
+    fn drop(&mut self) {
+        // At exit the driver may already be gone: nothing to report then.
+        if cu::set_current(self.ctx).is_ok() {
+            let _ = cu::stream_synchronize(self.raw);
+            for p in self.deferred_frees.drain(..) {
+                let _ = cu::free_device(p);
+            }
+            let _ = cu::stream_destroy(self.raw);
+        }
+    }
+}
+
+/// A recorded point in a CUDA stream.
+struct CudaEvent {
+    raw: usize,
+    id: usize,
+}
+
+impl EventImpl for CudaEvent {
+    fn query(&self) -> Result<bool> {
+        cu::event_query(self.raw).map_err(|e| backend(self.id, "event query", e))
+    }
+    fn synchronize(&self) -> Result<()> {
+        cu::event_synchronize(self.raw).map_err(|e| backend(self.id, "event wait", e))
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl Drop for CudaEvent {
+    fn drop(&mut self) {
+        let _ = cu::event_destroy(self.raw);
+    }
+}
+
+/// A cubin loaded on one GPU.
+struct CudaImage {
+    shared: Arc<Shared>,
+    module: usize,
+    /// Kernels looked up so far, by name.
+    kernels: Mutex<HashMap<String, KernelHandle>>,
+    /// The image, kept for its destructor list.
+    bytes: Vec<u8>,
+}
+
+impl CudaImage {
+    fn load_kernel(&self, name: &str) -> Result<Option<KernelHandle>> {
+        let id = self.shared.id;
+        self.shared.bind()?;
+        let Some(func) =
+            cu::function(self.module, name).map_err(|e| backend(id, "kernel lookup", e))?
+        else {
+            return Ok(None);
+        };
+        let env_name = environment::kernel_environment_name(name);
+        let env = match cu::global(self.module, &env_name)
+            .map_err(|e| backend(id, "kernel environment", e))?
+        {
+            Some((addr, size)) if size >= KernelEnvironment::SIZE => {
+                let b = self.shared.read(addr, KernelEnvironment::SIZE)?;
+                KernelEnvironment::parse(&b).ok_or_else(|| {
+                    Error::new(
+                        ErrorKind::Image,
+                        format!("CUDA device {id}: kernel '{name}' has an unknown execution mode"),
+                    )
+                })?
+            }
+            _ => KernelEnvironment::bare(),
+        };
+        let func_max_threads =
+            cu::function_attribute(func, FuncAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+                .map_or(0, |v| u32::try_from(v).unwrap_or(0));
+        let mut kernels = self.shared.kernels.write();
+        kernels.push(Arc::new(Kernel {
+            func,
+            env,
+            func_max_threads,
+        }));
+        Ok(Some(KernelHandle(kernels.len() - 1)))
+    }
+}
+
+impl LoadedImage for CudaImage {
+    fn kernel(&self, name: &str) -> Option<KernelHandle> {
+        let mut known = self.kernels.lock();
+        if let Some(k) = known.get(name) {
+            return Some(*k);
+        }
+        match self.load_kernel(name) {
+            Ok(Some(k)) => {
+                known.insert(name.to_string(), k);
+                Some(k)
+            }
+            Ok(None) => None,
+            Err(e) => {
+                eprintln!("spread: warning: {e}");
+                None
+            }
+        }
+    }
+
+    fn global(&self, name: &str) -> Option<usize> {
+        self.shared.bind().ok()?;
+        cu::global(self.module, name)
+            .ok()
+            .flatten()
+            .map(|(p, _)| p as usize)
+    }
+
+    fn global_size(&self, name: &str) -> Option<usize> {
+        self.shared.bind().ok()?;
+        cu::global(self.module, name).ok().flatten().map(|(_, s)| s)
+    }
+}
+
+impl Drop for CudaImage {
+    fn drop(&mut self) {
+        if self.shared.bind().is_err() {
+            return; // the driver is gone (process exit)
+        }
+        if let Ok(Some(k)) = cu::function(self.module, environment::ctor_kernel(false)) {
+            // Destructors in priority order, as at load; errors cannot be reported here.
+            let _ = run_dtor_kernel(&self.shared, self.module, k, &self.bytes);
+        }
+        let _ = cu::module_unload(self.module);
+    }
+}
+
+/// Runs `nvptx$device$fini` with the destructor table (see [`CudaDevice::run_ctors`]).
+fn run_dtor_kernel(shared: &Shared, module: usize, kernel: usize, image: &[u8]) -> Result<()> {
+    let names =
+        environment::ctor_objects(image, false).map_err(|why| Error::new(ErrorKind::Image, why))?;
+    let mut table = Vec::new();
+    for n in &names {
+        if let Ok(Some((addr, _))) = cu::global(module, n) {
+            table.extend_from_slice(&shared.read(addr, 8)?);
+        }
+    }
+    let buf = if table.is_empty() {
+        0
+    } else {
+        cu::alloc_device(table.len()).map_err(|e| backend(shared.id, "destructor table", e))?
+    };
+    if buf != 0 {
+        shared.write(buf, &table)?;
+    }
+    let (start, end) = environment::ctor_bounds(false);
+    for (g, v) in [(start, buf), (end, buf + table.len() as u64)] {
+        if let Ok(Some((addr, 8))) = cu::global(module, g) {
+            shared.write(addr, &v.to_le_bytes())?;
+        }
+    }
+    let r = cu::stream_create().and_then(|s| {
+        let r = cu::launch(kernel, 1, 1, 0, s, &[]).and_then(|_| cu::stream_synchronize(s));
+        let _ = cu::stream_destroy(s);
+        r
+    });
+    if buf != 0 {
+        let _ = cu::free_device(buf);
+    }
+    r.map_err(|e| backend(shared.id, "running the image's destructors", e))
+}
+
+impl Device for CudaDevice {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn accepts(&self, target: ImageTarget) -> bool {
+        // A cubin runs on GPUs of its major revision and the same or a higher minor one.
+        match target {
+            ImageTarget::Cuda { sm } => sm / 10 == self.sm / 10 && sm % 10 <= self.sm % 10,
+            ImageTarget::HostX86_64 => false,
+        }
+    }
+
+    fn load_image(&self, object: &DeviceObject<'_>) -> Result<Box<dyn LoadedImage>> {
+        let id = self.id();
+        self.bind()?;
+        let module = cu::module_load(object.bytes).map_err(|e| {
+            Error::new(
+                ErrorKind::Image,
+                format!(
+                    "cannot load the {} on CUDA device {id} ({}): {e}",
+                    object.target, self.info.name
+                ),
+            )
+        })?;
+        let setup = || -> Result<()> {
+            if let Some((addr, size)) = cu::global(module, environment::DEVICE_ENVIRONMENT)
+                .map_err(|e| self.err("device environment", e))?
+            {
+                if size != DeviceEnvironment::SIZE {
+                    return Err(Error::new(
+                        ErrorKind::Image,
+                        format!(
+                            "CUDA device {id}: the image's device environment has {size} bytes, LLVM 19's has {} (built by another LLVM?)",
+                            DeviceEnvironment::SIZE
+                        ),
+                    ));
+                }
+                self.shared.write(addr, &self.env.to_bytes())?;
+            }
+            self.run_ctors(module, object.bytes, true)
+        };
+        if let Err(e) = setup() {
+            let _ = cu::module_unload(module);
+            return Err(e);
+        }
+        Ok(Box::new(CudaImage {
+            shared: self.shared.clone(),
+            module,
+            kernels: Mutex::new(HashMap::new()),
+            bytes: object.bytes.to_vec(),
+        }))
+    }
+
+    fn alloc(&self, size: usize, kind: AllocKind) -> Result<usize> {
+        self.bind()?;
+        let r = match kind {
+            AllocKind::Device => cu::alloc_device(size).map(|p| p as usize),
+            AllocKind::Host => cu::alloc_host(size),
+            AllocKind::Shared => {
+                // Never ask for more managed memory than the card has free: oversubscribing
+                // it can stall the GPU rather than fail the call.
+                let (free, _) = cu::memory_info().map_err(|e| self.err("memory info", e))?;
+                if size as u64 > free {
+                    return Err(Error::new(
+                        ErrorKind::OutOfMemory,
+                        format!(
+                            "CUDA device {}: {size} bytes of managed memory requested, {free} free",
+                            self.id()
+                        ),
+                    ));
+                }
+                cu::alloc_managed(size).map(|p| p as usize)
+            }
+        };
+        r.map_err(|e| self.err(&format!("cannot allocate {size} bytes"), e))
+    }
+
+    fn free(&self, ptr: usize, kind: AllocKind) -> Result<()> {
+        self.bind()?;
+        let r = match kind {
+            AllocKind::Device | AllocKind::Shared => cu::free_device(ptr as u64),
+            AllocKind::Host => cu::free_host(ptr),
+        };
+        r.map_err(|e| self.err("free", e))
+    }
+
+    fn memory_info(&self) -> Result<MemoryInfo> {
+        self.bind()?;
+        let (free, total) = cu::memory_info().map_err(|e| self.err("memory info", e))?;
+        Ok(MemoryInfo { free, total })
+    }
+
+    fn create_stream(&self) -> Result<Stream> {
+        self.bind()?;
+        let raw = cu::stream_create().map_err(|e| self.err("cannot create a stream", e))?;
+        Ok(Stream {
+            backend: Some(Box::new(CudaStream {
+                raw,
+                ctx: self.shared.ctx,
+                deferred_frees: Vec::new(),
+            })),
+            staging: Vec::new(),
+            busy: false,
+        })
+    }
+
+    fn copy_to_device(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
+        if len == 0 {
+            return Ok(());
+        }
+        self.bind()?;
+        let _span = trace::span(self.id(), "transfer", || format!("H2D {len} B"));
+        let raw = self.raw(s)?.raw;
+        cu::copy_htod(dst as u64, src, len, raw).map_err(|e| self.err("host-to-device copy", e))?;
+        s.busy = true;
+        Ok(())
+    }
+
+    fn copy_from_device(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
+        if len == 0 {
+            return Ok(());
+        }
+        self.bind()?;
+        let _span = trace::span(self.id(), "transfer", || format!("D2H {len} B"));
+        let raw = self.raw(s)?.raw;
+        cu::copy_dtoh(dst, src as u64, len, raw).map_err(|e| self.err("device-to-host copy", e))?;
+        s.busy = true;
+        Ok(())
+    }
+
+    fn copy_within(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
+        if len == 0 {
+            return Ok(());
+        }
+        self.bind()?;
+        let raw = self.raw(s)?.raw;
+        cu::copy_dtod(dst as u64, src as u64, len, raw)
+            .map_err(|e| self.err("device-to-device copy", e))?;
+        s.busy = true;
+        Ok(())
+    }
+
+    fn fill(&self, dst: usize, byte: u8, len: usize, s: &mut Stream) -> Result<()> {
+        if len == 0 {
+            return Ok(());
+        }
+        self.bind()?;
+        let raw = self.raw(s)?.raw;
+        cu::fill(dst as u64, byte, len, raw).map_err(|e| self.err("memset", e))?;
+        s.busy = true;
+        Ok(())
+    }
+
+    fn can_copy_peer(&self, dst_dev: &dyn Device) -> bool {
+        // cuMemcpyPeerAsync reaches any GPU of the machine (through host memory where the
+        // hardware has no peer path); enabling peer access makes it direct where it can be.
+        match dst_dev.as_any().downcast_ref::<CudaDevice>() {
+            Some(peer) => {
+                self.peer_access(peer);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn copy_peer(
+        &self,
+        dst_dev: &dyn Device,
+        dst: usize,
+        src: usize,
+        len: usize,
+        s: &mut Stream,
+    ) -> Result<()> {
+        let Some(peer) = dst_dev.as_any().downcast_ref::<CudaDevice>() else {
+            return Err(Error::new(
+                ErrorKind::Backend,
+                format!(
+                    "CUDA device {}: peer copy to a device of another kind",
+                    self.id()
+                ),
+            ));
+        };
+        if len == 0 {
+            return Ok(());
+        }
+        self.bind()?;
+        let _span = trace::span(self.id(), "transfer", || format!("peer {len} B"));
+        let raw = self.raw(s)?.raw;
+        cu::copy_peer(
+            dst as u64,
+            peer.shared.ctx,
+            src as u64,
+            self.shared.ctx,
+            len,
+            raw,
+        )
+        .map_err(|e| self.err("peer copy", e))?;
+        s.busy = true;
+        Ok(())
+    }
+
+    fn launch(
+        &self,
+        kernel: KernelHandle,
+        args: &[usize],
+        cfg: &LaunchConfig,
+        s: &mut Stream,
+    ) -> Result<()> {
+        let id = self.id();
+        let k = self
+            .shared
+            .kernels
+            .read()
+            .get(kernel.0)
+            .cloned()
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::MissingKernel,
+                    format!("CUDA device {id}: unknown kernel handle {}", kernel.0),
+                )
+            })?;
+        let grid = grid::compute(
+            &self.limits,
+            &k.env.shape(k.func_max_threads),
+            cfg.num_teams[0],
+            cfg.thread_limit[0],
+            cfg.tripcount,
+        );
+        self.bind()?;
+        let raw = self.raw(s)?.raw;
+        // Kernels with a cross-team reduction get a launch environment pointing at a
+        // zero-initialised buffer of one slot per team, freed once the stream is synchronized.
+        let mut dyn_ptr = NO_LAUNCH_ENVIRONMENT;
+        let reduction = k.env.reduction_buffer_bytes();
+        if reduction > 0 {
+            let buf = cu::alloc_device(reduction).map_err(|e| self.err("reduction buffer", e))?;
+            let env = match cu::alloc_device(16) {
+                Ok(p) => p,
+                Err(e) => {
+                    let _ = cu::free_device(buf);
+                    return Err(self.err("launch environment", e));
+                }
+            };
+            self.raw(s)?.deferred_frees.extend([buf, env]);
+            let mut launch_env = [0u8; 16];
+            launch_env[8..16].copy_from_slice(&buf.to_le_bytes());
+            let staged = s.stage(&launch_env);
+            cu::fill(buf, 0, reduction, raw)
+                .and_then(|_| cu::copy_htod(env, staged, 16, raw))
+                .map_err(|e| self.err("launch environment", e))?;
+            dyn_ptr = env;
+        }
+        let mut params = Vec::with_capacity(args.len() + 1);
+        params.push(dyn_ptr);
+        params.extend(args.iter().map(|&a| a as u64));
+        let shared_mem = cfg.dyn_cgroup_mem.max(self.shared_memory);
+        let _span = trace::span(id, "kernel", || {
+            format!("kernel {} x {}", grid.blocks, grid.threads)
+        });
+        cu::launch(k.func, grid.blocks, grid.threads, shared_mem, raw, &params).map_err(|e| {
+            self.err(
+                &format!(
+                    "launching a kernel with {} blocks of {} threads",
+                    grid.blocks, grid.threads
+                ),
+                e,
+            )
+        })?;
+        s.busy = true;
+        Ok(())
+    }
+
+    fn record_event(&self, s: &mut Stream) -> Result<Event> {
+        self.bind()?;
+        let raw = self.raw(s)?.raw;
+        let e = cu::event_create().map_err(|e| self.err("event", e))?;
+        let ev = CudaEvent {
+            raw: e,
+            id: self.id(),
+        };
+        cu::event_record(e, raw).map_err(|e| self.err("event record", e))?;
+        Ok(Event::new(Arc::new(ev)))
+    }
+
+    fn wait_event(&self, s: &mut Stream, ev: &Event) -> Result<()> {
+        let Some(inner) = ev.backend() else {
+            return Ok(());
+        };
+        match inner.as_any().downcast_ref::<CudaEvent>() {
+            Some(ce) => {
+                self.bind()?;
+                let raw = self.raw(s)?.raw;
+                cu::stream_wait_event(raw, ce.raw).map_err(|e| self.err("stream wait", e))
+            }
+            // An event of another backend: its work runs on the host's side, wait for it now.
+            None => inner.synchronize(),
+        }
+    }
+
+    fn synchronize(&self, s: &mut Stream) -> Result<()> {
+        self.bind()?;
+        let cs = self.raw(s)?;
+        let r = cu::stream_synchronize(cs.raw).map_err(|e| self.err("stream synchronize", e));
+        for p in cs.deferred_frees.drain(..) {
+            let _ = cu::free_device(p);
+        }
+        s.staging.clear();
+        s.busy = false;
+        r
+    }
+
+    fn pin_host(&self, ptr: usize, len: usize) -> Result<bool> {
+        self.bind()?;
+        match cu::register_host(ptr, len) {
+            Ok(()) => Ok(true),
+            // CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED: pinned already, by us or the program.
+            Err(e) if e.code == 712 => Ok(true),
+            Err(e) => Err(self.err("cannot page-lock host memory", e)),
+        }
+    }
+
+    fn unpin_host(&self, ptr: usize) -> Result<()> {
+        self.bind()?;
+        cu::unregister_host(ptr).map_err(|e| self.err("unpin", e))
+    }
+
+    fn host_addressable(&self) -> bool {
+        false
+    }
+
+    fn shares_memory(&self) -> bool {
+        true // managed and mapped page-locked memory reach the host and every GPU
+    }
+
+    fn prefer_location(&self, ptr: usize, len: usize, location: &dyn Device) -> Result<bool> {
+        // CU_DEVICE_CPU (-1) for host memory, else the GPU's device handle.
+        let target = location
+            .as_any()
+            .downcast_ref::<CudaDevice>()
+            .map_or(-1, |d| d.dev);
+        self.bind()?;
+        cu::advise(
+            ptr as u64,
+            len,
+            cu::Advice::CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+            target,
+        )
+        .map_err(|e| self.err("cuMemAdvise", e))?;
+        Ok(true)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl Drop for CudaDevice {
+    fn drop(&mut self) {
+        let _ = cu::release_primary_context(self.dev);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_machine_without_a_driver_has_no_cuda_devices_and_says_why() {
+        if cu::library_present() {
+            return; // this machine has a driver: the GPU tests cover it
+        }
+        let cfg = Config::from_lookup(|_| None);
+        let why = discover(0, None, &cfg).err().expect("no devices");
+        assert!(why.contains("libcuda.so"), "{why}");
+    }
 }
