@@ -135,6 +135,8 @@ struct Pending {
 pub struct Runtime {
     pub config: Config,
     pub devices: Vec<DeviceSlot>,
+    /// Why a backend asked for in `SPREAD_DEVICES` gave fewer devices than requested.
+    pub device_notes: Vec<String>,
     images: RwLock<Vec<RegisteredImage>>,
     /// Host region id (`.region_id` address) to kernel name.
     kernel_names: RwLock<HashMap<usize, Arc<str>>>,
@@ -173,6 +175,7 @@ impl Runtime {
         Runtime {
             config,
             devices,
+            device_notes: found.notes,
             images: RwLock::new(Vec::new()),
             kernel_names: RwLock::new(HashMap::new()),
             requires: AtomicI64::new(0),

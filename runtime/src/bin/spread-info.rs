@@ -6,13 +6,17 @@ use spread_rt::runtime::Runtime;
 use std::io::Write;
 
 /// Lists the devices Spread's runtime would offer a program started with the same environment
-/// (`SPREAD_HOST_DEVICES`, `SPREAD_HOST_THREADS`).
+/// (`SPREAD_DEVICES`, `SPREAD_HOST_DEVICES`, `SPREAD_HOST_THREADS`), GPUs first, and why a
+/// requested backend has no devices.
 #[derive(Parser)]
 #[command(version, about)]
 struct Args {
     /// Print one device only.
     #[arg(short, long)]
     device: Option<usize>,
+    /// Also print each device's details (the facts `llvm-omp-device-info` prints).
+    #[arg(short, long)]
+    verbose: bool,
 }
 
 fn gib(bytes: u64) -> String {
@@ -50,6 +54,16 @@ fn main() -> std::process::ExitCode {
             gib(i.memory_bytes),
             i.compute_units
         ));
+        if args.verbose {
+            for (k, v) in &i.details {
+                lines.push(format!("    {k:<36} {v}"));
+            }
+        }
+    }
+    if args.device.is_none() {
+        for n in &rt.device_notes {
+            lines.push(format!("note: {n}"));
+        }
     }
     let mut out = std::io::stdout().lock();
     for l in lines {

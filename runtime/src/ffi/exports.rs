@@ -737,7 +737,9 @@ pub extern "C" fn llvm_omp_target_free_shared(ptr: *mut c_void, device: c_int) {
     guard("llvm_omp_target_free_shared", || free_kind(ptr, device))
 }
 
-/// Host memory is already accessible to host devices: locking returns it unchanged.
+/// Page-locks host memory for a device (`cuMemHostRegister` on a GPU; host devices need
+/// nothing) and returns the address the device uses for it, which with unified addressing is the
+/// host address. NULL, with the reason printed, when the memory cannot be locked.
 #[no_mangle]
 pub extern "C" fn llvm_omp_target_lock_mem(
     ptr: *mut c_void,
@@ -748,15 +750,27 @@ pub extern "C" fn llvm_omp_target_lock_mem(
         if size == 0 {
             return std::ptr::null_mut();
         }
-        api_side(runtime::get(), device);
-        ptr
+        match api_side(runtime::get(), device) {
+            Side::Host => ptr,
+            Side::Device(slot) => match slot.dev.pin_host(ptr as usize, size) {
+                Ok(_) => ptr,
+                Err(e) => {
+                    report::print_error(&e);
+                    std::ptr::null_mut()
+                }
+            },
+        }
     })
 }
 
 #[no_mangle]
-pub extern "C" fn llvm_omp_target_unlock_mem(_ptr: *mut c_void, device: c_int) {
+pub extern "C" fn llvm_omp_target_unlock_mem(ptr: *mut c_void, device: c_int) {
     guard("llvm_omp_target_unlock_mem", || {
-        api_side(runtime::get(), device);
+        if let Side::Device(slot) = api_side(runtime::get(), device) {
+            if let Err(e) = slot.dev.unpin_host(ptr as usize) {
+                report::print_error(&e);
+            }
+        }
     })
 }
 
