@@ -82,6 +82,13 @@ fn discover_devices(
     Ok(out)
 }
 
+/// Whether a cubin built for `image_sm` runs on a GPU of compute capability `device_sm` (both
+/// `major * 10 + minor`): same major revision, minor not above the GPU's (cubins carry machine
+/// code, not PTX, so they do not run on later major revisions).
+pub fn cubin_fits(image_sm: u32, device_sm: u32) -> bool {
+    image_sm / 10 == device_sm / 10 && image_sm % 10 <= device_sm % 10
+}
+
 /// Maps a driver error to the runtime's, naming the device.
 fn backend(id: usize, what: &str, e: CuError) -> Error {
     let kind = if e.is_out_of_memory() {
@@ -540,9 +547,8 @@ impl Device for CudaDevice {
     }
 
     fn accepts(&self, target: ImageTarget) -> bool {
-        // A cubin runs on GPUs of its major revision and the same or a higher minor one.
         match target {
-            ImageTarget::Cuda { sm } => sm / 10 == self.sm / 10 && sm % 10 <= self.sm % 10,
+            ImageTarget::Cuda { sm } => cubin_fits(sm, self.sm),
             ImageTarget::HostX86_64 => false,
         }
     }
@@ -900,6 +906,15 @@ impl Drop for CudaDevice {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cubins_fit_their_major_revision_only() {
+        assert!(cubin_fits(90, 90));
+        assert!(cubin_fits(80, 86));
+        assert!(!cubin_fits(86, 80));
+        assert!(!cubin_fits(80, 90)); // an sm_80 cubin does not run on an H100
+        assert!(!cubin_fits(4, 90)); // what LLVM 19 reads from a CUDA 13 sm_90 cubin
+    }
 
     #[test]
     fn a_machine_without_a_driver_has_no_cuda_devices_and_says_why() {
