@@ -737,7 +737,8 @@ pub extern "C" fn llvm_omp_target_free_shared(ptr: *mut c_void, device: c_int) {
     guard("llvm_omp_target_free_shared", || free_kind(ptr, device))
 }
 
-/// Host memory is already accessible to host devices: locking returns it unchanged.
+/// Page-locks host memory for fast copies to and from `device` (the device layer's `pin_host`;
+/// host devices need nothing) and returns the address the device uses for it, or null on error.
 #[no_mangle]
 pub extern "C" fn llvm_omp_target_lock_mem(
     ptr: *mut c_void,
@@ -745,18 +746,30 @@ pub extern "C" fn llvm_omp_target_lock_mem(
     device: c_int,
 ) -> *mut c_void {
     guard("llvm_omp_target_lock_mem", || {
-        if size == 0 {
+        if size == 0 || ptr.is_null() {
             return std::ptr::null_mut();
         }
-        api_side(runtime::get(), device);
-        ptr
+        match api::lock_mem(api_side(runtime::get(), device), ptr as usize, size) {
+            Ok(p) => p as *mut c_void,
+            Err(e) => {
+                report::print_error(&e);
+                std::ptr::null_mut()
+            }
+        }
     })
 }
 
+/// Undoes [`llvm_omp_target_lock_mem`].
 #[no_mangle]
-pub extern "C" fn llvm_omp_target_unlock_mem(_ptr: *mut c_void, device: c_int) {
+pub extern "C" fn llvm_omp_target_unlock_mem(ptr: *mut c_void, device: c_int) {
     guard("llvm_omp_target_unlock_mem", || {
-        api_side(runtime::get(), device);
+        let side = api_side(runtime::get(), device);
+        if ptr.is_null() {
+            return;
+        }
+        if let Err(e) = api::unlock_mem(side, ptr as usize) {
+            report::print_error(&e);
+        }
     })
 }
 
