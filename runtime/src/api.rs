@@ -65,6 +65,26 @@ pub fn memcpy(dst: usize, src: usize, len: usize, d: Side<'_>, s: Side<'_>) -> R
     Ok(())
 }
 
+/// `llvm_omp_target_lock_mem`: page-locks `len` bytes of host memory at `ptr` for copies to and
+/// from the device (through the device layer, which may have no use for it) and returns the
+/// address the device uses for the memory: `ptr` itself.
+pub fn lock_mem(side: Side<'_>, ptr: usize, len: usize) -> Result<usize> {
+    if let Side::Device(d) = side {
+        d.dev
+            .pin_host(ptr, len)
+            .map_err(|e| e.context(format!("cannot lock {len} bytes of host memory")))?;
+    }
+    Ok(ptr)
+}
+
+/// `llvm_omp_target_unlock_mem`: undoes [`lock_mem`].
+pub fn unlock_mem(side: Side<'_>, ptr: usize) -> Result<()> {
+    match side {
+        Side::Device(d) => d.dev.unpin_host(ptr),
+        Side::Host => Ok(()),
+    }
+}
+
 /// A rectangular sub-volume copy (`omp_target_memcpy_rect`), dimensions outermost first.
 #[derive(Debug, Clone)]
 pub struct Rect {

@@ -737,9 +737,8 @@ pub extern "C" fn llvm_omp_target_free_shared(ptr: *mut c_void, device: c_int) {
     guard("llvm_omp_target_free_shared", || free_kind(ptr, device))
 }
 
-/// Page-locks host memory for a device (`cuMemHostRegister` on a GPU; host devices need
-/// nothing) and returns the address the device uses for it, which with unified addressing is the
-/// host address. NULL, with the reason printed, when the memory cannot be locked.
+/// Page-locks host memory for fast copies to and from `device` (the device layer's `pin_host`;
+/// host devices need nothing) and returns the address the device uses for it, or null on error.
 #[no_mangle]
 pub extern "C" fn llvm_omp_target_lock_mem(
     ptr: *mut c_void,
@@ -747,29 +746,29 @@ pub extern "C" fn llvm_omp_target_lock_mem(
     device: c_int,
 ) -> *mut c_void {
     guard("llvm_omp_target_lock_mem", || {
-        if size == 0 {
+        if size == 0 || ptr.is_null() {
             return std::ptr::null_mut();
         }
-        match api_side(runtime::get(), device) {
-            Side::Host => ptr,
-            Side::Device(slot) => match slot.dev.pin_host(ptr as usize, size) {
-                Ok(_) => ptr,
-                Err(e) => {
-                    report::print_error(&e);
-                    std::ptr::null_mut()
-                }
-            },
+        match api::lock_mem(api_side(runtime::get(), device), ptr as usize, size) {
+            Ok(p) => p as *mut c_void,
+            Err(e) => {
+                report::print_error(&e);
+                std::ptr::null_mut()
+            }
         }
     })
 }
 
+/// Undoes [`llvm_omp_target_lock_mem`].
 #[no_mangle]
 pub extern "C" fn llvm_omp_target_unlock_mem(ptr: *mut c_void, device: c_int) {
     guard("llvm_omp_target_unlock_mem", || {
-        if let Side::Device(slot) = api_side(runtime::get(), device) {
-            if let Err(e) = slot.dev.unpin_host(ptr as usize) {
-                report::print_error(&e);
-            }
+        let side = api_side(runtime::get(), device);
+        if ptr.is_null() {
+            return;
+        }
+        if let Err(e) = api::unlock_mem(side, ptr as usize) {
+            report::print_error(&e);
         }
     })
 }

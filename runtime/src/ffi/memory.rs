@@ -717,9 +717,14 @@ fn realloc_spread(
         return Some(new); // the old memory is left as it was
     }
     if let Some(old) = old {
-        // SAFETY: `new` is a fresh allocation of `size` bytes and `ptr` Spread memory of `old`
-        // bytes (its registry says so); the program gives up `ptr` to `omp_realloc`.
-        unsafe { mem::copy(new as usize, ptr as usize, old.min(size)) };
+        // Either block may be a device's own memory: the device layer copies (`new` is a fresh
+        // allocation of `size` bytes, `ptr` Spread memory of `old` bytes).
+        let rt = runtime::get();
+        if let Err(e) = allocator::copy_contents(rt, new as usize, ptr as usize, old.min(size)) {
+            error(routine, &e);
+            free(new, 0); // omp_null_allocator: whichever allocator made it takes it back
+            return Some(std::ptr::null_mut()); // the old memory is left as it was
+        }
         free(ptr, free_a);
     }
     Some(new)

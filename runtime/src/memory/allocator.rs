@@ -7,6 +7,7 @@
 use super::provider::{self, Block, Grant, MemoryKind};
 use super::space::MemSpace;
 use super::traits::{self, key, Fallback, Request};
+use crate::api::Side;
 use crate::error::{Error, ErrorKind, Result};
 use crate::info;
 use crate::runtime::Runtime;
@@ -213,7 +214,11 @@ pub fn alloc(
     a.in_use.fetch_add(size, Ordering::Relaxed);
     drop(_pool);
     if zero {
-        crate::ffi::access::fill(block.addr, 0, size);
+        if let Err(e) = zero_fill(rt, &grant, block.addr, size) {
+            a.in_use.fetch_sub(size, Ordering::Relaxed);
+            let _ = provider::release(rt, &grant, &block);
+            return Err(e.context(format!("cannot zero {}", what())));
+        }
     }
     state().write().allocations.insert(
         block.addr,
@@ -234,6 +239,42 @@ pub fn alloc(
         ));
     }
     Ok(Outcome::Ptr(block.addr))
+}
+
+/// Sets the `size` bytes of a new block at `addr` to zero: device memory through its device,
+/// host memory directly.
+fn zero_fill(rt: &Runtime, grant: &Grant, addr: usize, size: usize) -> Result<()> {
+    match grant.device {
+        Some(d) => {
+            let slot = rt.device(d as i64)?;
+            let mut st = slot.stream()?;
+            slot.dev.fill(addr, 0, size, &mut st)?;
+            slot.dev.synchronize(&mut st)
+        }
+        None => {
+            crate::ffi::access::fill(addr, 0, size);
+            Ok(())
+        }
+    }
+}
+
+/// Where the memory at `ptr` lives: the device of a Spread allocation in one device's own
+/// memory, otherwise the host (Spread host memory, or memory libomp or the program allocated).
+pub fn side_of(rt: &Runtime, ptr: usize) -> Result<Side<'_>> {
+    match allocation(ptr).and_then(|a| a.grant.device) {
+        Some(d) => Ok(Side::Device(rt.device(d as i64)?)),
+        None => Ok(Side::Host),
+    }
+}
+
+/// Copies `len` bytes from the allocation at `src` to the allocation at `dst` (`omp_realloc`
+/// moving a block's contents), either of which may be device memory: device memory is only
+/// touched through its device.
+pub fn copy_contents(rt: &Runtime, dst: usize, src: usize, len: usize) -> Result<()> {
+    if len == 0 {
+        return Ok(());
+    }
+    crate::api::memcpy(dst, src, len, side_of(rt, dst)?, side_of(rt, src)?)
 }
 
 /// The Spread allocation starting at `ptr`.
