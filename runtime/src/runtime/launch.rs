@@ -1,0 +1,221 @@
+//! Constructs on one device: data begin/end/update and target-region launches, with the
+//! kernel parameters libomptarget builds (firstprivates, lambda captures).
+
+use super::*;
+use crate::abi::map;
+use crate::device::{AllocKind, LaunchConfig};
+use crate::error::{Result, ResultExt};
+use crate::info::{self, bits};
+use crate::mapping::{Entry, MappingTable};
+use crate::targetdata::{self, Ctx, MapArgs};
+
+impl DeviceSlot {
+    fn ctx(&self, rt: &Runtime) -> Result<Ctx<'_>> {
+        Ok(Ctx {
+            slot: self,
+            stream: self.stream()?,
+            usm: rt.usm(),
+        })
+    }
+
+    /// `target enter data` / the begin of `target data`.
+    pub fn data_begin(&self, rt: &Runtime, args: &mut MapArgs) -> Result<()> {
+        let mut cx = self.ctx(rt)?;
+        let mut table = self.table.lock();
+        let mut undo = Vec::new();
+        let r = targetdata::begin(&mut cx, &mut table, args, false, &mut undo)
+            .and_then(|_| self.dev.synchronize(&mut cx.stream));
+        if r.is_err() {
+            targetdata::rollback(&mut cx, &mut table, undo);
+        }
+        r
+    }
+
+    /// `target exit data` / the end of `target data`.
+    pub fn data_end(&self, rt: &Runtime, args: &MapArgs) -> Result<()> {
+        let mut cx = self.ctx(rt)?;
+        let mut table = self.table.lock();
+        let mut post = Vec::new();
+        let r = targetdata::end(&mut cx, &mut table, args, false, &mut post);
+        self.dev.synchronize(&mut cx.stream)?;
+        targetdata::end_finish(&mut cx, &mut table, post)?;
+        r
+    }
+
+    /// `target update`.
+    pub fn data_update(&self, rt: &Runtime, args: &MapArgs) -> Result<()> {
+        let mut cx = self.ctx(rt)?;
+        let mut table = self.table.lock();
+        let mut restore = Vec::new();
+        let r = targetdata::update(&mut cx, &mut table, args, &mut restore);
+        self.dev.synchronize(&mut cx.stream)?;
+        targetdata::update_finish(&table, restore);
+        r
+    }
+
+    /// A target region: maps its data, runs the kernel, unmaps.
+    pub fn launch(
+        &self,
+        rt: &Runtime,
+        region: usize,
+        args: &mut MapArgs,
+        cfg: &LaunchConfig,
+    ) -> Result<()> {
+        let (kernel, name) = self.kernel(rt, region)?;
+        let mut cx = self.ctx(rt)?;
+        let mut privates: Vec<usize> = Vec::new();
+        let params = {
+            let mut table = self.table.lock();
+            let mut undo = Vec::new();
+            let r = targetdata::begin(&mut cx, &mut table, args, false, &mut undo)
+                .context(|| "Call to targetDataBegin failed, abort target.".into())
+                .and_then(|_| self.kernel_params(&mut cx, &table, args, &mut privates));
+            if let Err(e) = r {
+                targetdata::rollback(&mut cx, &mut table, undo);
+                self.free_privates(&privates);
+                return Err(e.context("Failed to process data before launching the kernel."));
+            }
+            r.unwrap_or_default()
+        };
+        if info::enabled(bits::KERNEL_LAUNCH) {
+            // libomptarget prints this line from its plugin layer, with the plugin's prefix.
+            eprintln!(
+                "\"PluginInterface\" device {} info: Launching kernel {name} with 1 blocks and 1 threads in Generic mode",
+                self.id
+            );
+        }
+        let launched = self
+            .dev
+            .synchronize(&mut cx.stream)
+            .and_then(|_| self.dev.launch(kernel, &params, cfg, &mut cx.stream))
+            .and_then(|_| self.dev.synchronize(&mut cx.stream));
+        if let Err(e) = launched {
+            self.free_privates(&privates);
+            return Err(e.context("Executing target region abort target."));
+        }
+        let r = self
+            .data_end(rt, args)
+            .context(|| "Failed to process data after launching the kernel.".into());
+        self.free_privates(&privates);
+        r
+    }
+
+    fn free_privates(&self, privates: &[usize]) {
+        for &p in privates {
+            let _ = self.dev.free(p, AllocKind::Device);
+        }
+    }
+
+    /// The kernel's parameters (libomptarget's `processDataBefore` after data begin).
+    fn kernel_params(
+        &self,
+        cx: &mut Ctx<'_>,
+        table: &MappingTable,
+        args: &MapArgs,
+        privates: &mut Vec<usize>,
+    ) -> Result<Vec<usize>> {
+        let n = args.len();
+        let mut params = Vec::with_capacity(n);
+        let mut positions = vec![usize::MAX; n];
+        for i in 0..n {
+            let ty = args.types[i];
+            let begin = args.begins[i];
+            let base = args.bases[i];
+            if ty & map::TARGET_PARAM == 0 {
+                if map::is_lambda_capture(ty) {
+                    self.patch_lambda_capture(cx, table, args, i, &positions, &params)?;
+                }
+                continue;
+            }
+            let param = if ty & map::LITERAL != 0 {
+                base
+            } else if ty & map::PRIVATE != 0 {
+                let size = usize::try_from(args.sizes[i]).unwrap_or(0);
+                let buf = if size == 0 {
+                    0
+                } else {
+                    self.dev.alloc(size, AllocKind::Device)?
+                };
+                if buf != 0 {
+                    privates.push(buf);
+                    if ty & map::TO != 0 {
+                        self.dev.copy_to_device(buf, begin, size, &mut cx.stream)?;
+                    }
+                }
+                buf.wrapping_add(base.wrapping_sub(begin))
+            } else {
+                let base = if ty & map::PTR_AND_OBJ != 0 {
+                    crate::ffi::access::attach_pointer(base)
+                } else {
+                    base
+                };
+                let size = usize::try_from(args.sizes[i]).unwrap_or(0);
+                let l = table.lookup(begin, size);
+                // Not mapped: the pointer keeps its host value (firstprivate semantics, OpenMP 5.2).
+                let tgt = match l
+                    .entry
+                    .filter(|_| l.is_present(false))
+                    .and_then(|k| table.get(k))
+                {
+                    Some(e) => {
+                        let t = e.target_of(begin);
+                        crate::info!(
+                            bits::MAPPING_EXISTS,
+                            self.id,
+                            "Mapping exists with HstPtrBegin={}, TgtPtrBegin={}, Size={}, DynRefCount={} (update suppressed), HoldRefCount={}",
+                            info::ptr(begin),
+                            info::ptr(t),
+                            size,
+                            Entry::fmt_refs(e.dyn_refs),
+                            Entry::fmt_refs(e.hold_refs)
+                        );
+                        t
+                    }
+                    None => begin,
+                };
+                tgt.wrapping_add(base.wrapping_sub(begin))
+            };
+            positions[i] = params.len();
+            params.push(param);
+        }
+        Ok(params)
+    }
+
+    /// A lambda's captured pointer: its device copy inside the lambda object is made to point at
+    /// the device copy of what it captured.
+    fn patch_lambda_capture(
+        &self,
+        cx: &mut Ctx<'_>,
+        table: &MappingTable,
+        args: &MapArgs,
+        i: usize,
+        positions: &[usize],
+        params: &[usize],
+    ) -> Result<()> {
+        let Some(parent) = map::parent_index(args.types[i]) else {
+            return Ok(());
+        };
+        let Some(&pos) = positions.get(parent) else {
+            return Ok(());
+        };
+        let Some(&tgt_base) = params.get(pos) else {
+            return Ok(());
+        };
+        let host_value = args.begins[i];
+        let host_field = args.bases[i];
+        let delta = host_field.wrapping_sub(args.begins[parent]);
+        let tgt_field = tgt_base.wrapping_add(delta);
+        let size = usize::try_from(args.sizes[i]).unwrap_or(0);
+        let l = table.lookup(host_value, size);
+        let Some(e) = l
+            .entry
+            .filter(|_| l.is_present(false))
+            .and_then(|k| table.get(k))
+        else {
+            return Ok(()); // nothing mapped for the capture: it keeps its value
+        };
+        let value = e.target_of(host_value);
+        let src = cx.stream.stage(&value.to_ne_bytes());
+        self.dev.copy_to_device(tgt_field, src, 8, &mut cx.stream)
+    }
+}

@@ -1,0 +1,210 @@
+//! A device slot's own resources: its queues, pooled streams, the allocation cache for mapped
+//! data, copies to other devices, and `omp_target_alloc` bookkeeping.
+
+use super::*;
+use crate::config::Config;
+use crate::device::cache::{AllocCache, Take};
+use crate::device::{AllocKind, Device};
+use crate::error::{Error, ErrorKind, Result};
+use crate::info::{self};
+use crate::mapping::{Entry, MappingTable};
+use crate::queue::Queue;
+use parking_lot::Mutex;
+use std::sync::atomic::AtomicUsize;
+
+impl DeviceSlot {
+    /// A slot for device `id`, with the queues and the allocation cache `config` asks for.
+    pub fn new(id: usize, dev: Box<dyn Device>, config: &Config) -> Self {
+        let memory = usize::try_from(dev.info().memory_bytes).unwrap_or(usize::MAX);
+        let streams = config.streams_per_device.max(1);
+        DeviceSlot {
+            id,
+            dev,
+            table: Mutex::new(MappingTable::new()),
+            images: Mutex::new(DeviceImages::default()),
+            seen_images: AtomicUsize::new(0),
+            queues: (0..streams)
+                .map(|q| Queue::new(format!("spread-dev{id}.{q}")))
+                .collect(),
+            streams: Mutex::new(Vec::new()),
+            cache: AllocCache::new(config.alloc_cache.unwrap_or(memory / 8)),
+            allocations: Mutex::new(std::collections::BTreeMap::new()),
+        }
+    }
+
+    /// The calling thread's queue on this device.
+    pub fn queue(&self) -> &Queue {
+        &self.queues[thread_index() % self.queues.len()]
+    }
+
+    /// Waits for every job queued on this device so far, on all its queues (`wait device(d)`).
+    pub fn drain(&self) {
+        for q in &self.queues {
+            q.drain();
+        }
+    }
+
+    /// A stream for one construct, from the pool (or new).
+    pub fn stream(&self) -> Result<PooledStream<'_>> {
+        let pooled = self.streams.lock().pop();
+        let stream = match pooled {
+            Some(s) => s,
+            None => self.dev.create_stream()?,
+        };
+        Ok(PooledStream {
+            slot: self,
+            stream: Some(stream),
+        })
+    }
+
+    /// Device memory for mapped data: a cached block when one of the size class is free; when
+    /// the device is out of memory, the cache is emptied and the allocation tried once more.
+    pub fn alloc_data(&self, size: usize) -> Result<usize> {
+        let class = match self.cache.take(size) {
+            Take::Cached(p) => return Ok(p),
+            Take::Allocate(class) => class,
+        };
+        let p = match self.dev.alloc(class, AllocKind::Device) {
+            Ok(p) => p,
+            Err(e) if e.kind == ErrorKind::OutOfMemory => {
+                let blocks = self.cache.drain();
+                if blocks.is_empty() {
+                    return Err(e);
+                }
+                for b in blocks {
+                    let _ = self.dev.free(b, AllocKind::Device);
+                }
+                self.dev.alloc(class, AllocKind::Device)?
+            }
+            Err(e) => return Err(e),
+        };
+        self.cache.record(p, class);
+        Ok(p)
+    }
+
+    /// Gives back memory from [`alloc_data`](Self::alloc_data). Its last use must have finished.
+    pub fn free_data(&self, ptr: usize) -> Result<()> {
+        match self.cache.put(ptr) {
+            Some(evicted) => {
+                for b in evicted {
+                    self.dev.free(b, AllocKind::Device)?;
+                }
+                Ok(())
+            }
+            None => self.dev.free(ptr, AllocKind::Device),
+        }
+    }
+
+    /// Copies `len` bytes from `src` on this device to `dst` on `dst_slot` (which may be this
+    /// device): directly where the backend can, else staged through host memory.
+    pub fn copy_to_peer(
+        &self,
+        dst_slot: &DeviceSlot,
+        dst: usize,
+        src: usize,
+        len: usize,
+    ) -> Result<()> {
+        let mut s = self.stream()?;
+        if dst_slot.id == self.id {
+            self.dev.copy_within(dst, src, len, &mut s)?;
+            return self.dev.synchronize(&mut s);
+        }
+        if self.dev.can_copy_peer(&*dst_slot.dev) {
+            self.dev.copy_peer(&*dst_slot.dev, dst, src, len, &mut s)?;
+            return self.dev.synchronize(&mut s);
+        }
+        let mut staging = vec![0u8; len];
+        let tmp = staging.as_mut_ptr() as usize;
+        self.dev.copy_from_device(tmp, src, len, &mut s)?;
+        self.dev.synchronize(&mut s)?;
+        let mut d = dst_slot.stream()?;
+        dst_slot.dev.copy_to_device(dst, tmp, len, &mut d)?;
+        dst_slot.dev.synchronize(&mut d)?;
+        drop(staging);
+        Ok(())
+    }
+
+    /// Allocates device memory for the API (`omp_target_alloc` & co.).
+    pub fn api_alloc(&self, size: usize, kind: AllocKind) -> Result<usize> {
+        let p = self.dev.alloc(size, kind)?;
+        self.allocations.lock().insert(p, (kind, size));
+        Ok(p)
+    }
+
+    /// Frees memory from [`api_alloc`](Self::api_alloc).
+    pub fn api_free(&self, ptr: usize) -> Result<()> {
+        let (kind, _) = self.allocations.lock().remove(&ptr).ok_or_else(|| {
+            Error::new(
+                ErrorKind::Mapping,
+                format!(
+                    "{} was not allocated on device {} by omp_target_alloc",
+                    info::ptr(ptr),
+                    self.id
+                ),
+            )
+        })?;
+        self.dev.free(ptr, kind)
+    }
+
+    /// Checks that `[addr, addr+len)` does not run past the end of the
+    /// [`api_alloc`](Self::api_alloc) allocation `addr` lies in; addresses outside every such
+    /// allocation are not checked (the runtime cannot know their extent).
+    pub fn api_check_range(&self, addr: usize, len: usize) -> Result<()> {
+        let allocations = self.allocations.lock();
+        let Some((&begin, &(_, size))) = allocations.range(..=addr).next_back() else {
+            return Ok(());
+        };
+        let end = begin.saturating_add(size);
+        if addr >= end {
+            return Ok(()); // not inside this allocation (or an empty copy at its end)
+        }
+        if !matches!(addr.checked_add(len), Some(e) if e <= end) {
+            return Err(Error::new(
+                ErrorKind::Invalid,
+                format!(
+                    "{len} bytes at {} run past the end of the {size}-byte allocation at {} on device {}",
+                    info::ptr(addr),
+                    info::ptr(begin),
+                    self.id
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Prints the mapping table (`ompx_dump_mapping_tables` to stdout, `LIBOMPTARGET_INFO` 0x4
+    /// to stderr); `at` is the construct's location.
+    pub fn dump_table(&self, at: &str, to_stdout: bool) {
+        let table = self.table.lock();
+        let mut lines = Vec::new();
+        if table.is_empty() {
+            lines.push("OpenMP Host-Device pointer mappings table empty".to_string());
+        } else {
+            lines.push(format!(
+                "OpenMP Host-Device pointer mappings after block at {at}:"
+            ));
+            lines.push(format!(
+                "{:<18} {:<18} Size (B) DynRefCount HoldRefCount Declaration",
+                "Host Ptr", "Target Ptr"
+            ));
+            for e in table.iter() {
+                lines.push(format!(
+                    "{} {} {:<8} {:<11} {:<12} {}",
+                    info::ptr(e.host_begin),
+                    info::ptr(e.target_begin),
+                    e.size(),
+                    Entry::fmt_refs(e.dyn_refs),
+                    Entry::fmt_refs(e.hold_refs),
+                    info::declaration(e.name)
+                ));
+            }
+        }
+        for l in lines {
+            if to_stdout {
+                println!("omptarget device {} info: {l}", self.id);
+            } else {
+                info::print(self.id, format_args!("{l}"));
+            }
+        }
+    }
+}
