@@ -9,11 +9,14 @@ What is checked:
   * the commands the scripts and lit tests run (TOOLS below), resolved on PATH;
   * every program and file clang-19 runs or reads for the compile modes Spread uses (from
     `clang -###`: clang-offload-packager, clang-linker-wrapper, the linker, the device runtime
-    libraries, ...);
+    libraries, ...), with the nvptx64 mode (spread-cc --offload-arch) when a CUDA toolkit is
+    there (scripts/setup.sh --cuda, which the test command runs);
+  * Debian's pip (python3-pip), which setup.sh uses for lit and the CUDA wheels;
   * the shared libraries of those programs, of Spread's own build outputs and of a compiled
     offload program (ldd), and the headers such a program includes (clang -M).
 A file outside Debian's packages is accepted only in the Rust toolchain ($CARGO_HOME,
-$RUSTUP_HOME), the repository's own build tree, or Python's site directories (lit, from PyPI);
+$RUSTUP_HOME), the repository's own build tree, Python's site directories (lit, from PyPI) or
+the CUDA toolkit spread-cc uses (NVIDIA's wheels, from PyPI);
 a command found elsewhere first on PATH (a pyenv python3, say) must also be provided under
 /usr/bin by an allowed package.
 
@@ -50,6 +53,10 @@ RUNTIME_FILES = [
     os.path.join(LLVM_DIR, "lib", "libomptarget.so.19.1"),
     os.path.join(LLVM_DIR, "lib", "libomp.so.5"),
 ]
+# Files setup.sh uses that no command line shows: Debian's pip module.
+SETUP_FILES = ["/usr/lib/python3/dist-packages/pip/__init__.py"]
+# clang-linker-wrapper runs it for nvptx64 images (not visible in `clang -###`).
+NVPTX_TOOLS = [os.path.join(LLVM_BIN, "clang-nvlink-wrapper")]
 # Spread's build outputs whose libraries must be provided.
 BUILT = ["target/release/libspread_rt.so", "target/release/libspread_pass.so",
          "target/release/spread-cc", "target/release/spread-info"]
@@ -117,10 +124,21 @@ def owners(paths):
     return result
 
 
-def toolchain_dirs():
+def cuda_path():
+    """The CUDA toolkit spread-cc builds nvptx64 images with, or None."""
+    cc = os.path.join(REPO, "target", "release", "spread-cc")
+    if not os.path.exists(cc):
+        return None
+    out = run([cc, "--spread-print-cuda-path"])
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def toolchain_dirs(cuda):
     home = os.path.expanduser("~")
     dirs = [os.environ.get("CARGO_HOME", os.path.join(home, ".cargo")),
             os.environ.get("RUSTUP_HOME", os.path.join(home, ".rustup")), REPO]
+    if cuda:
+        dirs.append(cuda)
     for key in ("purelib", "platlib", "scripts"):
         dirs.append(sysconfig.get_path(key))
     user_base = run([sys.executable, "-m", "site", "--user-base"]).stdout.strip()
@@ -129,7 +147,7 @@ def toolchain_dirs():
     return [os.path.realpath(d) for d in dirs if d]
 
 
-def clang_files(tmp):
+def clang_files(tmp, cuda):
     """Programs and files clang-19 runs or reads in the modes Spread uses."""
     c = os.path.join(tmp, "t.c")
     cxx = os.path.join(tmp, "t.cpp")
@@ -150,8 +168,17 @@ def clang_files(tmp):
         ["clang-19", "-O1", "-fpass-plugin=" + os.path.join(REPO, BUILT[1])] + OFFLOAD
         + ["-c", c, "-o", os.path.join(tmp, "p.o")],
     ]
+    if cuda:
+        # what spread-cc --offload-arch=sm_90 runs (docs/driver.md)
+        modes.append(["clang-19", "-O2", "-fopenmp",
+                      "-fopenmp-targets=nvptx64-nvidia-cuda,x86_64-unknown-linux-gnu",
+                      "-Xopenmp-target=nvptx64-nvidia-cuda", "-march=sm_90",
+                      "--cuda-path=" + cuda, c, "-o", os.path.join(tmp, "nvptx.out")])
+        files.update(NVPTX_TOOLS)
+        files.add(os.path.join(cuda, "bin", "nvlink"))
+    env = dict(os.environ, LIBRARY_PATH=os.path.join(LLVM_DIR, "lib"))
     for cmd in modes:
-        out = run(cmd[:1] + ["-###"] + cmd[1:])
+        out = run(cmd[:1] + ["-###"] + cmd[1:], env=env)
         if out.returncode != 0:
             problems.append("`%s -###` failed: %s" % (" ".join(cmd), out.stderr.strip()[-300:]))
             continue
@@ -212,7 +239,9 @@ def main():
                             "scripts/setup.sh" % p)
     allowed = closure(pkgs)
     log("%d packages allowed (list, hard dependencies, base system)" % len(allowed))
-    outside_ok = toolchain_dirs()
+    cuda = cuda_path()
+    log("CUDA toolkit: %s" % (cuda or "none (the nvptx64 mode is not checked)"))
+    outside_ok = toolchain_dirs(cuda)
 
     files = {}  # path -> why it is needed
     for t in TOOLS:
@@ -226,12 +255,17 @@ def main():
             # machine runs, so its libraries are the ones to check.
             files.setdefault("/usr/bin/" + os.path.basename(t), "command " + os.path.basename(t))
     with tempfile.TemporaryDirectory(prefix="spread-deps-") as tmp:
-        cfiles, cproblems = clang_files(tmp)
+        cfiles, cproblems = clang_files(tmp, cuda)
         problems += cproblems
         for f in cfiles:
             files.setdefault(f, "used by clang-19")
         for f in RUNTIME_FILES:
             files.setdefault(f, "loaded at run time")
+        for f in SETUP_FILES:
+            if os.path.exists(f):
+                files.setdefault(f, "used by scripts/setup.sh")
+            else:
+                problems.append("%s missing: scripts/setup.sh needs Debian's pip (python3-pip)" % f)
         for b in BUILT:
             p = os.path.join(REPO, b)
             if os.path.exists(p):
@@ -240,7 +274,8 @@ def main():
                 problems.append("%s missing (run scripts/build.sh first)" % b)
         # Libraries of every program and library above (resolved before tmp goes away).
         for f in list(files):
-            if is_elf(f) and (owners([f])[f] or f.startswith(REPO) or f.startswith(tmp)):
+            if is_elf(f) and (owners([f])[f] or f.startswith(REPO) or f.startswith(tmp)
+                              or (cuda and f.startswith(cuda + os.sep))):
                 for lib in ldd(f):
                     if lib.startswith("MISSING:"):
                         problems.append("%s needs %s, which is not found" % (f, lib[8:]))

@@ -8,6 +8,11 @@
 # Environment:
 #   SKIP_SETUP=1        do not run scripts/setup.sh
 #   SKIP_BUILD=1        do not run scripts/build.sh
+#   SPREAD_CUDA=1       also the NVIDIA path (unvalidated: no GPU run yet): setup.sh --cuda
+#                       installs CUDA 13's ptxas/nvlink/libdevice, then the heat stencil is built
+#                       with spread-cc --offload-arch=$SPREAD_CUDA_ARCH (default sm_90) into one
+#                       binary with an nvptx64 and an x86_64 image, and run (on GPUs if any,
+#                       else on host devices)
 #   SPREAD_HOST_DEVICES number of host devices Spread exposes (default 4)
 #   SPREAD_CC           compiler for the example (default clang-19; a CC in
 #                       the environment is deliberately ignored)
@@ -22,14 +27,18 @@ cd "$ROOT"
 say() { printf '\n==> %s\n' "$*"; }
 die() { printf 'demo.sh: error: %s\n' "$*" >&2; exit 2; }
 
-run_script() { # run_script <name>
+run_script() { # run_script <name> [args]
   local s="$ROOT/scripts/$1"
   [[ -f "$s" ]] || die "scripts/$1 not found (it is part of the repository; is the checkout complete?)"
-  say "scripts/$1"
-  bash "$s" || die "scripts/$1 failed (exit $?)"
+  say "scripts/$*"
+  bash "$s" "${@:2}" || die "scripts/$1 failed (exit $?)"
 }
 
-if [[ "${SKIP_SETUP:-0}" != 1 ]]; then run_script setup.sh; fi
+CUDA=${SPREAD_CUDA:-0}
+[[ $CUDA == 0 || $CUDA == 1 ]] || die "SPREAD_CUDA must be 0 or 1, not '$CUDA'"
+if [[ "${SKIP_SETUP:-0}" != 1 ]]; then
+  if [[ $CUDA == 1 ]]; then run_script setup.sh --cuda; else run_script setup.sh; fi
+fi
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then run_script build.sh; fi
 
 LIBDIR="${SPREAD_LIB_DIR:-$ROOT/target/spread/lib}"
@@ -66,6 +75,25 @@ if [[ $rc -eq 0 ]]; then
   say "examples/somier/somier --variant all"
   set +e
   "$ROOT/examples/somier/somier" --variant all
+  rc=$?
+  set -e
+fi
+# SPREAD_CUDA=1: one binary with an nvptx64 and an x86_64 image; each device runs the image it
+# can (SPREAD_INFO=devices says which).
+if [[ $rc -eq 0 && $CUDA == 1 ]]; then
+  arch=${SPREAD_CUDA_ARCH:-sm_90}
+  fat="$ROOT/target/demo/multidevice-$arch"
+  mkdir -p "$ROOT/target/demo"
+  say "target/release/spread-cc -O2 --offload-arch=$arch examples/multidevice/main.c -o ${fat#$ROOT/}"
+  "$ROOT/target/release/spread-cc" -O2 --offload-arch="$arch" "$ROOT/examples/multidevice/main.c" \
+    -o "$fat" -lm || die "building the nvptx64 + x86_64 binary failed"
+  LLVM_OBJDUMP=${LLVM_DIR:-/usr/lib/llvm-19}/bin/llvm-objdump
+  if [[ -x "$LLVM_OBJDUMP" ]]; then
+    echo "offload images: $("$LLVM_OBJDUMP" --offloading "$fat" | awk '$1 == "triple" {printf "%s%s", sep, $2; sep=", "}')"
+  fi
+  say "SPREAD_INFO=devices ${fat#$ROOT/} $*"
+  set +e
+  SPREAD_INFO=devices "$fat" "$@"
   rc=$?
   set -e
 fi

@@ -9,6 +9,9 @@
 #   cmake make g++            the CMake package test, the examples' Makefiles, the shim's compiler
 #   valgrind                  the memcheck stage (scripts/memcheck.sh --quick: lit programs under
 #                             valgrind memcheck)
+#   python3-pip               pip, which installs lit and, for setup.sh --cuda (run by
+#                             scripts/test.sh), CUDA's ptxas/nvlink/libdevice wheels
 # Python 3 comes with llvm-19-tools; lit comes from PyPI (setup.sh).
 # shellcheck disable=SC2034
-APT_PACKAGES=(clang-19 clang-tools-19 llvm-19-dev libomp-19-dev llvm-19-tools cmake make g++ valgrind)
+APT_PACKAGES=(clang-19 clang-tools-19 llvm-19-dev libomp-19-dev llvm-19-tools cmake make g++ valgrind
+  python3-pip)

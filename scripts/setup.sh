@@ -4,9 +4,34 @@
 #   PyPI: lit
 #   Rust: cargo (checked, not installed), rustfmt and clippy (added with rustup
 #   when missing)
+#   with --cuda (opt-in): the CUDA 13 pieces clang needs to build nvptx64 offload images
+#   (ptxas, nvlink, libdevice, headers), from NVIDIA's PyPI wheels (below)
 # Fast and quiet when everything is there; safe to run any number of times.
+#
+# Usage: scripts/setup.sh [--cuda]
+# Environment (--cuda):
+#   SPREAD_CUDA_PATH   an existing CUDA toolkit (/usr/local/cuda, Debian's /usr/lib/cuda, ...):
+#                      checked and used, nothing is installed
+#   SPREAD_CUDA_HOME   where the wheels go (default
+#                      ${XDG_CACHE_HOME:-$HOME/.cache}/spread/cuda-13.0.88); the CUDA path is
+#                      then $SPREAD_CUDA_HOME/nvidia/cu13, where spread-cc looks by default
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
+
+want_cuda=0
+for arg in "$@"; do
+  case $arg in
+    --cuda) want_cuda=1 ;;
+    -h | --help)
+      sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
+      exit 0
+      ;;
+    *)
+      printf 'setup: error: unknown argument %s (usage: scripts/setup.sh [--cuda])\n' "$arg" >&2
+      exit 2
+      ;;
+  esac
+done
 
 # shellcheck source=packages.sh
 . "$(dirname "${BASH_SOURCE[0]}")/packages.sh"
@@ -63,14 +88,19 @@ have_lit() {
     [ -x "$(python3 -m site --user-base 2>/dev/null)/bin/lit" ]
 }
 
-if ! have_lit; then
+# pip for python3 (python3-pip is in the package list; another python3 first on PATH may lack it)
+ensure_pip() {
   command -v python3 >/dev/null 2>&1 || die "python3 not found"
-  log "installing lit from PyPI"
   if ! python3 -m pip --version >/dev/null 2>&1; then
     if command -v dpkg-query >/dev/null 2>&1; then
       apt_install python3-pip
     fi
   fi
+}
+
+if ! have_lit; then
+  ensure_pip
+  log "installing lit from PyPI"
   pip_install() {
     PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check \
       --no-warn-script-location "$@" lit
@@ -115,4 +145,54 @@ if [ "${#components[@]}" -gt 0 ]; then
   else
     die "cargo ${components[*]} missing and no rustup to add them"
   fi
+fi
+
+# --- CUDA (--cuda) -----------------------------------------------------------
+# clang-19 builds nvptx64 images with ptxas and nvlink (bin/), libdevice
+# (nvvm/libdevice/libdevice.10.bc) and the CUDA headers (include/). NVIDIA publishes them as
+# wheels; --no-deps --target unpacks them into one directory without touching any Python.
+CUDA_VERSION=13.0.88
+CUDA_WHEELS=(nvidia-cuda-nvcc nvidia-nvvm nvidia-cuda-crt nvidia-cuda-runtime)
+
+# cuda_problem DIR: what DIR lacks to be a CUDA path for clang (empty when nothing).
+cuda_problem() {
+  local f
+  for f in bin/ptxas bin/nvlink nvvm/libdevice/libdevice.10.bc include/cuda.h; do
+    if [ ! -e "$1/$f" ]; then
+      printf '%s has no %s' "$1" "$f"
+      return
+    fi
+  done
+}
+
+if [ "$want_cuda" -eq 1 ]; then
+  t0=$SECONDS
+  if [ -n "${SPREAD_CUDA_PATH:-}" ]; then
+    why=$(cuda_problem "$SPREAD_CUDA_PATH")
+    [ -z "$why" ] || die "SPREAD_CUDA_PATH: $why (unset it to install CUDA $CUDA_VERSION's wheels)"
+    cuda_path=$SPREAD_CUDA_PATH
+  else
+    cuda_home=${SPREAD_CUDA_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/spread/cuda-$CUDA_VERSION}
+    cuda_path=$cuda_home/nvidia/cu13
+    if [ -n "$(cuda_problem "$cuda_path")" ]; then
+      ensure_pip
+      log "installing CUDA $CUDA_VERSION's ptxas, nvlink, libdevice and headers (PyPI wheels ${CUDA_WHEELS[*]}, about 100 MB) into $cuda_home"
+      mkdir -p "$(dirname "$cuda_home")"
+      # Unpack next to the final place and rename: an interrupted install leaves no half toolkit.
+      staging=$(mktemp -d "$cuda_home.partial.XXXXXX")
+      trap 'rm -rf "$staging"' EXIT
+      specs=()
+      for w in "${CUDA_WHEELS[@]}"; do specs+=("$w==$CUDA_VERSION"); done
+      PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check \
+        --no-warn-script-location --no-deps --no-compile --target "$staging" "${specs[@]}" ||
+        die "pip could not install ${specs[*]}"
+      why=$(cuda_problem "$staging/nvidia/cu13")
+      [ -z "$why" ] || die "the wheels did not give a usable CUDA path: $why"
+      rm -rf "$cuda_home"
+      mv "$staging" "$cuda_home"
+      trap - EXIT
+      log "installed in $((SECONDS - t0))s"
+    fi
+  fi
+  log "CUDA path: $cuda_path (spread-cc --offload-arch=sm_XX uses it$([ -n "${SPREAD_CUDA_PATH:-}" ] && echo ' through SPREAD_CUDA_PATH'))"
 fi

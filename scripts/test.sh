@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Spread's test command (CI runs exactly this).  Stages, in order; the first
 # one that fails stops the run with its exit status:
-#   setup         scripts/setup.sh (installs what is missing)
+#   setup         scripts/setup.sh --cuda (installs what is missing, and the CUDA toolkit pieces
+#                 that nvptx64 images need, so the GPU build path is tested on every machine)
 #   build         scripts/build.sh (cargo build --release --workspace + drop-in link)
 #   deps          scripts/check-deps.py: every tool/library/header used comes from a package
 #                 setup.sh installs; and the check fails when one is dropped from the list
 #   fmt           cargo fmt --all -- --check
 #   clippy        cargo clippy --workspace --all-targets -- -D warnings
 #   cargo-test    cargo test --workspace --release
-#   lit           lit -sv test-suite (on Spread: library path and LD_PRELOAD)
+#   lit           lit -sv test-suite (on Spread: library path and LD_PRELOAD); nvptx/ needs the
+#                 CUDA toolkit (feature nvptx-toolchain), gpu/ a usable GPU (feature cuda)
 #   memcheck      scripts/memcheck.sh: 36 of the lit suite's programs on Spread under
 #                 valgrind memcheck; fails on any error with a frame in Spread's runtime
 #   conformance-libpath   LLVM's offload tests, Spread as libomptarget.so.19.1 on LD_LIBRARY_PATH
@@ -130,7 +132,7 @@ sollve() {
 }
 
 if [ "${SPREAD_SKIP_SETUP:-0}" != 1 ]; then
-  stage setup bash scripts/setup.sh
+  stage setup bash scripts/setup.sh --cuda
 fi
 stage build bash scripts/build.sh
 stage deps deps_check

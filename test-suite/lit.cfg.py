@@ -10,6 +10,8 @@
 # this file, so no lit.site.cfg.py is needed.
 
 import os
+import re
+import subprocess
 
 import lit.formats
 import lit.util
@@ -111,6 +113,9 @@ config.substitutions.append(("%clangxx-offload", "%s %s" % (clangxx, offload_fla
 config.substitutions.append(("%clang-offload", "%s %s" % (clang, offload_flags)))
 config.substitutions.append(("%libpath-run", "env LD_LIBRARY_PATH=%s" % runtime_libdir))
 config.substitutions.append(("%preload-run", "env LD_PRELOAD=%s" % preload))
+# stock libomptarget, whatever the runtime under test (programs that must run on both)
+config.substitutions.append(("%stock-run", "env LD_LIBRARY_PATH=%s" % llvm_lib))
+config.substitutions.append(("%llvm-lib", llvm_lib))
 config.substitutions.append(("%spread-info", os.path.join(target_dir, "release", "spread-info")))
 # target spread (issue 3): the driver, the pass plugin and LLVM's opt.
 release_dir = os.path.join(target_dir, "release")
@@ -122,6 +127,48 @@ config.substitutions.append(("%clang-plain", clang))
 # (%runtime-libdir before %runtime-lib, which is a prefix of it.)
 config.substitutions.append(("%runtime-libdir", runtime_libdir))
 config.substitutions.append(("%runtime-lib", runtime_lib))
+
+# --- NVIDIA GPUs (issue 8) ----------------------------------------------------
+# nvptx-toolchain: spread-cc finds a CUDA toolkit for nvptx64 images (scripts/setup.sh --cuda,
+# SPREAD_CUDA_PATH, ...; test.sh installs one); the tests in nvptx/ build programs that carry an
+# nvptx64 and an x86_64 image and run them on host devices. cuda: the runtime has a usable GPU
+# (spread-info lists a device of kind cuda); the tests in gpu/ need one.
+
+spread_cc = os.path.join(release_dir, "spread-cc")
+cuda_env = dict(os.environ)
+cuda_path = None
+if os.path.exists(spread_cc):
+    try:
+        out = subprocess.run([spread_cc, "--spread-print-cuda-path"], capture_output=True,
+                             text=True, env=cuda_env, timeout=60)
+        if out.returncode == 0 and out.stdout.strip():
+            cuda_path = out.stdout.strip()
+        else:
+            lit_config.note("no nvptx-toolchain: %s" % out.stderr.strip())
+    except (OSError, subprocess.SubprocessError) as e:
+        lit_config.note("no nvptx-toolchain: %s" % e)
+if cuda_path:
+    config.available_features.add("nvptx-toolchain")
+    lit_config.note("nvptx-toolchain: CUDA toolkit %s" % cuda_path)
+    # spread-cc's toolkit search reads these: pass them through to the tests
+    for var in ("SPREAD_CUDA_PATH", "SPREAD_CUDA_HOME", "XDG_CACHE_HOME", "HOME"):
+        if os.environ.get(var):
+            config.environment[var] = os.environ[var]
+    config.substitutions.append(("%cuda-path", cuda_path))
+# The GPU tests' architecture (lit --param cuda_arch=sm_80).
+config.substitutions.append(("%cuda-arch", lit_config.params.get("cuda_arch", "sm_90")))
+
+spread_info = os.path.join(target_dir, "release", "spread-info")
+if runtime == "spread" and os.path.exists(spread_info):
+    try:
+        info_env = {k: v for k, v in os.environ.items() if not k.startswith("SPREAD_")}
+        out = subprocess.run([spread_info], capture_output=True, text=True, env=info_env,
+                             timeout=120)
+        if any(re.match(r"device \d+: cuda\b", l) for l in out.stdout.splitlines()):
+            config.available_features.add("cuda")
+            lit_config.note("cuda: spread-info lists a CUDA device")
+    except (OSError, subprocess.SubprocessError) as e:
+        lit_config.note("no cuda feature: spread-info failed: %s" % e)
 
 # Only substitute whole words: `not --crash` stays usable and paths that merely
 # contain these names are left alone.

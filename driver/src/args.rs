@@ -47,6 +47,8 @@ pub struct SpreadOptions {
     pub keep_temps: bool,
     /// `--spread-verbose`.
     pub verbose: bool,
+    /// `--spread-print-cuda-path`.
+    pub print_cuda_path: bool,
     /// `--help` / `-help` / `--spread-help`.
     pub help: bool,
 }
@@ -82,6 +84,22 @@ pub struct Invocation {
     pub has_targets: bool,
     /// `--version`.
     pub version: bool,
+    /// The value of the last `-fopenmp-targets=`.
+    pub openmp_targets: Option<String>,
+    /// The `--offload-arch` values, in order (lists split at commas).
+    pub offload_archs: Vec<String>,
+    /// Indices in [`Invocation::args`] of the offload options the driver replaces with its own
+    /// (`-fopenmp-targets=`, `--offload-arch`, and `--offload-arch`'s separate value).
+    pub offload_arg_indices: Vec<usize>,
+    /// `--cuda-path=` is present.
+    pub has_cuda_path: bool,
+    /// `-Xopenmp-target[=<triple>]` passes `-march=` or `--offload-arch=` to a device compilation.
+    pub device_arch_given: bool,
+    /// Indices in [`Invocation::args`] of `-Xopenmp-target` written without a triple (clang
+    /// applies those only when there is one offload target).
+    pub bare_xtarget_indices: Vec<usize>,
+    /// `-###`.
+    pub dry_run: bool,
 }
 
 impl Invocation {
@@ -171,9 +189,10 @@ const SEPARATE: &[&str] = &[
     "-ftime-trace-granularity",
 ];
 
-/// Whether clang option `a`, written alone, takes the next argument as its value.
+/// Whether clang option `a` takes the next argument as its value (`-Xopenmp-target=<triple>`
+/// as well: its value is the option for that target).
 pub fn takes_separate_value(a: &str) -> bool {
-    SEPARATE.contains(&a)
+    SEPARATE.contains(&a) || a.starts_with("-Xopenmp-target=")
 }
 
 /// Language of `path` from its extension (`-x none` behaviour).
@@ -274,6 +293,7 @@ pub fn parse(raw: &[String], flavor: Flavor) -> Result<Invocation, ArgError> {
                 "keep-temps" => inv.spread.keep_temps = true,
                 "verbose" => inv.spread.verbose = true,
                 "help" => inv.spread.help = true,
+                "print-cuda-path" => inv.spread.print_cuda_path = true,
                 "targets" => {
                     i += 1;
                     match expanded.get(i) {
@@ -305,7 +325,7 @@ pub fn parse(raw: &[String], flavor: Flavor) -> Result<Invocation, ArgError> {
         }
         let idx = inv.args.len();
         inv.args.push(a.to_string());
-        if SEPARATE.contains(&a) {
+        if takes_separate_value(a) {
             let v = expanded.get(i + 1).cloned();
             if let Some(v) = &v {
                 inv.args.push(v.clone());
@@ -314,7 +334,23 @@ pub fn parse(raw: &[String], flavor: Flavor) -> Result<Invocation, ArgError> {
                 "-o" => inv.output = v,
                 "-MF" => inv.dep_output = v,
                 "-x" => x_lang = v.as_deref().and_then(lang_of_x),
-                "--offload-arch" => inv.has_targets = true,
+                "--offload-arch" => {
+                    inv.has_targets = true;
+                    inv.offload_arg_indices.extend([idx, idx + 1]);
+                    if let Some(v) = &v {
+                        add_archs(&mut inv.offload_archs, v);
+                    }
+                }
+                _ if a.starts_with("-Xopenmp-target") => {
+                    if a == "-Xopenmp-target" {
+                        inv.bare_xtarget_indices.push(idx);
+                    }
+                    if v.as_deref().is_some_and(|v| {
+                        v.starts_with("-march=") || v.starts_with("--offload-arch=")
+                    }) {
+                        inv.device_arch_given = true;
+                    }
+                }
                 _ => {}
             }
             i += 2;
@@ -343,6 +379,7 @@ pub fn parse(raw: &[String], flavor: Flavor) -> Result<Invocation, ArgError> {
             "-MD" | "-MMD" => inv.dep_file = true,
             "--version" => inv.version = true,
             "-fopenmp" => inv.has_fopenmp = true,
+            "-###" => inv.dry_run = true,
             _ => {
                 if let Some(v) = a.strip_prefix("-o") {
                     inv.output = Some(v.to_string());
@@ -352,8 +389,16 @@ pub fn parse(raw: &[String], flavor: Flavor) -> Result<Invocation, ArgError> {
                     x_lang = lang_of_x(v);
                 } else if a.starts_with("-fopenmp=") {
                     inv.has_fopenmp = true;
-                } else if a.starts_with("-fopenmp-targets=") || a.starts_with("--offload-arch=") {
+                } else if let Some(t) = a.strip_prefix("-fopenmp-targets=") {
                     inv.has_targets = true;
+                    inv.openmp_targets = Some(t.to_string());
+                    inv.offload_arg_indices.push(idx);
+                } else if let Some(v) = a.strip_prefix("--offload-arch=") {
+                    inv.has_targets = true;
+                    inv.offload_arg_indices.push(idx);
+                    add_archs(&mut inv.offload_archs, v);
+                } else if a.starts_with("--cuda-path=") {
+                    inv.has_cuda_path = true;
                 }
             }
         }
@@ -362,6 +407,15 @@ pub fn parse(raw: &[String], flavor: Flavor) -> Result<Invocation, ArgError> {
         inv.deps_only = false;
     }
     Ok(inv)
+}
+
+/// Adds the architectures of an `--offload-arch` value (`sm_80,sm_90`), without repeats.
+fn add_archs(archs: &mut Vec<String>, v: &str) {
+    for a in v.split(',').map(str::trim).filter(|a| !a.is_empty()) {
+        if !archs.iter().any(|x| x == a) {
+            archs.push(a.to_string());
+        }
+    }
 }
 
 /// The help text for Spread's options.
@@ -383,18 +437,30 @@ SPREAD OPTIONS:
                            as one chunk on its first device)
   --spread-targets=<list>  offload targets (-fopenmp-targets); default x86_64-unknown-linux-gnu,
                            e.g. nvptx64-nvidia-cuda or x86_64-unknown-linux-gnu,nvptx64-nvidia-cuda
+  --spread-print-cuda-path print the CUDA toolkit nvptx64 images are built with, and stop
   --spread-keep-temps      keep the lowered files (their directory is printed to stderr)
   --spread-verbose         print the commands run
   --help                   this text
+
+NVIDIA GPUS (unvalidated: no GPU run yet):
+  --offload-arch=sm_XX[,sm_YY]  build an nvptx64 image per architecture and the x86_64 image of
+                           Spread's host devices, in one binary (also: nvptx64-nvidia-cuda in
+                           -fopenmp-targets or --spread-targets); needs a CUDA toolkit:
+                           SPREAD_CUDA_PATH, else scripts/setup.sh --cuda's (SPREAD_CUDA_HOME,
+                           default ~/.cache/spread/cuda-{cuda}), else /usr/lib/cuda,
+                           /usr/local/cuda
 
 ENVIRONMENT:
   SPREAD_INCLUDE_DIR       directory holding spread.h
   SPREAD_LIB_DIR           directory holding Spread's libomptarget.so.19.1
   SPREAD_PASS_PLUGIN       path of libspread_pass.so
   SPREAD_CLANG             the compiler to run instead of {clang}
+  SPREAD_CUDA_PATH         the CUDA toolkit for nvptx64 images (ptxas, nvlink, libdevice)
+  SPREAD_CUDA_HOME         where scripts/setup.sh --cuda installed CUDA (uses its nvidia/cu13)
 
 All other options are {clang}'s and are passed through unchanged (see {clang} --help).
-"
+",
+        cuda = crate::offload::CUDA_VERSION
     )
 }
 
@@ -462,6 +528,52 @@ mod tests {
         let v = vec!["--spread-bogus".to_string()];
         assert!(parse(&v, Flavor::C).is_err());
         assert_eq!(lang_of_path("x.c", Flavor::Cxx), Lang::Cxx);
+    }
+
+    #[test]
+    fn offload_options() {
+        let inv = p(&[
+            "-O2",
+            "--offload-arch=sm_80,sm_90",
+            "a.c",
+            "--offload-arch",
+            "sm_90",
+            "-fopenmp-targets=nvptx64-nvidia-cuda",
+            "-Xopenmp-target=nvptx64-nvidia-cuda",
+            "-march=sm_90",
+            "--cuda-path=/c",
+            "-###",
+        ]);
+        assert_eq!(inv.offload_archs, ["sm_80", "sm_90"]);
+        assert_eq!(inv.openmp_targets.as_deref(), Some("nvptx64-nvidia-cuda"));
+        let replaced: Vec<&str> = inv
+            .offload_arg_indices
+            .iter()
+            .map(|&i| inv.args[i].as_str())
+            .collect();
+        assert_eq!(
+            replaced,
+            [
+                "--offload-arch=sm_80,sm_90",
+                "--offload-arch",
+                "sm_90",
+                "-fopenmp-targets=nvptx64-nvidia-cuda"
+            ]
+        );
+        assert!(inv.has_targets && inv.has_cuda_path && inv.device_arch_given && inv.dry_run);
+        // -Xopenmp-target=<triple>'s value is an option, not an input
+        assert_eq!(inv.inputs.len(), 1);
+        let inv = p(&["-Xopenmp-target=nvptx64-nvidia-cuda", "x.c", "y.c"]);
+        assert_eq!(inv.inputs.len(), 1);
+        assert!(!inv.device_arch_given);
+        let inv = p(&[
+            "-Xopenmp-target",
+            "-march=sm_90",
+            "--spread-print-cuda-path",
+        ]);
+        assert!(inv.device_arch_given && inv.spread.print_cuda_path);
+        assert_eq!(inv.bare_xtarget_indices, [0]);
+        assert!(inv.offload_archs.is_empty() && !inv.has_targets);
     }
 
     #[test]

@@ -9,6 +9,7 @@ use std::process::{Command, Stdio};
 use crate::args::{self, Flavor, Input, Invocation, Lang};
 use crate::diag::{self, Diagnostic, Loc};
 use crate::lower;
+use crate::offload;
 use crate::paths::{self, Layout, RUNTIME_SONAME};
 use crate::ppout::PpOutput;
 use crate::remap;
@@ -20,7 +21,7 @@ use crate::splice;
 const LOWERING_STACK: usize = 256 << 20;
 
 /// Default offload target.
-pub const DEFAULT_TARGET: &str = "x86_64-unknown-linux-gnu";
+pub const DEFAULT_TARGET: &str = offload::HOST_TRIPLE;
 
 /// Text decoded from bytes: UTF-8 when valid, else one char per byte (so that re-encoding
 /// gives the same bytes back).
@@ -98,8 +99,24 @@ fn drop_for_preprocessing(a: &str) -> bool {
         "-serialize-diagnostics",
         "-H",
         "-fpch-preprocess",
+        // offloading: the directives are found in the host's view of the file (each device
+        // compilation preprocesses the lowered file itself)
+        "--offload-arch",
+        "-Xopenmp-target",
     ];
-    const PREFIX: &[&str] = &["-MF", "-MT", "-MQ", "-MJ", "-x", "-save-temps=", "-o"];
+    const PREFIX: &[&str] = &[
+        "-MF",
+        "-MT",
+        "-MQ",
+        "-MJ",
+        "-x",
+        "-save-temps=",
+        "-o",
+        "-fopenmp-targets=",
+        "--offload-arch=",
+        "-Xopenmp-target=",
+        "--cuda-path=",
+    ];
     EXACT.contains(&a) || PREFIX.iter().any(|p| a.starts_with(p))
 }
 
@@ -167,7 +184,17 @@ fn quote(a: &str) -> String {
 impl<'a> Driver<'a> {
     fn verbose(&self, cmd: &Command) {
         if self.inv.spread.verbose {
-            let mut s = quote(&cmd.get_program().to_string_lossy());
+            let mut s = String::new();
+            for (k, v) in cmd.get_envs() {
+                if let Some(v) = v {
+                    s.push_str(&format!(
+                        "{}={} ",
+                        k.to_string_lossy(),
+                        quote(&v.to_string_lossy())
+                    ));
+                }
+            }
+            s.push_str(&quote(&cmd.get_program().to_string_lossy()));
             for a in cmd.get_args() {
                 s.push(' ');
                 s.push_str(&quote(&a.to_string_lossy()));
@@ -343,13 +370,48 @@ impl<'a> Driver<'a> {
         if inv.version {
             println!("{} (Spread {})", self.prog, env!("CARGO_PKG_VERSION"));
         }
-        if inv.spread.targets.is_some() && inv.has_targets {
-            return self
-                .error("use either --spread-targets or -fopenmp-targets/--offload-arch, not both");
+        if inv.spread.targets.is_some() && inv.openmp_targets.is_some() {
+            return self.error("use either --spread-targets or -fopenmp-targets, not both");
+        }
+        if inv.spread.print_cuda_path {
+            let exists = |p: &Path| p.exists();
+            return match offload::find_cuda(&offload::process_env_var, &exists) {
+                Ok(p) => {
+                    println!("{}", p.display());
+                    0
+                }
+                Err(e) => self.error(&e),
+            };
         }
         if inv.inputs.is_empty() && !inv.spread.print_lowered {
-            return self.exec(inv.args.clone());
+            return self.exec(inv.args.clone(), &[]);
         }
+        // the offload targets, checked before any work (a missing CUDA toolkit, a bad arch)
+        let offload = if inv.spread.print_lowered {
+            offload::Plan::default()
+        } else {
+            let exists = |p: &Path| p.exists();
+            let req = offload::Request {
+                targets: inv
+                    .spread
+                    .targets
+                    .clone()
+                    .or_else(|| inv.openmp_targets.clone()),
+                archs: inv.offload_archs.clone(),
+                cuda_path_given: inv.has_cuda_path,
+                device_arch_given: inv.device_arch_given,
+                dry_run: inv.dry_run,
+            };
+            let env = offload::Env {
+                var: &offload::process_env_var,
+                exists: &exists,
+                device_runtime_dir: offload::device_runtime_dir(&self.clang),
+            };
+            match offload::plan(&req, &env) {
+                Ok(p) => p,
+                Err(e) => return self.error(&e),
+            }
+        };
 
         // lower
         let keep = inv.spread.keep_temps;
@@ -489,7 +551,21 @@ impl<'a> Driver<'a> {
         for (k, file) in &replaced {
             user[inv.inputs[*k].index] = file.to_string_lossy().into_owned();
         }
-        args.extend(user);
+        // the offload options are replaced by the plan's, where the first of them was
+        if let Some(t) = &offload.xtarget_triple {
+            for &i in &inv.bare_xtarget_indices {
+                user[i] = format!("-Xopenmp-target={t}");
+            }
+        }
+        let at = inv.offload_arg_indices.first().copied();
+        for (i, a) in user.into_iter().enumerate() {
+            if Some(i) == at {
+                args.extend(offload.args.iter().cloned());
+            }
+            if !inv.offload_arg_indices.contains(&i) {
+                args.push(a);
+            }
+        }
         if links {
             // Spread's runtime before the libraries clang appends (-lomp first): it comes
             // before libomp in DT_NEEDED, so its allocator entry points win symbol lookup
@@ -499,10 +575,8 @@ impl<'a> Driver<'a> {
         if !inv.has_fopenmp {
             args.push("-fopenmp".into());
         }
-        match &inv.spread.targets {
-            Some(t) => args.push(format!("-fopenmp-targets={t}")),
-            None if !inv.has_targets => args.push(format!("-fopenmp-targets={DEFAULT_TARGET}")),
-            None => {}
+        if at.is_none() {
+            args.extend(offload.args.iter().cloned());
         }
         if inv.generates_code() && !inv.spread.no_pass {
             let plugin = &self.layout.plugin;
@@ -515,9 +589,9 @@ impl<'a> Driver<'a> {
             args.push(format!("-fpass-plugin={}", plugin.display()));
         }
         let status = if sources.is_empty() {
-            self.exec(args)
+            self.exec(args, &offload.env)
         } else {
-            self.exec_remapped(args, &sources)
+            self.exec_remapped(args, &offload.env, &sources)
         };
         if status == 0 && inv.dep_file {
             for (k, file) in &replaced {
@@ -532,9 +606,9 @@ impl<'a> Driver<'a> {
         status
     }
 
-    fn exec(&self, args: Vec<String>) -> i32 {
+    fn exec(&self, args: Vec<String>, env: &[(String, std::ffi::OsString)]) -> i32 {
         let mut cmd = Command::new(&self.clang);
-        cmd.args(&args);
+        cmd.args(&args).envs(env.iter().map(|(k, v)| (k, v)));
         self.verbose(&cmd);
         match cmd.status() {
             // clang explains its own failures; a signal or a program that is not clang does not
@@ -546,7 +620,12 @@ impl<'a> Driver<'a> {
     /// Runs clang with its stderr read back: diagnostics on the lines the lowering rewrote are
     /// pointed back at the user's code ([`remap`]) before they are printed. Colors stay on
     /// for a terminal unless the command chooses.
-    fn exec_remapped(&self, mut args: Vec<String>, sources: &[remap::Lowered]) -> i32 {
+    fn exec_remapped(
+        &self,
+        mut args: Vec<String>,
+        env: &[(String, std::ffi::OsString)],
+        sources: &[remap::Lowered],
+    ) -> i32 {
         use std::io::{IsTerminal, Read, Write};
         let chooses_color = args.iter().any(|a| {
             a.starts_with("-fcolor-diagnostics")
@@ -558,7 +637,9 @@ impl<'a> Driver<'a> {
             args.push("-fcolor-diagnostics".into());
         }
         let mut cmd = Command::new(&self.clang);
-        cmd.args(&args).stderr(Stdio::piped());
+        cmd.args(&args)
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .stderr(Stdio::piped());
         self.verbose(&cmd);
         let mut child = match cmd.spawn() {
             Ok(c) => c,

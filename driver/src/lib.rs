@@ -16,6 +16,7 @@ pub mod diag;
 pub mod directive;
 pub mod lexer;
 pub mod lower;
+pub mod offload;
 pub mod paths;
 pub mod ppout;
 pub mod remap;

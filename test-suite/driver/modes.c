@@ -23,7 +23,7 @@ void f(int n, int *a) {
 // ASM: __spread_region_end
 // TGT: -fopenmp-targets=nvptx64-nvidia-cuda
 // TGT-NOT: --spread
-// CONFLICT: spread-cc: error: use either --spread-targets or -fopenmp-targets/--offload-arch, not both
+// CONFLICT: spread-cc: error: use either --spread-targets or -fopenmp-targets, not both
 // BOGUS: spread-cc: error: unknown Spread option '--spread-bogus' (see --help)
 // HELP: --spread-print-lowered
 // HELP: --spread-no-pass
