@@ -179,6 +179,7 @@ pub fn associate(slot: &DeviceSlot, host: usize, tgt: usize, size: usize) -> Res
         name: 0,
         owns_memory: false,
         shadows: Vec::new(),
+        filling: None,
     });
     Ok(())
 }

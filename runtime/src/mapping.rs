@@ -23,7 +23,7 @@ pub struct ShadowPointer {
 }
 
 /// One mapped host range.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Entry {
     pub host_base: usize,
     pub host_begin: usize,
@@ -39,6 +39,11 @@ pub struct Entry {
     /// Whether the table owns `target_alloc` and frees it with the entry.
     pub owns_memory: bool,
     pub shadows: Vec<ShadowPointer>,
+    /// The end of the copies that fill the entry's device memory, when they may still be
+    /// running: a construct that finds the entry makes its stream wait for this point before
+    /// anything of its own uses the data. Recorded with the table locked; nobody waits with the
+    /// table locked.
+    pub filling: Option<crate::device::Event>,
 }
 
 impl Entry {
@@ -260,6 +265,7 @@ mod tests {
             name: 0,
             owns_memory: true,
             shadows: Vec::new(),
+            filling: None,
         }
     }
 

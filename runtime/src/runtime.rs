@@ -385,11 +385,11 @@ pub mod slot;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::LaunchConfig;
-    use crate::targetdata::MapArgs;
     use crate::abi::map;
     use crate::device::host::HostDevice;
+    use crate::device::LaunchConfig;
     use crate::device::{Event, MemoryInfo};
+    use crate::targetdata::MapArgs;
 
     fn runtime(devices: usize) -> Runtime {
         Runtime::new(Config::from_lookup(|k| {
@@ -408,10 +408,38 @@ mod tests {
         }
     }
 
-    /// A host device that logs the operations that matter to a rollback.
+    /// A host device that logs the operations that matter to a rollback. With a gate, it acts
+    /// as an asynchronous device: its first synchronize waits until the test opens the gate,
+    /// and the events it records complete only when that synchronize returns.
     struct Logged {
         inner: HostDevice,
         log: Arc<Mutex<Vec<&'static str>>>,
+        gate: Option<Gate>,
+    }
+
+    /// The first synchronize says it began on `entered` and waits for `go`.
+    struct Gate {
+        entered: std::sync::mpsc::SyncSender<()>,
+        go: Mutex<std::sync::mpsc::Receiver<()>>,
+        first: std::sync::atomic::AtomicBool,
+        done: Arc<std::sync::atomic::AtomicBool>,
+    }
+
+    struct GateEvent(Arc<std::sync::atomic::AtomicBool>);
+
+    impl crate::device::EventImpl for GateEvent {
+        fn query(&self) -> Result<bool> {
+            Ok(self.0.load(Ordering::Acquire))
+        }
+        fn synchronize(&self) -> Result<()> {
+            while !self.0.load(Ordering::Acquire) {
+                std::thread::yield_now();
+            }
+            Ok(())
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
     }
 
     impl Device for Logged {
@@ -455,6 +483,13 @@ mod tests {
         }
         fn synchronize(&self, st: &mut Stream) -> Result<()> {
             self.log.lock().push("sync");
+            if let Some(g) = &self.gate {
+                if g.first.swap(false, Ordering::AcqRel) {
+                    let _ = g.entered.send(());
+                    let _ = g.go.lock().recv();
+                    g.done.store(true, Ordering::Release);
+                }
+            }
             self.inner.synchronize(st)
         }
         fn host_addressable(&self) -> bool {
@@ -480,10 +515,17 @@ mod tests {
             self.inner.copy_peer(dd, d, s, n, st)
         }
         fn record_event(&self, st: &mut Stream) -> Result<Event> {
-            self.inner.record_event(st)
+            match &self.gate {
+                Some(g) => Ok(Event::new(Arc::new(GateEvent(g.done.clone())))),
+                None => self.inner.record_event(st),
+            }
         }
         fn wait_event(&self, st: &mut Stream, ev: &Event) -> Result<()> {
-            self.inner.wait_event(st, ev)
+            self.log.lock().push("wait_event");
+            match &self.gate {
+                Some(_) => Ok(()), // an asynchronous device would order the stream here
+                None => self.inner.wait_event(st, ev),
+            }
         }
         fn pin_host(&self, p: usize, n: usize) -> Result<bool> {
             self.inner.pin_host(p, n)
@@ -508,6 +550,7 @@ mod tests {
         rt.devices[0].dev = Box::new(Logged {
             inner: HostDevice::new(0, None),
             log: log.clone(),
+            gate: None,
         });
         let slot = &rt.devices[0];
         let host = [1u64; 8];
@@ -528,6 +571,53 @@ mod tests {
         assert!(
             sync.is_some_and(|s| s > copy.unwrap_or(0) && s < free.unwrap_or(0)),
             "the rollback freed device memory before waiting for the copy into it: {log:?}"
+        );
+    }
+
+    #[test]
+    fn no_table_lock_while_copies_run_and_later_constructs_wait_for_them() {
+        let mut rt = runtime(1);
+        let (entered_tx, entered) = std::sync::mpsc::sync_channel(1);
+        let (go, go_rx) = std::sync::mpsc::channel();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        rt.devices[0].dev = Box::new(Logged {
+            inner: HostDevice::new(0, None),
+            log: log.clone(),
+            gate: Some(Gate {
+                entered: entered_tx,
+                go: Mutex::new(go_rx),
+                first: std::sync::atomic::AtomicBool::new(true),
+                done: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+            }),
+        });
+        let slot = &rt.devices[0];
+        let data = [3u64; 8];
+        let a = data.as_ptr() as usize;
+        std::thread::scope(|s| {
+            let first = s.spawn(|| slot.data_begin(&rt, &mut args(&[(a, 64, map::TO)])));
+            entered.recv().expect("the first construct synchronizes");
+            // The first construct waits for its copy: the table is free meanwhile ...
+            let unlocked = slot.table.try_lock().is_some();
+            // ... and a second construct finding the entry orders itself after that copy.
+            log.lock().clear();
+            let waited = unlocked
+                && slot.data_begin(&rt, &mut args(&[(a, 64, map::TO)])).is_ok()
+                && log.lock().contains(&"wait_event");
+            go.send(()).expect("gate");
+            assert!(
+                unlocked,
+                "the mapping table stays locked while a stream synchronizes"
+            );
+            assert!(
+                waited,
+                "a construct used an entry whose copy may still run: {:?}",
+                log.lock()
+            );
+            first.join().expect("joins").expect("maps");
+        });
+        assert_eq!(
+            slot.table.lock().find_contained(a, 64).map(|e| e.dyn_refs),
+            Some(2)
         );
     }
 

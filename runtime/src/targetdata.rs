@@ -3,7 +3,10 @@
 //! PTR_AND_OBJ attach with shadow pointers, struct members, mappers, non-contiguous updates).
 //!
 //! Each function takes the table already locked and a [`Stream`] for the copies; the caller
-//! synchronizes the stream before it relies on copied data (see [`end_finish`]).
+//! synchronizes the stream before it relies on copied data (see [`end_finish`]), and does so
+//! after unlocking the table: a table lock never spans a DMA wait. Entries whose copies may still
+//! run carry an event ([`Entry::filling`], set by [`mark_filling`]) that other constructs finding
+//! them order their own streams after.
 
 use crate::abi::{map, NonContigDim};
 use crate::device::Stream;
@@ -52,6 +55,8 @@ pub struct Ctx<'a> {
     pub stream: crate::runtime::PooledStream<'a>,
     /// `requires unified_shared_memory`: data without `close` is used where it is.
     pub usm: bool,
+    /// Entries this construct has enqueued copies to or from since the last [`mark_filling`].
+    pub filled: Vec<usize>,
 }
 
 impl Ctx<'_> {
@@ -64,7 +69,7 @@ impl Ctx<'_> {
 #[derive(Debug, Clone, Copy)]
 pub enum Undo {
     Counted { key: usize, hold: bool },
-    Created { key: usize },
+    Created { key: usize, hold: bool },
 }
 
 /// Result of resolving one host range.
@@ -74,6 +79,42 @@ struct Target {
     entry: Option<usize>,
     is_new: bool,
     is_host: bool,
+}
+
+/// Orders this construct's stream after the copies another construct may still be running on
+/// entry `key` (a no-op once they are done, and on devices whose copies finish on return).
+fn wait_filling(cx: &mut Ctx<'_>, table: &mut MappingTable, key: usize) -> Result<()> {
+    let Some(e) = table.get_mut(key) else {
+        return Ok(());
+    };
+    let Some(ev) = e.filling.clone() else {
+        return Ok(());
+    };
+    if ev.query()? {
+        e.filling = None;
+        return Ok(());
+    }
+    cx.slot.dev.wait_event(&mut cx.stream, &ev)
+}
+
+/// Records the end of the copies this construct enqueued so far on the entries they touch, so
+/// that constructs finding those entries before the copies are done wait for them. Call with
+/// the table still locked, before unlocking it to synchronize.
+pub fn mark_filling(cx: &mut Ctx<'_>, table: &mut MappingTable) -> Result<()> {
+    if cx.filled.is_empty() {
+        return Ok(());
+    }
+    let ev = cx.slot.dev.record_event(&mut cx.stream)?;
+    let keys = std::mem::take(&mut cx.filled);
+    if ev.backend().is_none() {
+        return Ok(()); // the copies have finished already
+    }
+    for k in keys {
+        if let Some(e) = table.get_mut(k) {
+            e.filling = Some(ev.clone());
+        }
+    }
+    Ok(())
 }
 
 fn run_mapper(mapper: usize, args: &MapArgs, i: usize) -> MapArgs {
@@ -128,12 +169,16 @@ fn get_target_pointer(
         .entry
         .filter(|_| l.contained || ((l.extends_before || l.extends_after) && implicit))
     {
+        wait_filling(cx, table, key)?;
         let Some(e) = table.get_mut(key) else {
             return Err(Error::new(
                 ErrorKind::Mapping,
                 "mapping table lost an entry",
             ));
         };
+        // An entry whose last reference was released by a construct still finishing (its
+        // removal waits for that construct's copies) is mapped anew: its data is copied again.
+        let revived = e.total_refs() == 0;
         let action = if update_ref {
             e.inc_refs(hold);
             undo.push(Undo::Counted { key, hold });
@@ -146,6 +191,7 @@ fn get_target_pointer(
         };
         t.addr = e.target_of(begin);
         t.entry = Some(key);
+        t.is_new |= revived;
         crate::info!(
             bits::MAPPING_EXISTS,
             cx.id(),
@@ -205,8 +251,9 @@ fn get_target_pointer(
             name,
             owns_memory: true,
             shadows: Vec::new(),
+            filling: None,
         });
-        undo.push(Undo::Created { key });
+        undo.push(Undo::Created { key, hold });
         crate::info!(
             bits::MAPPING_CHANGED,
             cx.id(),
@@ -242,6 +289,9 @@ fn get_target_pointer(
         cx.slot
             .dev
             .copy_to_device(t.addr, begin, size, &mut cx.stream)?;
+        if let Some(k) = t.entry {
+            cx.filled.push(k);
+        }
         if let Some(e) = t.entry.and_then(|k| table.get(k)) {
             reapply_shadows(cx, e, begin, begin + size)?;
         }
@@ -407,6 +457,7 @@ pub fn begin(
                 if changed {
                     let src = stage_ptr(&mut cx.stream, expected);
                     cx.slot.dev.copy_to_device(p.addr, src, 8, &mut cx.stream)?;
+                    cx.filled.extend(p.entry);
                 }
             }
         }
@@ -414,11 +465,11 @@ pub fn begin(
     Ok(())
 }
 
-/// Takes back what a failed [`begin`] did, newest first, once the copies it had started on
-/// `cx.stream` are done (they may still be reading or writing the memory it frees).
+/// Takes back what a failed [`begin`] did, newest first. The caller has waited for the copies
+/// the construct started (they may still be reading or writing the memory this frees) and
+/// locked the table again: in between, another construct may have found an entry this one
+/// created, so an entry is removed only when no reference is left.
 pub fn rollback(cx: &mut Ctx<'_>, table: &mut MappingTable, undo: Vec<Undo>) {
-    // The construct has failed already: a failure to wait adds nothing to report.
-    let _ = cx.slot.dev.synchronize(&mut cx.stream);
     for u in undo.into_iter().rev() {
         match u {
             Undo::Counted { key, hold } => {
@@ -426,9 +477,15 @@ pub fn rollback(cx: &mut Ctx<'_>, table: &mut MappingTable, undo: Vec<Undo>) {
                     e.dec_refs(hold);
                 }
             }
-            Undo::Created { key } => {
-                if let Some(e) = table.remove(key) {
-                    let _ = cx.slot.free_data(e.target_alloc);
+            Undo::Created { key, hold } => {
+                let unused = table.get_mut(key).is_some_and(|e| {
+                    e.dec_refs(hold);
+                    e.total_refs() == 0
+                });
+                if unused {
+                    if let Some(e) = table.remove(key) {
+                        let _ = cx.slot.free_data(e.target_alloc);
+                    }
                 }
             }
         }
@@ -488,6 +545,7 @@ pub fn end(
             }
             continue;
         };
+        wait_filling(cx, table, key)?;
         let Some(e) = table.get_mut(key) else {
             continue;
         };
@@ -530,6 +588,7 @@ pub fn end(
             cx.slot
                 .dev
                 .copy_from_device(begin_addr, tgt, size, &mut cx.stream)?;
+            cx.filled.push(key);
         }
         post.push(PostEnd {
             key,
@@ -640,10 +699,14 @@ fn update_contiguous(
         }
         return Ok(());
     };
+    wait_filling(cx, table, key)?;
     let Some(e) = table.get(key) else {
         return Ok(());
     };
     let tgt = e.target_of(begin_addr);
+    if ty & (map::TO | map::FROM) != 0 {
+        cx.filled.push(key);
+    }
     if ty & map::TO != 0 {
         crate::info!(
             bits::DATA_TRANSFER,

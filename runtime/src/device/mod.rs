@@ -124,6 +124,16 @@ pub trait EventImpl: Send + Sync {
 #[derive(Clone, Default)]
 pub struct Event(Option<Arc<dyn EventImpl>>);
 
+impl std::fmt::Debug for Event {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Event(recorded)"
+        } else {
+            "Event(done)"
+        })
+    }
+}
+
 impl Event {
     /// An event that is already complete.
     pub fn done() -> Self {

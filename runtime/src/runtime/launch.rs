@@ -15,29 +15,48 @@ impl DeviceSlot {
             slot: self,
             stream: self.stream()?,
             usm: rt.usm(),
+            filled: Vec::new(),
         })
     }
 
     /// `target enter data` / the begin of `target data`.
     pub fn data_begin(&self, rt: &Runtime, args: &mut MapArgs) -> Result<()> {
         let mut cx = self.ctx(rt)?;
-        let mut table = self.table.lock();
         let mut undo = Vec::new();
-        let r = targetdata::begin(&mut cx, &mut table, args, false, &mut undo)
-            .and_then(|_| self.dev.synchronize(&mut cx.stream));
+        let r = {
+            let mut table = self.table.lock();
+            let r = targetdata::begin(&mut cx, &mut table, args, false, &mut undo);
+            targetdata::mark_filling(&mut cx, &mut table).and(r)
+        };
+        // The copies finish with the table unlocked: other threads map and unmap meanwhile.
+        let r = r.and_then(|_| self.dev.synchronize(&mut cx.stream));
         if r.is_err() {
-            targetdata::rollback(&mut cx, &mut table, undo);
+            self.take_back(&mut cx, undo);
         }
         r
+    }
+
+    /// Takes back a failed data begin: waits for its copies, then undoes its table changes.
+    fn take_back(&self, cx: &mut Ctx<'_>, undo: Vec<targetdata::Undo>) {
+        // The construct has failed already: a failure to wait adds nothing to report.
+        let _ = self.dev.synchronize(&mut cx.stream);
+        let mut table = self.table.lock();
+        targetdata::rollback(cx, &mut table, undo);
     }
 
     /// `target exit data` / the end of `target data`.
     pub fn data_end(&self, rt: &Runtime, args: &MapArgs) -> Result<()> {
         let mut cx = self.ctx(rt)?;
-        let mut table = self.table.lock();
         let mut post = Vec::new();
-        let r = targetdata::end(&mut cx, &mut table, args, false, &mut post);
+        let r = {
+            let mut table = self.table.lock();
+            let r = targetdata::end(&mut cx, &mut table, args, false, &mut post);
+            targetdata::mark_filling(&mut cx, &mut table).and(r)
+        };
+        // Entries whose counts reached zero stay in the table until their copies are done
+        // (libomptarget's delayed deletion); a construct finding one meanwhile maps it anew.
         self.dev.synchronize(&mut cx.stream)?;
+        let mut table = self.table.lock();
         targetdata::end_finish(&mut cx, &mut table, post)?;
         r
     }
@@ -45,11 +64,14 @@ impl DeviceSlot {
     /// `target update`.
     pub fn data_update(&self, rt: &Runtime, args: &MapArgs) -> Result<()> {
         let mut cx = self.ctx(rt)?;
-        let mut table = self.table.lock();
         let mut restore = Vec::new();
-        let r = targetdata::update(&mut cx, &mut table, args, &mut restore);
+        let r = {
+            let mut table = self.table.lock();
+            let r = targetdata::update(&mut cx, &mut table, args, &mut restore);
+            targetdata::mark_filling(&mut cx, &mut table).and(r)
+        };
         self.dev.synchronize(&mut cx.stream)?;
-        targetdata::update_finish(&table, restore);
+        targetdata::update_finish(&self.table.lock(), restore);
         r
     }
 
@@ -64,18 +86,21 @@ impl DeviceSlot {
         let (kernel, name) = self.kernel(rt, region)?;
         let mut cx = self.ctx(rt)?;
         let mut privates: Vec<usize> = Vec::new();
-        let params = {
+        let mut undo = Vec::new();
+        let r = {
             let mut table = self.table.lock();
-            let mut undo = Vec::new();
             let r = targetdata::begin(&mut cx, &mut table, args, false, &mut undo)
                 .context(|| "Call to targetDataBegin failed, abort target.".into())
                 .and_then(|_| self.kernel_params(&mut cx, &table, args, &mut privates));
-            if let Err(e) = r {
-                targetdata::rollback(&mut cx, &mut table, undo);
+            targetdata::mark_filling(&mut cx, &mut table).and(r)
+        };
+        let params = match r {
+            Ok(p) => p,
+            Err(e) => {
+                self.take_back(&mut cx, undo);
                 self.free_privates(&privates);
                 return Err(e.context("Failed to process data before launching the kernel."));
             }
-            r.unwrap_or_default()
         };
         if info::enabled(bits::KERNEL_LAUNCH) {
             // libomptarget prints this line from its plugin layer, with the plugin's prefix.

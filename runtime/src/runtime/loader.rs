@@ -88,6 +88,7 @@ impl DeviceSlot {
                     name: 0,
                     owns_memory: false,
                     shadows: Vec::new(),
+                    filling: None,
                 });
             }
             imgs.loaded[idx] = Some(loaded);
