@@ -8,20 +8,15 @@
 use crate::error::Result;
 use parking_lot::{Condvar, Mutex};
 use std::collections::VecDeque;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 
 type Job = Box<dyn FnOnce() -> Result<()> + Send>;
-
-/// A queue's shared state: its jobs and the condition variable every change notifies.
-type Inner = (Mutex<State>, Condvar);
 
 /// Completion of one queued job.
 #[derive(Default)]
 pub struct Event {
     state: Mutex<Option<Result<()>>>,
     done: Condvar,
-    /// The queue the job was submitted to, so a waiting thread can run its jobs.
-    queue: Weak<Inner>,
 }
 
 impl Event {
@@ -30,20 +25,8 @@ impl Event {
         self.state.lock().is_some()
     }
 
-    /// Blocks until the job has finished and returns its outcome. While the job's queue has a
-    /// job waiting and none running, the calling thread runs it (as [`Queue::run_until`]): a
-    /// thread that must wait anyway does the work itself instead of waking the queue's worker
-    /// and sleeping until the worker is scheduled, a handoff of a time slice or more on a busy
-    /// machine, twice per job.
+    /// Blocks until the job has finished and returns its outcome.
     pub fn wait(&self) -> Result<()> {
-        match self.queue.upgrade() {
-            Some(inner) => run_until(&inner, self),
-            None => self.outcome(),
-        }
-    }
-
-    /// Blocks until the job has finished (without running any) and returns its outcome.
-    fn outcome(&self) -> Result<()> {
         let mut s = self.state.lock();
         while s.is_none() {
             self.done.wait(&mut s);
@@ -60,10 +43,8 @@ impl Event {
 #[derive(Default)]
 struct State {
     jobs: VecDeque<(Job, Arc<Event>)>,
-    /// A queued job is running (on the worker, or on a thread waiting for the queue).
+    /// A job is running on the worker.
     busy: bool,
-    /// Jobs running on the threads that submitted them ([`Queue::run_or_submit`]).
-    inline: usize,
     worker_started: bool,
     /// Workers are numbered as they start; those numbered below `retired` end when they find no
     /// job (see [`Queue::stop_if_idle`]).
@@ -74,7 +55,7 @@ struct State {
 /// A device's FIFO queue and its worker.
 pub struct Queue {
     name: String,
-    inner: Arc<Inner>,
+    inner: Arc<(Mutex<State>, Condvar)>,
     worker: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
@@ -90,10 +71,7 @@ impl Queue {
 
     /// Appends `job`; it runs after every job submitted before it.
     pub fn submit(&self, job: impl FnOnce() -> Result<()> + Send + 'static) -> Arc<Event> {
-        let ev = Arc::new(Event {
-            queue: Arc::downgrade(&self.inner),
-            ..Event::default()
-        });
+        let ev = Arc::new(Event::default());
         let (lock, cv) = &*self.inner;
         let mut st = lock.lock();
         st.jobs.push_back((Box::new(job), ev.clone()));
@@ -121,40 +99,11 @@ impl Queue {
         ev
     }
 
-    /// Runs `job` on the calling thread at once when the queue has no job waiting or running on
-    /// its worker (or a waiting thread), else appends it as [`submit`](Self::submit) does. For a
-    /// thread that would otherwise hand the job to the worker and then wait for it anyway (a
-    /// `nowait` target task, which libomp completes by waiting for its event): on a machine with
-    /// more threads than cores each hand-off to another thread can cost a time slice.
-    ///
-    /// A job run this way does not hold back jobs other threads submit meanwhile (they may run
-    /// at the same time, as their synchronous constructs would); the calling thread's own later
-    /// jobs come after it, since it submits nothing until this returns.
-    pub fn run_or_submit(&self, job: impl FnOnce() -> Result<()> + Send + 'static) -> Arc<Event> {
-        let (lock, cv) = &*self.inner;
-        {
-            let mut st = lock.lock();
-            if !st.jobs.is_empty() || st.busy {
-                drop(st);
-                return self.submit(job);
-            }
-            st.inline += 1;
-        }
-        let ev = Arc::new(Event {
-            queue: Arc::downgrade(&self.inner),
-            ..Event::default()
-        });
-        ev.complete(guarded(Box::new(job)));
-        lock.lock().inline -= 1;
-        cv.notify_all();
-        ev
-    }
-
     /// Blocks until every job submitted so far has finished (`wait device(d)`).
     pub fn drain(&self) {
         let (lock, cv) = &*self.inner;
         let mut st = lock.lock();
-        while !st.jobs.is_empty() || st.busy || st.inline > 0 {
+        while !st.jobs.is_empty() || st.busy {
             cv.wait(&mut st);
         }
     }
@@ -164,7 +113,21 @@ impl Queue {
     /// itself instead of waiting for the worker to be scheduled, which can take a time slice when
     /// libomp's idle threads spin on every core. Jobs still run one at a time, in FIFO order.
     pub fn run_until(&self, ev: &Event) -> Result<()> {
-        run_until(&self.inner, ev)
+        let (lock, cv) = &*self.inner;
+        loop {
+            let mut st = lock.lock();
+            if ev.is_done() {
+                drop(st);
+                return ev.wait();
+            }
+            if let Some((job, jev)) = take_next(&mut st) {
+                drop(st);
+                run_job(&self.inner, job, jev);
+                continue;
+            }
+            // `ev` was checked under the queue lock, and its completion notifies `cv` after it.
+            cv.wait(&mut st);
+        }
     }
 
     /// Runs queued jobs on the calling thread (or waits for the worker) until at most `n` jobs
@@ -223,45 +186,22 @@ impl Queue {
     /// Jobs waiting or running.
     pub fn pending(&self) -> usize {
         let st = self.inner.0.lock();
-        st.jobs.len() + usize::from(st.busy) + st.inline
-    }
-}
-
-/// [`Queue::run_until`] on a queue's shared state.
-fn run_until(inner: &Inner, ev: &Event) -> Result<()> {
-    let (lock, cv) = inner;
-    loop {
-        let mut st = lock.lock();
-        if ev.is_done() {
-            drop(st);
-            return ev.outcome();
-        }
-        if let Some((job, jev)) = take_next(&mut st) {
-            drop(st);
-            run_job(inner, job, jev);
-            continue;
-        }
-        // `ev` was checked under the queue lock, and its completion notifies `cv` after it.
-        cv.wait(&mut st);
+        st.jobs.len() + usize::from(st.busy)
     }
 }
 
 /// Runs one popped job and marks the queue free again.
-fn run_job(inner: &Inner, job: Job, ev: Arc<Event>) {
-    ev.complete(guarded(job));
-    let (lock, cv) = inner;
-    lock.lock().busy = false;
-    cv.notify_all();
-}
-
-/// Runs `job`, turning a panic into an error.
-fn guarded(job: Job) -> Result<()> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).unwrap_or_else(|_| {
+fn run_job(inner: &(Mutex<State>, Condvar), job: Job, ev: Arc<Event>) {
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).unwrap_or_else(|_| {
         Err(crate::error::Error::new(
             crate::error::ErrorKind::Backend,
             "an asynchronous device operation panicked",
         ))
-    })
+    });
+    ev.complete(r);
+    let (lock, cv) = inner;
+    lock.lock().busy = false;
+    cv.notify_all();
 }
 
 /// Takes the next job if no job is running (one job at a time keeps the FIFO order).
@@ -274,7 +214,7 @@ fn take_next(st: &mut State) -> Option<(Job, Arc<Event>)> {
     Some(j)
 }
 
-fn worker(inner: Arc<Inner>, generation: u64) {
+fn worker(inner: Arc<(Mutex<State>, Condvar)>, generation: u64) {
     let (lock, cv) = &*inner;
     loop {
         let (job, ev) = {
@@ -334,102 +274,6 @@ mod tests {
     }
 
     #[test]
-    fn waiting_on_events_from_several_threads_keeps_the_fifo_order() {
-        let q = Arc::new(Queue::new("test-queue-event-help"));
-        let (log, events) = logging_jobs(&q, 400);
-        let events = Arc::new(events);
-        let waiters: Vec<_> = (0..4)
-            .map(|t| {
-                let events = events.clone();
-                std::thread::spawn(move || {
-                    // Each waiter waits for every fourth job, helping run the queue meanwhile.
-                    for e in events.iter().skip(t).step_by(4) {
-                        e.wait().expect("ok");
-                        assert!(e.is_done());
-                    }
-                })
-            })
-            .collect();
-        for w in waiters {
-            w.join().expect("waiter");
-        }
-        assert_eq!(*log.lock(), (0..400).collect::<Vec<_>>());
-        drop(q);
-        // The queue is gone: a finished event still reports its outcome.
-        assert!(events[399].wait().is_ok());
-    }
-
-    #[test]
-    fn run_or_submit_runs_on_an_idle_queue_at_once_and_queues_behind_a_busy_one() {
-        let q = Queue::new("test-queue-inline");
-        let here = std::thread::current().id();
-        let ran_on = Arc::new(Mutex::new(None));
-        let r = ran_on.clone();
-        let ev = q.run_or_submit(move || {
-            *r.lock() = Some(std::thread::current().id());
-            Ok(())
-        });
-        assert!(ev.is_done(), "an idle queue runs the job before returning");
-        assert_eq!(*ran_on.lock(), Some(here));
-        assert!(q.worker.lock().is_none(), "no worker needed");
-        // Behind a running job, later jobs queue and keep the FIFO order.
-        let gate = Arc::new((Mutex::new(false), Condvar::new()));
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let (g, l) = (gate.clone(), log.clone());
-        let first = q.submit(move || {
-            let mut open = g.0.lock();
-            while !*open {
-                g.1.wait(&mut open);
-            }
-            l.lock().push(0);
-            Ok(())
-        });
-        let later: Vec<_> = (1..20)
-            .map(|i| {
-                let l = log.clone();
-                q.run_or_submit(move || {
-                    l.lock().push(i);
-                    Ok(())
-                })
-            })
-            .collect();
-        assert!(!first.is_done() && later.iter().all(|e| !e.is_done()));
-        *gate.0.lock() = true;
-        gate.1.notify_all();
-        later[18].wait().expect("ok");
-        assert_eq!(*log.lock(), (0..20).collect::<Vec<_>>());
-        let err = q.run_or_submit(|| Err(crate::error::Error::new(ErrorKind::Backend, "x")));
-        assert!(err.wait().is_err());
-    }
-
-    #[test]
-    fn jobs_run_at_once_by_two_threads_overlap() {
-        let q = Arc::new(Queue::new("test-queue-inline-overlap"));
-        let met = Arc::new((Mutex::new(0usize), Condvar::new()));
-        // Each job waits until both have started: it returns only if they run at the same time.
-        let job = |met: Arc<(Mutex<usize>, Condvar)>| {
-            move || {
-                let mut n = met.0.lock();
-                *n += 1;
-                met.1.notify_all();
-                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-                while *n < 2 {
-                    if met.1.wait_until(&mut n, deadline).timed_out() {
-                        return Err(Error::new(ErrorKind::Backend, "ran one after the other"));
-                    }
-                }
-                Ok(())
-            }
-        };
-        let (q2, m2) = (q.clone(), met.clone());
-        let other = std::thread::spawn(move || q2.run_or_submit(job(m2)).wait());
-        let mine = q.run_or_submit(job(met.clone())).wait();
-        assert!(mine.is_ok() && other.join().expect("thread").is_ok());
-        q.drain();
-        assert_eq!(q.pending(), 0);
-    }
-
-    #[test]
     fn a_long_queue_is_shortened_by_the_submitting_thread() {
         let q = Queue::new("test-queue-bound");
         let (log, events) = logging_jobs(&q, 200);
@@ -447,12 +291,12 @@ mod tests {
         let worker_of = |q: &Queue| {
             let id = Arc::new(Mutex::new(None));
             let id2 = id.clone();
-            let ev = q.submit(move || {
+            q.submit(move || {
                 *id2.lock() = Some(std::thread::current().id());
                 Ok(())
-            });
-            q.drain(); // waits without running the job here (`Event::wait` might)
-            assert!(ev.is_done());
+            })
+            .wait()
+            .expect("ok");
             let id = id.lock().expect("ran");
             id
         };

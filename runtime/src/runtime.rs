@@ -358,9 +358,8 @@ impl Runtime {
 
     /// Completes a `nowait` handle: waits for its operation and returns its outcome and location
     /// (and forgets the handle); `None` for an unknown handle. libomptarget polls a few times
-    /// before it blocks; waiting at once measured faster here, because a polling libomp thread
-    /// keeps a core from the device worker that does the work. The wait runs the operation's
-    /// queue on this thread while the queue is free (see `queue::Event::wait`).
+    /// before it blocks; blocking at once measured faster here, because a polling libomp thread
+    /// keeps a core from the device worker that does the work.
     pub fn poll_pending(&self, handle: usize) -> Option<(Result<()>, Option<SourceLoc>)> {
         let event = self.pending.lock().get(&handle)?.event.clone();
         let r = event.wait();
