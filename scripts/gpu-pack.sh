@@ -206,8 +206,12 @@ fi
 
 # --- manifest, check, size ------------------------------------------------------------------
 cubins=$(python3 scripts/gpu/cubins.py --summary "$P"/* 2>/dev/null || true)
-glibc=$(find "$OUT/spread" "$OUT/stock/lib" "$OUT/lib" "$STAGE/deps" "$STAGE/progs" -type f \
-  -exec objdump -T {} + 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
+glibc_of() { # the newest GLIBC_ symbol version the ELF files under the given paths need
+  find "$@" -type f -exec objdump -T {} + 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sort -uV |
+    tail -1 || true
+}
+glibc=$(glibc_of "$OUT/spread" "$OUT/lib" "$STAGE/progs")
+glibc_stock=$(glibc_of "$OUT/stock/lib" "$STAGE/deps")
 {
   echo "pack_format 1"
   echo "built $(date -u +%Y-%m-%dT%H:%MZ) on $(uname -n)"
@@ -217,6 +221,7 @@ glibc=$(find "$OUT/spread" "$OUT/stock/lib" "$OUT/lib" "$STAGE/deps" "$STAGE/pro
   echo "clang $(clang-19 --version | head -1)"
   echo "cubin_encoding $cubins"
   echo "glibc_needed ${glibc#GLIBC_}"
+  echo "glibc_needed_stock ${glibc_stock#GLIBC_}"
   echo "gpu_tests $(wc -l <"$STAGE/progs/gpu-tests/index.tsv")"
   echo "build_failures ${FAILED[*]:-none}"
 } >"$OUT/manifest.txt"

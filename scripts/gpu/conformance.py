@@ -224,6 +224,7 @@ def read_index(conf):
 def run_suite(conf, work, libpath, filecheck, jobs=2, timeout=60, extra_env=None,
               label="run", log=None):
     """Runs every built test; returns {test: (status, seconds, first error line)}."""
+    conf, work = os.path.abspath(conf), os.path.abspath(work)
     tools = os.path.join(work, "tools")
     os.makedirs(tools, exist_ok=True)
     write_exe(os.path.join(tools, "cc-wrap"), CHECK_CC_WRAP)

@@ -82,6 +82,10 @@ def untar_xz(path, dest):
         return None if rc == 0 else "cannot unpack %s: %s / %s" % (path, e, out.strip())
 
 
+def vkey(v):
+    return tuple(int(x) for x in re.findall(r"\d+", v))
+
+
 def system_has(soname):
     rc, out, _ = run(["/sbin/ldconfig", "-p"]) if os.path.exists("/sbin/ldconfig") \
         else run(["ldconfig", "-p"])
@@ -93,7 +97,7 @@ def cuda_probe():
     try:
         cu = ctypes.CDLL("libcuda.so.1")
     except OSError as e:
-        return False, "no NVIDIA driver: libcuda.so.1 cannot be loaded (%s)" % e, []
+        return False, "no NVIDIA driver (libcuda.so.1 cannot be loaded)", []
     r = cu.cuInit(0)
     if r != 0:
         return False, "cuInit failed with CUDA error %d (100: no device; 999: unknown)" % r, []
@@ -164,7 +168,11 @@ class Check:
             have = os.confstr("CS_GNU_LIBC_VERSION").split()[-1]
         except (ValueError, OSError, AttributeError):
             have = "?"
-        say("  glibc here %s, the pack needs %s" % (have, need or "?"))
+        need_stock = self.manifest.get("glibc_needed_stock", "")
+        say("  glibc here %s; the pack needs %s (Spread, programs), %s (stock LLVM 19, FileCheck)"
+            % (have, need or "?", need_stock or "?"))
+        if need and have != "?" and vkey(have) < vkey(need):
+            say("  WARNING: this machine's glibc is older than the programs need: expect failures")
         # Stock: libLLVM and the libraries this machine lacks.
         deps = os.path.join(self.work, "deps")
         self.stock_reason = ""
@@ -174,7 +182,10 @@ class Check:
         self.filecheck = None
         if err:
             self.stock_reason = err
-        else:
+        elif need_stock and have != "?" and vkey(have) < vkey(need_stock):
+            self.stock_reason = "libLLVM.so.19.1 needs glibc %s, this machine has %s" % (
+                need_stock, have)
+        if not err:
             used = []
             for so in sorted(os.listdir(deps)):
                 if so == "FileCheck":
@@ -200,6 +211,18 @@ class Check:
             with open(fc, "w") as f:
                 f.write('#!/bin/sh\nLD_LIBRARY_PATH="%s" exec "%s" "$@"\n'
                         % (extra, os.path.join(deps, "FileCheck")))
+            os.chmod(fc, 0o755)
+            rc, out, _ = run([fc, "--version"], timeout=60)
+            if rc == 0:
+                self.filecheck = fc
+            else:
+                say("  the carried FileCheck does not run here (%s): using tools/pyfilecheck.py"
+                    % (out.strip().splitlines() or ["exit %d" % rc])[-1])
+        if not self.filecheck:
+            fc = os.path.join(self.work, "FileCheck")
+            with open(fc, "w") as f:
+                f.write('#!/bin/sh\nexec "%s" "%s" "$@"\n'
+                        % (sys.executable, os.path.join(HERE, "pyfilecheck.py")))
             os.chmod(fc, 0o755)
             self.filecheck = fc
         self.spread_lp = ":".join([os.path.join(self.pack, "spread", "lib"),
