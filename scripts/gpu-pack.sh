@@ -22,7 +22,8 @@
 #                 nvlink (old cubin ELF encoding, which stock LLVM 19 reads; see docs/gpu.md)
 #   --no-build    do not run scripts/build.sh first
 #   --jobs N      parallel compiles (default 2)
-# Environment: SPREAD_SHARED (default ../shared: conformance/), SPREAD_CUDA_HOME (default
+# Environment: SPREAD_SHARED (default ../shared: conformance/), GPU_TESTS_DIR (default
+# test-suite/gpu), SPREAD_CUDA_HOME (default
 # ${XDG_CACHE_HOME:-$HOME/.cache}/spread/cuda-13.0.88; installed from PyPI when missing).
 set -euo pipefail
 
@@ -172,7 +173,8 @@ build somier "$SPREAD_CC" -O2 -Wall "${FAT[@]:1}" examples/somier/main.c \
 # test-suite/gpu: each file names its own build command (scripts/gpu/buildcmd.py).
 : >"$STAGE/progs/gpu-tests/index.tsv"
 shopt -s nullglob
-gpu_srcs=(test-suite/gpu/*.c test-suite/gpu/*.cpp)
+GPU_TESTS=${GPU_TESTS_DIR:-test-suite/gpu}
+gpu_srcs=("$GPU_TESTS"/*.c "$GPU_TESTS"/*.cpp)
 shopt -u nullglob
 for src in "${gpu_srcs[@]}"; do
   name=$(basename "$src"); name=${name%.*}
@@ -183,7 +185,7 @@ for src in "${gpu_srcs[@]}"; do
   cmd=$(printf '%s\n' "$spec" | sed -n 's/^cmd\t//p')
   targs=$(printf '%s\n' "$spec" | sed -n 's/^args\t//p')
   tout=$(printf '%s\n' "$spec" | sed -n 's/^timeout\t//p')
-  if (cd test-suite/gpu && bash -c "$cmd") >"$STAGE/gpu-$name.log" 2>&1; then
+  if (cd "$(dirname "$src")" && bash -c "$cmd") >"$STAGE/gpu-$name.log" 2>&1; then
     printf '%s\t%s\t%s\n' "$name" "$tout" "$targs" >>"$STAGE/progs/gpu-tests/index.tsv"
     log "built gpu test $name"
   else
@@ -191,7 +193,7 @@ for src in "${gpu_srcs[@]}"; do
     FAILED+=("gpu/$name")
   fi
 done
-log "test-suite/gpu: ${#gpu_srcs[@]} program(s)"
+log "$GPU_TESTS: ${#gpu_srcs[@]} program(s)"
 
 # The conformance corpus (sources travel too: FileCheck reads the CHECK lines from them).
 CONF_SRC=$SHARED/conformance/llvm-offload

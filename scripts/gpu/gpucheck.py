@@ -295,7 +295,7 @@ class Check:
         if rt == "stock" and self.stock_reason:
             return None, "stock unusable"
         kinds = self.devs.get(rt) or {}
-        want = "nvptx" if mode == "gpu" else "host"
+        want = "nvptx" if mode == "gpu" and not self.a.fake_gpu else "host"
         for d in sorted(kinds):
             if kinds[d] == want:
                 return d, None
@@ -514,7 +514,9 @@ class Check:
                                      "the GPU (nvptx64 images)"))
             names = ["conformance", "gpu-tests", "somier-target", "daxpy", "heat2d", "somier",
                      "launch", "transfer"]
-            if mode == "gpu" and not self.gpu:
+            if mode == "gpu" and self.a.fake_gpu:
+                say("  --fake-gpu: host devices stand in for the GPU (tests the check itself)")
+            elif mode == "gpu" and not self.gpu:
                 for n in filter(self.want, names):
                     self.row(n, mode, "-", "-", "SKIPPED: " + self.gpu_reason)
                 continue
@@ -583,6 +585,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=300, help="seconds per program run")
     ap.add_argument("--test-timeout", type=int, default=60, help="seconds per conformance test")
     ap.add_argument("--only", default="", help="comma-separated steps (default: all)")
+    ap.add_argument("--fake-gpu", action="store_true",
+                    help="run mode gpu on host devices (to test the check without a GPU)")
     ap.add_argument("--launch-args", default="0.2 3")
     ap.add_argument("--transfer-args", default="256 5")
     ap.add_argument("--daxpy-args", default="--n 4194304 --runs 1 --reps 1,10")
