@@ -4,12 +4,14 @@
 # (scripts/gpu-check.sh: uses gpu-pack/, or --pack DIR).
 #
 #   gpu-check.sh [--pack DIR] [--require-gpu] [--jobs N] [--timeout S] [--only STEP,...]
+#                [--work DIR] [--keep] [--fake-gpu]      (--help of tools/gpucheck.py: all)
 #
-# It unpacks libLLVM and the programs into PACK/.work, lists the machine (nvidia-smi, the CUDA
-# driver, spread-info, each runtime's devices), then runs every step on stock LLVM 19 and on
-# Spread: on host devices, and on the GPU when there is one (else each GPU step prints SKIPPED
-# and why). Steps: conformance, gpu-tests, somier-target, daxpy, heat2d, somier, launch,
-# transfer. Ends with one summary table, also written to $OUT/gpu-check.txt when $OUT is set.
+# It unpacks libLLVM and the programs into a scratch folder under $TMPDIR (--work DIR), lists
+# the machine (nvidia-smi, the CUDA driver, spread-info, each runtime's devices), then runs
+# every step on stock LLVM 19 and on Spread: on host devices, and on the GPU when there is one
+# (else each GPU step prints SKIPPED and why). Steps: conformance, gpu-tests, somier-target,
+# daxpy, heat2d, somier, launch, transfer. Ends with one summary table; everything printed is
+# also written, as it goes, to $OUT/gpu-check.txt when $OUT is set.
 # Exit status: 0 ok; 1 Spread fails something stock passes, or a Spread program fails to
 # verify; 2 no usable GPU with --require-gpu, or a broken pack.
 # Needs only bash, python3 and tar on the GPU machine (no clang, no Rust, no network).

@@ -143,8 +143,18 @@ cp -L "$LLVM_DIR/bin/FileCheck" "$STAGE/deps/FileCheck"
   esac
 done
 log "stock dependencies: $(cd "$STAGE/deps" && ls | tr '\n' ' ')"
-log "compressing them (xz, a minute or two)"
-tar -C "$STAGE/deps" -cf - . | xz -6 -T"$JOBS" >"$OUT/stock/llvm-deps.tar.xz"
+# xz takes minutes: keep the result, keyed by the files' contents.
+key=$(cd "$STAGE/deps" && sha256sum -- * | sha256sum | cut -c1-16)
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/spread/gpu-pack-deps-$key.tar.xz
+if [ -f "$cache" ]; then
+  log "stock dependencies: using the compressed copy in $cache"
+else
+  log "compressing them (xz, a few minutes)"
+  mkdir -p "$(dirname "$cache")"
+  tar -C "$STAGE/deps" --owner=0 --group=0 -cf - . | xz -6 -T"$JOBS" >"$cache.tmp"
+  mv "$cache.tmp" "$cache"
+fi
+cp "$cache" "$OUT/stock/llvm-deps.tar.xz"
 
 # --- programs -------------------------------------------------------------------------------
 P=$STAGE/progs/bin

@@ -33,12 +33,16 @@ sys.path.insert(0, HERE)
 import conformance  # noqa: E402
 
 LOG = []
+REPORT = None   # $OUT/gpu-check.txt, written as the check goes (a killed run still leaves it)
 
 
 def say(*a):
     s = " ".join(str(x) for x in a)
     print(s, flush=True)
     LOG.append(s)
+    if REPORT:
+        with open(REPORT, "a") as f:
+            f.write(s + "\n")
 
 
 def section(title):
@@ -154,9 +158,9 @@ class Check:
                 k, _, v = line.rstrip("\n").partition(" ")
                 self.manifest[k] = v
                 say("  " + line.rstrip("\n"))
-        if os.path.isdir(self.work):
-            shutil.rmtree(self.work)
-        os.makedirs(self.work)
+        for d in ("progs", "deps", "stock-extra", "logs"):
+            shutil.rmtree(os.path.join(self.work, d), ignore_errors=True)
+        os.makedirs(self.work, exist_ok=True)
         self.progs = os.path.join(self.work, "progs")
         err = untar_xz(os.path.join(self.pack, "programs.tar.xz"), self.progs)
         if err:
@@ -579,7 +583,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pack", required=True)
-    ap.add_argument("--work", default=None, help="scratch folder (default: PACK/.work)")
+    ap.add_argument("--work", default=None,
+                    help="scratch folder (default: a new one under $TMPDIR; the unpacked "
+                    "programs and libraries are removed at the end, the logs kept)")
+    ap.add_argument("--keep", action="store_true", help="keep the unpacked programs and libraries")
     ap.add_argument("--require-gpu", action="store_true", help="a missing GPU is an error")
     ap.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 2))
     ap.add_argument("--timeout", type=int, default=300, help="seconds per program run")
@@ -593,18 +600,26 @@ def main():
     ap.add_argument("--heat2d-args", default="--runs 1 --steps 50")
     a = ap.parse_args()
     a.pack = os.path.abspath(a.pack)
-    if not a.work:
-        a.work = os.path.join(a.pack, ".work")
-        if not os.access(a.pack, os.W_OK):
-            a.work = tempfile.mkdtemp(prefix="gpu-check-")
+    # Scratch outside the pack, so that a pack folder carried to a remote runner stays small.
+    a.work = os.path.abspath(a.work) if a.work else tempfile.mkdtemp(prefix="gpu-check-")
+    global REPORT
+    if os.environ.get("OUT"):
+        os.makedirs(os.environ["OUT"], exist_ok=True)
+        REPORT = os.path.join(os.environ["OUT"], "gpu-check.txt")
+        open(REPORT, "w").close()
     c = Check(a)
     c.only = [x for x in a.only.split(",") if x]
     say("gpu-check: pack %s, scratch %s" % (a.pack, a.work))
     if not c.setup():
         return 2
-    c.machine()
-    c.steps()
-    c.summary()
+    try:
+        c.machine()
+        c.steps()
+        c.summary()
+    finally:
+        if not a.keep:
+            for d in ("progs", "deps", "stock-extra"):
+                shutil.rmtree(os.path.join(a.work, d), ignore_errors=True)
     rc = 0
     if c.bad:
         say("gpu-check: FAILED: " + "; ".join(c.bad))
@@ -614,12 +629,8 @@ def main():
         rc = 2
     if rc == 0:
         say("gpu-check: OK%s" % ("" if c.gpu else " (host devices only: every GPU step SKIPPED)"))
-    out = os.environ.get("OUT")
-    if out:
-        os.makedirs(out, exist_ok=True)
-        with open(os.path.join(out, "gpu-check.txt"), "w") as f:
-            f.write("\n".join(LOG) + "\n")
-        say("gpu-check: report written to %s" % os.path.join(out, "gpu-check.txt"))
+    if REPORT:
+        say("gpu-check: report written to %s" % REPORT)
     return rc
 
 
