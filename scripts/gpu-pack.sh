@@ -151,8 +151,7 @@ if [ -f "$cache" ]; then
 else
   log "compressing them (xz, a few minutes)"
   mkdir -p "$(dirname "$cache")"
-  tar -C "$STAGE/deps" --owner=0 --group=0 -cf - . | xz -6 -T"$JOBS" >"$cache.tmp"
-  mv "$cache.tmp" "$cache"
+  python3 scripts/gpu/txz.py "$cache" "$STAGE/deps"
 fi
 cp "$cache" "$OUT/stock/llvm-deps.tar.xz"
 
@@ -237,7 +236,7 @@ glibc_stock=$(glibc_of "$OUT/stock/lib" "$STAGE/deps")
   echo "gpu_tests $(wc -l <"$STAGE/progs/gpu-tests/index.tsv")"
   echo "build_failures ${FAILED[*]:-none}"
 } >"$OUT/manifest.txt"
-tar -C "$STAGE/progs" -cf - . | xz -6 -T"$JOBS" >"$OUT/programs.tar.xz"
+python3 scripts/gpu/txz.py "$OUT/programs.tar.xz" "$STAGE/progs"
 cp scripts/gpu-check.sh "$OUT/gpu-check.sh"
 cp scripts/gpu/*.py "$OUT/tools/"
 cat >"$OUT/README.txt" <<'EOF'
