@@ -224,6 +224,8 @@ class Check:
                         % (extra, os.path.join(deps, "FileCheck")))
             os.chmod(fc, 0o755)
             rc, out, _ = run([fc, "--version"], timeout=60)
+            if os.environ.get("GPUCHECK_PYFILECHECK") == "1":   # to test the fallback
+                rc, out = 1, "GPUCHECK_PYFILECHECK=1"
             if rc == 0:
                 self.filecheck = fc
             else:
