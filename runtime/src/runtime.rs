@@ -62,6 +62,8 @@ pub struct DeviceSlot {
     images: Mutex<DeviceImages>,
     /// Number of registered images this device has considered (fast "up to date" check).
     seen_images: AtomicUsize,
+    /// Whether the note that this device runs no image of the program was printed.
+    warned_no_image: std::sync::atomic::AtomicBool,
     /// Asynchronous work (nowait), each queue in FIFO order; a host thread always uses the
     /// same one, so one thread's operations stay ordered while several threads' overlap.
     queues: Vec<Queue>,
@@ -236,6 +238,20 @@ impl Runtime {
         }
         let slot = self.device(id)?;
         slot.ensure_images(self)?;
+        if slot.runs_no_image(self) && crate::ffi::kmp::target_offload() != 2 {
+            // Stock libomptarget counts only devices of plugins with an image for them: a binary
+            // whose images are all for another kind of device (nvptx only, on a machine without
+            // a GPU) sees no devices and runs on the host. Here the device exists, but the
+            // program has nothing it can run, so the construct runs on the host as with stock
+            // (OMP_TARGET_OFFLOAD=mandatory makes it an error instead).
+            if !slot.warned_no_image.swap(true, Ordering::Relaxed) && self.config.info_devices {
+                eprintln!(
+                    "spread: info: device {id} ({}) has no image of this program it can run; its constructs run on the host",
+                    slot.dev.info().kind.as_str()
+                );
+            }
+            return Ok(Placement::Host);
+        }
         Ok(Placement::Device(slot))
     }
 

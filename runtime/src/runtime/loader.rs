@@ -12,6 +12,16 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 impl DeviceSlot {
+    /// Whether the program registered images but none this device can run (say, nvptx only on
+    /// a host device).
+    pub(super) fn runs_no_image(&self, rt: &Runtime) -> bool {
+        let regs = rt.images.read();
+        let imgs = self.images.lock();
+        regs.iter().any(|r| r.active)
+            && imgs.retired.is_empty()
+            && imgs.loaded.iter().all(Option::is_none)
+    }
+
     /// Loads every registered image this device can run that it has not loaded yet, and maps
     /// their declare-target globals (reference count INF).
     pub(super) fn ensure_images(&self, rt: &Runtime) -> Result<()> {
@@ -168,13 +178,30 @@ impl DeviceSlot {
             })?;
         let found = imgs.loaded.iter().flatten().find_map(|i| i.kernel(&name));
         let Some(k) = found else {
-            return Err(Error::new(
-                ErrorKind::MissingKernel,
-                format!(
-                    "kernel '{name}' is not in any image loaded on device {}",
-                    self.id
-                ),
-            ));
+            let mut message = format!(
+                "kernel '{name}' is not in any image loaded on device {}",
+                self.id
+            );
+            if imgs.loaded.iter().all(Option::is_none) {
+                // Say what the program carries and what the device is, so the user sees the
+                // mismatch (an nvptx-only build on a machine without a GPU, say).
+                let carried: Vec<String> = rt
+                    .images
+                    .read()
+                    .iter()
+                    .filter_map(|r| r.target.as_ref().ok().map(|t| t.to_string()))
+                    .collect();
+                message.push_str(&format!(
+                    " ({}: it runs none of the program's images: {})",
+                    self.dev.info().name,
+                    if carried.is_empty() {
+                        "none usable".to_string()
+                    } else {
+                        carried.join(", ")
+                    }
+                ));
+            }
+            return Err(Error::new(ErrorKind::MissingKernel, message));
         };
         imgs.kernels.insert(region, (k, name.clone()));
         Ok((k, name))
