@@ -168,19 +168,7 @@ pub fn associate(slot: &DeviceSlot, host: usize, tgt: usize, size: usize) -> Res
             "Not allowed to re-associate a different device ptr+offset with the same host ptr",
         ));
     }
-    table.insert(Entry {
-        host_base: host,
-        host_begin: host,
-        host_end: host + size,
-        target_alloc: tgt,
-        target_begin: tgt,
-        dyn_refs: INF,
-        hold_refs: 0,
-        name: 0,
-        owns_memory: false,
-        shadows: Vec::new(),
-        filling: None,
-    });
+    table.insert(Entry::permanent(host, size, tgt));
     Ok(())
 }
 

@@ -47,6 +47,24 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// An entry for memory the table does not own and never releases (reference count INF):
+    /// a declare-target global, or a pointer associated with `omp_target_associate_ptr`.
+    pub fn permanent(host: usize, size: usize, target: usize) -> Self {
+        Entry {
+            host_base: host,
+            host_begin: host,
+            host_end: host + size,
+            target_alloc: target,
+            target_begin: target,
+            dyn_refs: INF,
+            hold_refs: 0,
+            name: 0,
+            owns_memory: false,
+            shadows: Vec::new(),
+            filling: None,
+        }
+    }
+
     pub fn size(&self) -> usize {
         self.host_end - self.host_begin
     }

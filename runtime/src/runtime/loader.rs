@@ -7,7 +7,7 @@ use crate::device::{KernelHandle, LoadedImage};
 use crate::error::{Error, ErrorKind, Result};
 use crate::image::{self};
 use crate::info::{self, bits};
-use crate::mapping::{Entry, INF};
+use crate::mapping::Entry;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -87,19 +87,7 @@ impl DeviceSlot {
                     e.size,
                     e.name
                 );
-                table.insert(Entry {
-                    host_base: e.addr,
-                    host_begin: e.addr,
-                    host_end: e.addr + e.size,
-                    target_alloc: tgt,
-                    target_begin: tgt,
-                    dyn_refs: INF,
-                    hold_refs: 0,
-                    name: 0,
-                    owns_memory: false,
-                    shadows: Vec::new(),
-                    filling: None,
-                });
+                table.insert(Entry::permanent(e.addr, e.size, tgt));
             }
             imgs.loaded[idx] = Some(loaded);
         }
