@@ -109,10 +109,11 @@ impl DeviceSlot {
                 self.id
             );
         }
+        // The kernel follows the construct's copies on the same stream (and the waits for other
+        // constructs' copies in flight): one wait, after the kernel, covers them all.
         let launched = self
             .dev
-            .synchronize(&mut cx.stream)
-            .and_then(|_| self.dev.launch(kernel, &params, cfg, &mut cx.stream))
+            .launch(kernel, &params, cfg, &mut cx.stream)
             .and_then(|_| self.dev.synchronize(&mut cx.stream));
         if let Err(e) = launched {
             self.free_privates(&privates);
