@@ -22,7 +22,7 @@ pub struct Config {
     /// `SPREAD_DEVICES`: which kinds of devices exist, in numbering order (default `cuda,host`).
     pub devices: Vec<DeviceRequest>,
     /// `SPREAD_STREAMS`: asynchronous queues per device, so `nowait` work from several threads
-    /// overlaps (default 4).
+    /// overlaps (default 8).
     pub streams_per_device: usize,
     /// `SPREAD_ALLOC_CACHE`: bytes of freed device memory each device keeps for reuse (default:
     /// an eighth of its memory; 0 turns the cache off).
@@ -133,14 +133,14 @@ impl Config {
             },
         };
         let streams_per_device = match var("SPREAD_STREAMS") {
-            None => 4,
+            None => 8,
             Some(v) => match v.trim().parse::<usize>() {
                 Ok(n) if (1..=MAX_STREAMS).contains(&n) => n,
                 _ => {
                     warnings.push(format!(
-                        "SPREAD_STREAMS={v:?} is not a number from 1 to {MAX_STREAMS}; using 4"
+                        "SPREAD_STREAMS={v:?} is not a number from 1 to {MAX_STREAMS}; using 8"
                     ));
-                    4
+                    8
                 }
             },
         };
