@@ -223,7 +223,9 @@ pub(super) fn kernel_request(ka: &KernelArgs) -> (MapArgs, LaunchConfig) {
         ka.arg_names,
         ka.arg_mappers,
     );
-    let norm = |v: u32| if v == 0 || v == u32::MAX { 1 } else { v };
+    // 0: no num_teams clause (the GPU backends choose, LLVM's grid rules); -1: a `target`
+    // without `teams`, which runs one team.
+    let norm = |v: u32| if v == u32::MAX { 1 } else { v };
     let cfg = LaunchConfig {
         num_teams: [
             norm(ka.num_teams[0]),
