@@ -1,15 +1,12 @@
 // Memory on fake GPUs: omp_target_alloc and omp_target_memcpy host -> GPU 0 -> GPU 1 (peer
 // copy) -> host, is_device_ptr; llvm_omp_target_alloc_shared (managed) and _host (mapped
-// page-locked); a memory space of 2 GPUs and the host, managed (the default), used
+// page-locked); a memory space of 2 GPUs and the host, managed (the default) and coherent, used
 // by both GPUs and the host without copies; out-of-memory on a GPU is a clear error.
 //
 // REQUIRES: spread, nvptx-toolchain, fakecuda
 // RUN: %spread-cc -O1 --offload-arch=sm_90 %s -o %t
 // RUN: %extract-x86 %t --image=file=%t.so,triple=x86_64-unknown-linux-gnu
 // RUN: rm -f %t.log
-// Known problem (README.md, open findings): this program crashes in the devices_and_host (managed) part
-// (heap corruption, "malloc(): invalid size" or SIGSEGV; not diagnosed yet), so that part runs only
-// with the argument `memspace` (by hand) until fixed.
 // RUN: %fakecuda-run FAKECUDA_HOST_IMAGE=%t.so FAKECUDA_LOG=%t.log FAKECUDA_MEMORY_MB=64 SPREAD_DEVICES=cuda %t 2>&1 | FileCheck %s --implicit-check-not=FAIL --implicit-check-not=fakecuda
 // RUN: FileCheck --check-prefix=LOG %s < %t.log
 // (A failed mandatory offload aborts, as with stock libomptarget: `not --crash`.)
@@ -19,7 +16,8 @@
 // CHECK: alloc_shared: OK
 // CHECK: alloc_host: OK
 // CHECK: memory accounting: OK
-// NOTYET (crashes, see above): devices_and_host managed: OK
+// CHECK: devices_and_host managed: OK
+// CHECK: devices_and_host coherent: OK
 // CHECK: too big for omp_target_alloc: OK
 // LOG: peer 0 -> 1 4000
 // OOM: mapping 100 MiB
@@ -131,12 +129,15 @@ int main(int argc, char **argv) {
   fails += check("memory accounting", ok);
 
   int gpus[2] = {0, 1};
-  if (argc > 1 && !strcmp(argv[1], "memspace")) {
+  /* Seed 001: one allocation the host and both GPUs use as it is, managed (the default with
+   * GPUs) and coherent (mapped page-locked host memory), with the alignment asked for: the
+   * driver's blocks need not be aligned as much (the fake's are malloc's, 16 bytes). */
   omp_memspace_handle_t sp = omp_get_devices_and_host_memspace(2, gpus, omp_default_mem_space);
-  fails += check("devices_and_host managed", use_space(omp_init_allocator(sp, 0, NULL)));
-  }
-  /* Not yet: the coherent variant (cuMemHostAlloc'd memory) ends in heap corruption
-   * ("malloc(): invalid size") under the fake driver; see README.md, open findings. */
+  omp_alloctrait_t managed[] = {{omp_atk_alignment, 4096}};
+  fails += check("devices_and_host managed", use_space(omp_init_allocator(sp, 1, managed)));
+  omp_alloctrait_t coherent[] = {{omp_atk_memory_access, omp_atv_coherent},
+                                 {omp_atk_alignment, 256}};
+  fails += check("devices_and_host coherent", use_space(omp_init_allocator(sp, 2, coherent)));
 
   void *too_big = omp_target_alloc((size_t)100 << 20, 1);
   fails += check("too big for omp_target_alloc", too_big == NULL);

@@ -240,14 +240,19 @@ pub struct Block {
 /// grant whose pages cannot be locked comes back with `pinned: false`, for the caller's fallback.
 pub fn allocate(rt: &Runtime, grant: &Grant, size: usize) -> Result<Option<Block>> {
     let size = size.max(1);
-    let extra = grant.alignment.saturating_sub(mem::ALIGN);
-    let Some(raw_len) = size.checked_add(extra) else {
-        return Ok(None);
-    };
     let by_device = grant
         .device
         .map(|d| (d, AllocKind::Device))
         .or(grant.backend);
+    // Room to align the block: Spread's own host allocations are mem::ALIGN-aligned, but a
+    // device backend promises nothing (a driver's blocks are usually aligned more, not always).
+    let extra = match by_device {
+        Some(_) => grant.alignment.saturating_sub(1),
+        None => grant.alignment.saturating_sub(mem::ALIGN),
+    };
+    let Some(raw_len) = size.checked_add(extra) else {
+        return Ok(None);
+    };
     let raw = match by_device {
         Some((d, kind)) => match rt.device(d as i64)?.dev.alloc(raw_len, kind) {
             Ok(p) => p,
