@@ -13,6 +13,8 @@
 // RUN: rm -f %t.env.log
 // RUN: %fakecuda-run FAKECUDA_HOST_IMAGE=%t.so FAKECUDA_LOG=%t.env.log SPREAD_DEVICES=cuda:1 OMP_NUM_TEAMS=5 OMP_TEAMS_THREAD_LIMIT=32 %t 2>&1 | FileCheck %s --implicit-check-not=FAIL --implicit-check-not=fakecuda
 // RUN: FileCheck --check-prefix=ENV %s < %t.env.log
+// LIBOMPTARGET_INFO's launch line reports the grid the backend launches (same as the log's).
+// RUN: %fakecuda-run FAKECUDA_HOST_IMAGE=%t.so SPREAD_DEVICES=cuda:1 LIBOMPTARGET_INFO=0x10 %t 2>&1 | FileCheck --check-prefix=INFO %s
 
 #include <omp.h>
 #include <stdio.h>
@@ -66,6 +68,8 @@ int main(void) {
 }
 // CHECK: PASS: grid (549755289600)
 // LOG: devenv dev 0 num_devices 1 device_num 0
+// INFO: "PluginInterface" device 0 info: Launching kernel {{.*}}main_l[[#]] with 3200 blocks and 128 threads in {{SPMD|Generic-SPMD|Generic}} mode
+// INFO: "PluginInterface" device 0 info: Launching kernel {{.*}}main_l[[#]] with 32 blocks and 32 threads in SPMD mode
 // LOG: launch {{.*}}main_l[[#]] dev 0 blocks 3200 threads 128
 // LOG: launch {{.*}}main_l[[#]] dev 0 blocks 32 threads 32
 // LOG: launch {{.*}}main_l[[#]] dev 0 blocks 7 threads 64

@@ -250,6 +250,13 @@ pub trait Device: Send + Sync {
         s: &mut Stream,
     ) -> Result<()>;
 
+    /// How [`launch`](Self::launch) will run `kernel` with `cfg`, in the words of
+    /// libomptarget's launch line (`LIBOMPTARGET_INFO` 0x10): "B blocks and T threads in M mode".
+    fn describe_launch(&self, _kernel: KernelHandle, _cfg: &LaunchConfig) -> String {
+        // The host plugin's words: a host kernel sizes its own teams with libomp.
+        "1 blocks and 1 threads in Generic mode".to_string()
+    }
+
     /// Records the current end of `s`.
     fn record_event(&self, s: &mut Stream) -> Result<Event>;
     /// Makes later work on `s` wait for `ev` (recorded on any device; an event of another

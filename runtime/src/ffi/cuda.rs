@@ -74,6 +74,70 @@ pub fn library_present() -> bool {
     unsafe { sys::is_culib_present() }
 }
 
+/// Every driver entry point this module calls (cudarc resolves each on first use and panics
+/// when the library lacks it, so [`missing_symbols`] checks them all first).
+const SYMBOLS: &[&str] = &[
+    "cuCtxEnablePeerAccess",
+    "cuCtxSetCurrent",
+    "cuCtxSetLimit",
+    "cuDeviceCanAccessPeer",
+    "cuDeviceGet",
+    "cuDeviceGetAttribute",
+    "cuDeviceGetCount",
+    "cuDeviceGetName",
+    "cuDevicePrimaryCtxGetState",
+    "cuDevicePrimaryCtxRelease_v2",
+    "cuDevicePrimaryCtxRetain",
+    "cuDevicePrimaryCtxSetFlags_v2",
+    "cuDeviceTotalMem_v2",
+    "cuDriverGetVersion",
+    "cuEventCreate",
+    "cuEventDestroy_v2",
+    "cuEventQuery",
+    "cuEventRecord",
+    "cuEventSynchronize",
+    "cuFuncGetAttribute",
+    "cuGetErrorName",
+    "cuInit",
+    "cuLaunchKernel",
+    "cuMemAdvise",
+    "cuMemAllocManaged",
+    "cuMemAlloc_v2",
+    "cuMemFreeHost",
+    "cuMemFree_v2",
+    "cuMemGetInfo_v2",
+    "cuMemHostAlloc",
+    "cuMemHostRegister_v2",
+    "cuMemHostUnregister",
+    "cuMemcpyDtoDAsync_v2",
+    "cuMemcpyDtoHAsync_v2",
+    "cuMemcpyHtoDAsync_v2",
+    "cuMemcpyPeerAsync",
+    "cuMemsetD8Async",
+    "cuModuleGetFunction",
+    "cuModuleGetGlobal_v2",
+    "cuModuleLoadDataEx",
+    "cuModuleUnload",
+    "cuStreamCreate",
+    "cuStreamDestroy_v2",
+    "cuStreamSynchronize",
+    "cuStreamWaitEvent",
+];
+
+/// The entry points of [`SYMBOLS`] the driver library lacks (an older driver, or something else
+/// named `libcuda.so`). Call [`library_present`] first.
+pub fn missing_symbols() -> Vec<&'static str> {
+    // SAFETY: the library is present (checked by the caller); only symbol addresses are looked
+    // up, nothing is called.
+    let lib = unsafe { sys::culib() };
+    SYMBOLS
+        .iter()
+        .copied()
+        // SAFETY: looking up an address does not call it; the pointer type is never used.
+        .filter(|name| unsafe { lib.get::<*const c_void>(name.as_bytes()) }.is_err())
+        .collect()
+}
+
 /// `cuInit(0)`. Call [`library_present`] first.
 pub fn init() -> CuResult<()> {
     // SAFETY: plain call with a constant flag.

@@ -105,8 +105,9 @@ impl DeviceSlot {
         if info::enabled(bits::KERNEL_LAUNCH) {
             // libomptarget prints this line from its plugin layer, with the plugin's prefix.
             eprintln!(
-                "\"PluginInterface\" device {} info: Launching kernel {name} with 1 blocks and 1 threads in Generic mode",
-                self.id
+                "\"PluginInterface\" device {} info: Launching kernel {name} with {}",
+                self.id,
+                self.dev.describe_launch(kernel, cfg)
             );
         }
         // The kernel follows the construct's copies on the same stream (and the waits for other

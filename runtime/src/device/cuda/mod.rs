@@ -42,6 +42,14 @@ pub fn discover(
     if !cu::library_present() {
         return Err("libcuda.so (the NVIDIA driver) is not installed".into());
     }
+    let missing = cu::missing_symbols();
+    if !missing.is_empty() {
+        return Err(format!(
+            "the NVIDIA driver library lacks {} entry point(s) Spread needs (CUDA 12.8 or newer): {}",
+            missing.len(),
+            missing.join(", ")
+        ));
+    }
     // A driver older than the symbols Spread asks for makes the loader panic: report it as a
     // missing backend rather than ending the program.
     let found = std::panic::catch_unwind(|| discover_devices(first_id, max, config));
@@ -811,6 +819,26 @@ impl Device for CudaDevice {
         })?;
         s.busy = true;
         Ok(())
+    }
+
+    fn describe_launch(&self, kernel: KernelHandle, cfg: &LaunchConfig) -> String {
+        let Some(k) = self.shared.kernels.read().get(kernel.0).cloned() else {
+            return "an unknown kernel".to_string();
+        };
+        let g = grid::compute(
+            &self.limits,
+            &k.env.shape(k.func_max_threads),
+            cfg.num_teams[0],
+            cfg.thread_limit[0],
+            cfg.tripcount,
+        );
+        let mode = match k.env.mode {
+            grid::ExecMode::Generic => "Generic",
+            grid::ExecMode::Spmd => "SPMD",
+            grid::ExecMode::GenericSpmd => "Generic-SPMD",
+            grid::ExecMode::Bare => "bare",
+        };
+        format!("{} blocks and {} threads in {mode} mode", g.blocks, g.threads)
     }
 
     fn record_event(&self, s: &mut Stream) -> Result<Event> {
