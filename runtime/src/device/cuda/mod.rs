@@ -838,7 +838,10 @@ impl Device for CudaDevice {
             grid::ExecMode::GenericSpmd => "Generic-SPMD",
             grid::ExecMode::Bare => "bare",
         };
-        format!("{} blocks and {} threads in {mode} mode", g.blocks, g.threads)
+        format!(
+            "{} blocks and {} threads in {mode} mode",
+            g.blocks, g.threads
+        )
     }
 
     fn record_event(&self, s: &mut Stream) -> Result<Event> {
