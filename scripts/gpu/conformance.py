@@ -130,9 +130,14 @@ def make_script(R, rel):
     return "\n".join(body) + "\n", ""
 
 
-def run_script(script, env, cwd, timeout):
-    p = subprocess.Popen(["bash", script], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, start_new_session=True)
+def run_command(cmd, env, cwd, timeout):
+    """(rc, output, timed_out) of `cmd` in its own process group, killed whole at `timeout`;
+    output is stdout and stderr together. Also used by gpucheck.py."""
+    try:
+        p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, start_new_session=True)
+    except OSError as e:
+        return 127, str(e), False
     try:
         out, _ = p.communicate(timeout=timeout)
         return p.returncode, out.decode("utf-8", "replace"), False
@@ -143,6 +148,10 @@ def run_script(script, env, cwd, timeout):
             pass
         out, _ = p.communicate()
         return -9, out.decode("utf-8", "replace"), True
+
+
+def run_script(script, env, cwd, timeout):
+    return run_command(["bash", script], env, cwd, timeout)
 
 
 def cmd_pack(a):

@@ -21,8 +21,6 @@ import ctypes
 import os
 import re
 import shutil
-import signal
-import subprocess
 import sys
 import tarfile
 import tempfile
@@ -56,21 +54,7 @@ def section(title):
 
 def run(cmd, env=None, timeout=300, cwd=None):
     """(rc, output, timed_out); output is stdout and stderr together."""
-    try:
-        p = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, start_new_session=True)
-    except OSError as e:
-        return 127, str(e), False
-    try:
-        out, _ = p.communicate(timeout=timeout)
-        return p.returncode, out.decode("utf-8", "replace"), False
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        out, _ = p.communicate()
-        return -9, out.decode("utf-8", "replace"), True
+    return conformance.run_command(cmd, env, cwd, timeout)
 
 
 def untar_xz(path, dest):
