@@ -62,6 +62,8 @@ pub struct DeviceSlot {
     images: Mutex<DeviceImages>,
     /// Number of registered images this device has considered (fast "up to date" check).
     seen_images: AtomicUsize,
+    /// Whether an image was ever loaded on this device (it stays loaded or retired).
+    loaded_any: std::sync::atomic::AtomicBool,
     /// Whether the note that this device runs no image of the program was printed.
     warned_no_image: std::sync::atomic::AtomicBool,
     /// Asynchronous work (nowait), each queue in FIFO order; a host thread always uses the

@@ -68,6 +68,14 @@ pub struct Grant {
     pub backend: Option<(usize, AllocKind)>,
 }
 
+impl Grant {
+    /// The device whose backend allocates this memory and the kind it allocates (`None`:
+    /// Spread's own host allocation).
+    fn allocated_by(&self) -> Option<(usize, AllocKind)> {
+        self.device.map(|d| (d, AllocKind::Device)).or(self.backend)
+    }
+}
+
 /// Why a space cannot be made, or `Ok` when the backends can serve it.
 pub fn check_space(rt: &Runtime, a: &Accessors, base: BaseSpace) -> Result<()> {
     let refuse = |why: String| Err(Error::new(ErrorKind::Unsupported, why));
@@ -240,10 +248,7 @@ pub struct Block {
 /// grant whose pages cannot be locked comes back with `pinned: false`, for the caller's fallback.
 pub fn allocate(rt: &Runtime, grant: &Grant, size: usize) -> Result<Option<Block>> {
     let size = size.max(1);
-    let by_device = grant
-        .device
-        .map(|d| (d, AllocKind::Device))
-        .or(grant.backend);
+    let by_device = grant.allocated_by();
     // Room to align the block: Spread's own host allocations are mem::ALIGN-aligned, but a
     // device backend promises nothing (a driver's blocks are usually aligned more, not always).
     let extra = match by_device {
@@ -294,11 +299,7 @@ pub fn allocate(rt: &Runtime, grant: &Grant, size: usize) -> Result<Option<Block
 
 /// Gives back a block from [`allocate`].
 pub fn release(rt: &Runtime, grant: &Grant, block: &Block) -> Result<()> {
-    let by_device = grant
-        .device
-        .map(|d| (d, AllocKind::Device))
-        .or(grant.backend);
-    match by_device {
+    match grant.allocated_by() {
         Some((d, kind)) => rt.device(d as i64)?.dev.free(block.raw, kind),
         None => {
             if block.pinned {

@@ -15,6 +15,10 @@ impl DeviceSlot {
     /// Whether the program registered images but none this device can run (say, nvptx only on
     /// a host device).
     pub(super) fn runs_no_image(&self, rt: &Runtime) -> bool {
+        // Every construct asks: once an image is loaded the answer stays no, without locks.
+        if self.loaded_any.load(Ordering::Acquire) {
+            return false;
+        }
         let regs = rt.images.read();
         let imgs = self.images.lock();
         regs.iter().any(|r| r.active)
@@ -90,6 +94,7 @@ impl DeviceSlot {
                 table.insert(Entry::permanent(e.addr, e.size, tgt));
             }
             imgs.loaded[idx] = Some(loaded);
+            self.loaded_any.store(true, Ordering::Release);
         }
         self.seen_images.store(regs.len(), Ordering::Release);
         Ok(())

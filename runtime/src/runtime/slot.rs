@@ -23,6 +23,7 @@ impl DeviceSlot {
             table: Mutex::new(MappingTable::new()),
             images: Mutex::new(DeviceImages::default()),
             seen_images: AtomicUsize::new(0),
+            loaded_any: std::sync::atomic::AtomicBool::new(false),
             warned_no_image: std::sync::atomic::AtomicBool::new(false),
             queues: (0..streams)
                 .map(|q| Queue::new(format!("spread-dev{id}.{q}")))

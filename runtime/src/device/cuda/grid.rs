@@ -60,6 +60,18 @@ pub enum ExecMode {
     Bare,
 }
 
+impl ExecMode {
+    /// The mode's name in libomptarget's launch line.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExecMode::Generic => "Generic",
+            ExecMode::Spmd => "SPMD",
+            ExecMode::GenericSpmd => "Generic-SPMD",
+            ExecMode::Bare => "bare",
+        }
+    }
+}
+
 /// What the kernel itself says about its launch: its environment and the function's limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KernelShape {

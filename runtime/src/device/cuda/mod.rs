@@ -145,6 +145,70 @@ impl Shared {
         let _ = cu::stream_destroy(s);
         r.map_err(|e| backend(self.id, "writing image metadata", e))
     }
+
+    /// Runs the image's constructors (`ctor`) or destructors, as LLVM's plugin does: the
+    /// pointers in the `__init_array_object_*` (`__fini_array_object_*`) globals, in priority
+    /// order, go into a device buffer that `__init_array_start/_end` delimit, and the
+    /// `nvptx$device$init` (`fini`) kernel runs once. Nothing to do without that kernel.
+    fn run_ctors(&self, module: usize, image: &[u8], ctor: bool) -> Result<()> {
+        let id = self.id;
+        let err = |what: &str, e: CuError| backend(id, what, e);
+        let kernel = cu::function(module, environment::ctor_kernel(ctor))
+            .map_err(|e| err("looking up the constructor kernel", e))?;
+        let Some(kernel) = kernel else {
+            return Ok(());
+        };
+        let names = environment::ctor_objects(image, ctor)
+            .map_err(|why| Error::new(ErrorKind::Image, format!("CUDA device {id}: {why}")))?;
+        let mut table = Vec::with_capacity(names.len() * 8);
+        for n in &names {
+            let (addr, _) = cu::global(module, n)
+                .map_err(|e| err("reading a constructor", e))?
+                .ok_or_else(|| {
+                    Error::new(
+                        ErrorKind::Image,
+                        format!("CUDA device {id}: constructor '{n}' is not in the image"),
+                    )
+                })?;
+            table.extend_from_slice(&self.read(addr, 8)?);
+        }
+        let buf = if table.is_empty() {
+            0
+        } else {
+            cu::alloc_device(table.len()).map_err(|e| err("constructor table", e))?
+        };
+        let run = || -> Result<()> {
+            if buf != 0 {
+                self.write(buf, &table)?;
+            }
+            let (start, end) = environment::ctor_bounds(ctor);
+            for (g, v) in [(start, buf), (end, buf + table.len() as u64)] {
+                if let Some((addr, 8)) =
+                    cu::global(module, g).map_err(|e| err("constructor bounds", e))?
+                {
+                    self.write(addr, &v.to_le_bytes())?;
+                }
+            }
+            let s = cu::stream_create().map_err(|e| err("stream", e))?;
+            let r = cu::launch(kernel, 1, 1, 0, s, &[]).and_then(|_| cu::stream_synchronize(s));
+            let _ = cu::stream_destroy(s);
+            r.map_err(|e| {
+                err(
+                    if ctor {
+                        "running the image's constructors"
+                    } else {
+                        "running the image's destructors"
+                    },
+                    e,
+                )
+            })
+        };
+        let r = run();
+        if buf != 0 {
+            let _ = cu::free_device(buf);
+        }
+        r
+    }
 }
 
 /// One NVIDIA GPU.
@@ -301,66 +365,15 @@ impl CudaDevice {
             })
     }
 
-    /// Runs the image's constructors (`ctor`) or destructors, as LLVM's plugin does: the
-    /// pointers in the `__init_array_object_*` globals, in priority order, go into a device
-    /// buffer that `__init_array_start/_end` delimit, and the init kernel runs once.
-    fn run_ctors(&self, module: usize, image: &[u8], ctor: bool) -> Result<()> {
-        let id = self.id();
-        let kernel = cu::function(module, environment::ctor_kernel(ctor))
-            .map_err(|e| self.err("looking up the constructor kernel", e))?;
-        let Some(kernel) = kernel else {
-            return Ok(());
-        };
-        let names = environment::ctor_objects(image, ctor)
-            .map_err(|why| Error::new(ErrorKind::Image, format!("CUDA device {id}: {why}")))?;
-        let mut table = Vec::with_capacity(names.len() * 8);
-        for n in &names {
-            let (addr, _) = cu::global(module, n)
-                .map_err(|e| self.err("reading a constructor", e))?
-                .ok_or_else(|| {
-                    Error::new(
-                        ErrorKind::Image,
-                        format!("CUDA device {id}: constructor '{n}' is not in the image"),
-                    )
-                })?;
-            table.extend_from_slice(&self.shared.read(addr, 8)?);
-        }
-        let buf = if table.is_empty() {
-            0
-        } else {
-            cu::alloc_device(table.len()).map_err(|e| self.err("constructor table", e))?
-        };
-        let run = || -> Result<()> {
-            if buf != 0 {
-                self.shared.write(buf, &table)?;
-            }
-            let (start, end) = environment::ctor_bounds(ctor);
-            for (g, v) in [(start, buf), (end, buf + table.len() as u64)] {
-                if let Some((addr, 8)) =
-                    cu::global(module, g).map_err(|e| self.err("constructor bounds", e))?
-                {
-                    self.shared.write(addr, &v.to_le_bytes())?;
-                }
-            }
-            let s = cu::stream_create().map_err(|e| self.err("stream", e))?;
-            let r = cu::launch(kernel, 1, 1, 0, s, &[]).and_then(|_| cu::stream_synchronize(s));
-            let _ = cu::stream_destroy(s);
-            r.map_err(|e| {
-                self.err(
-                    if ctor {
-                        "running the image's constructors"
-                    } else {
-                        "running the image's destructors"
-                    },
-                    e,
-                )
-            })
-        };
-        let r = run();
-        if buf != 0 {
-            let _ = cu::free_device(buf);
-        }
-        r
+    /// The blocks and threads `k` gets for a launch with `cfg` on this device.
+    fn grid(&self, k: &Kernel, cfg: &LaunchConfig) -> grid::Grid {
+        grid::compute(
+            &self.limits,
+            &k.env.shape(k.func_max_threads),
+            cfg.num_teams[0],
+            cfg.thread_limit[0],
+            cfg.tripcount,
+        )
     }
 
     /// Whether this device reaches `peer` directly, enabling peer access the first time.
@@ -506,47 +519,10 @@ impl Drop for CudaImage {
         if self.shared.bind().is_err() {
             return; // the driver is gone (process exit)
         }
-        if let Ok(Some(k)) = cu::function(self.module, environment::ctor_kernel(false)) {
-            // Destructors in priority order, as at load; errors cannot be reported here.
-            let _ = run_dtor_kernel(&self.shared, self.module, k, &self.bytes);
-        }
+        // Destructors in priority order, as at load; errors cannot be reported here.
+        let _ = self.shared.run_ctors(self.module, &self.bytes, false);
         let _ = cu::module_unload(self.module);
     }
-}
-
-/// Runs `nvptx$device$fini` with the destructor table (see [`CudaDevice::run_ctors`]).
-fn run_dtor_kernel(shared: &Shared, module: usize, kernel: usize, image: &[u8]) -> Result<()> {
-    let names =
-        environment::ctor_objects(image, false).map_err(|why| Error::new(ErrorKind::Image, why))?;
-    let mut table = Vec::new();
-    for n in &names {
-        if let Ok(Some((addr, _))) = cu::global(module, n) {
-            table.extend_from_slice(&shared.read(addr, 8)?);
-        }
-    }
-    let buf = if table.is_empty() {
-        0
-    } else {
-        cu::alloc_device(table.len()).map_err(|e| backend(shared.id, "destructor table", e))?
-    };
-    if buf != 0 {
-        shared.write(buf, &table)?;
-    }
-    let (start, end) = environment::ctor_bounds(false);
-    for (g, v) in [(start, buf), (end, buf + table.len() as u64)] {
-        if let Ok(Some((addr, 8))) = cu::global(module, g) {
-            shared.write(addr, &v.to_le_bytes())?;
-        }
-    }
-    let r = cu::stream_create().and_then(|s| {
-        let r = cu::launch(kernel, 1, 1, 0, s, &[]).and_then(|_| cu::stream_synchronize(s));
-        let _ = cu::stream_destroy(s);
-        r
-    });
-    if buf != 0 {
-        let _ = cu::free_device(buf);
-    }
-    r.map_err(|e| backend(shared.id, "running the image's destructors", e))
 }
 
 impl Device for CudaDevice {
@@ -588,7 +564,7 @@ impl Device for CudaDevice {
                 }
                 self.shared.write(addr, &self.env.to_bytes())?;
             }
-            self.run_ctors(module, object.bytes, true)
+            self.shared.run_ctors(module, object.bytes, true)
         };
         if let Err(e) = setup() {
             let _ = cu::module_unload(module);
@@ -770,13 +746,7 @@ impl Device for CudaDevice {
                     format!("CUDA device {id}: unknown kernel handle {}", kernel.0),
                 )
             })?;
-        let grid = grid::compute(
-            &self.limits,
-            &k.env.shape(k.func_max_threads),
-            cfg.num_teams[0],
-            cfg.thread_limit[0],
-            cfg.tripcount,
-        );
+        let grid = self.grid(&k, cfg);
         self.bind()?;
         let raw = self.raw(s)?.raw;
         // Kernels with a cross-team reduction get a launch environment pointing at a
@@ -825,22 +795,12 @@ impl Device for CudaDevice {
         let Some(k) = self.shared.kernels.read().get(kernel.0).cloned() else {
             return "an unknown kernel".to_string();
         };
-        let g = grid::compute(
-            &self.limits,
-            &k.env.shape(k.func_max_threads),
-            cfg.num_teams[0],
-            cfg.thread_limit[0],
-            cfg.tripcount,
-        );
-        let mode = match k.env.mode {
-            grid::ExecMode::Generic => "Generic",
-            grid::ExecMode::Spmd => "SPMD",
-            grid::ExecMode::GenericSpmd => "Generic-SPMD",
-            grid::ExecMode::Bare => "bare",
-        };
+        let g = self.grid(&k, cfg);
         format!(
-            "{} blocks and {} threads in {mode} mode",
-            g.blocks, g.threads
+            "{} blocks and {} threads in {} mode",
+            g.blocks,
+            g.threads,
+            k.env.mode.name()
         )
     }
 
