@@ -28,15 +28,18 @@ import sys
 import tempfile
 import time
 
-PACK_CC_WRAP = r"""#!/bin/bash
-# pack-time compiler wrapper: compile, then keep the output as $STORE/cc.<n>
-out=; prev=
+# Both compiler wrappers find the output file (-o FILE or -oFILE) the same way.
+OUTPUT_ARG = r"""out=; prev=
 for a in "$@"; do
   [ "$prev" = -o ] && out=$a
   case $a in -o?*) out=${a#-o} ;; esac
   prev=$a
 done
-"$@" || exit $?
+"""
+
+PACK_CC_WRAP = r"""#!/bin/bash
+# pack-time compiler wrapper: compile, then keep the output as $STORE/cc.<n>
+""" + OUTPUT_ARG + r""""$@" || exit $?
 n=$(( $(cat .ccn 2>/dev/null || echo 0) + 1 )); echo $n > .ccn
 [ -n "$out" ] && cp "$out" "$STORE/cc.$n"
 exit 0
@@ -44,13 +47,7 @@ exit 0
 
 CHECK_CC_WRAP = r"""#!/bin/bash
 # check-time compiler stand-in: put the output compiled on the build machine in place
-out=; prev=
-for a in "$@"; do
-  [ "$prev" = -o ] && out=$a
-  case $a in -o?*) out=${a#-o} ;; esac
-  prev=$a
-done
-n=$(( $(cat .ccn 2>/dev/null || echo 0) + 1 )); echo $n > .ccn
+""" + OUTPUT_ARG + r"""n=$(( $(cat .ccn 2>/dev/null || echo 0) + 1 )); echo $n > .ccn
 if [ -n "$out" ]; then
   [ -f "$STORE/cc.$n" ] || { echo "gpu-check: compile #$n of this test was not packed" >&2; exit 1; }
   cp "$STORE/cc.$n" "$out"
