@@ -101,7 +101,7 @@ typedef struct {
   int32_t __spread_line;     /* line of its pragma */
   int32_t __spread_kind;     /* __SPREAD_KIND_* */
   int32_t __spread_flags;    /* __SPREAD_FLAG_* */
-  int32_t __spread_reserved;
+  int32_t __spread_schedule; /* __SPREAD_SCHED_*: the spread_schedule / dist_schedule kind */
 } __spread_construct_t;
 
 enum {
@@ -111,9 +111,18 @@ enum {
   __SPREAD_KIND_EXIT_DATA = 4,
   __SPREAD_KIND_UPDATE = 5,
   __SPREAD_KIND_UPDATE_PEER = 6,
-  __SPREAD_KIND_WAIT_DEVICE = 7
+  __SPREAD_KIND_WAIT_DEVICE = 7,
+  __SPREAD_KIND_CU = 8
 };
 enum { __SPREAD_FLAG_NOWAIT = 1 };
+/* Schedules (docs/schedules.md). DEFAULT: SPREAD_SCHEDULE, else static. */
+enum {
+  __SPREAD_SCHED_DEFAULT = 0,
+  __SPREAD_SCHED_STATIC = 1,
+  __SPREAD_SCHED_DYNAMIC = 2,
+  __SPREAD_SCHED_ADAPTIVE = 3,
+  __SPREAD_SCHED_STATIC_OPT = 4
+};
 
 /* Reports a value the lowering found bad and ends the program (fatal, with the construct's
  * location): what 0 = a device of the devices clause that does not fit an int, 1 = a negative
@@ -155,6 +164,118 @@ void __spread_target_data_update_mapper(__spread_region_t *, void *, int64_t,
                                         int32_t, void **, void **,
                                         int64_t *, int64_t *, void **,
                                         void **);
+
+/* --- reductions on target spread (docs/spread-abi.md §4) -------------------------------- */
+
+enum {
+  __SPREAD_RED_ADD = 1, __SPREAD_RED_SUB = 2, __SPREAD_RED_MUL = 3, __SPREAD_RED_MAX = 4,
+  __SPREAD_RED_MIN = 5, __SPREAD_RED_BAND = 6, __SPREAD_RED_BOR = 7, __SPREAD_RED_BXOR = 8,
+  __SPREAD_RED_LAND = 9, __SPREAD_RED_LOR = 10
+};
+enum {
+  __SPREAD_TYPE_UNSUPPORTED = 0,
+  __SPREAD_TYPE_I8 = 1, __SPREAD_TYPE_I16 = 2, __SPREAD_TYPE_I32 = 3, __SPREAD_TYPE_I64 = 4,
+  __SPREAD_TYPE_U8 = 5, __SPREAD_TYPE_U16 = 6, __SPREAD_TYPE_U32 = 7, __SPREAD_TYPE_U64 = 8,
+  __SPREAD_TYPE_F32 = 9, __SPREAD_TYPE_F64 = 10
+};
+typedef struct __spread_reductions __spread_reductions_t;
+/* (r, op, type, &original, sizeof original): registers reduction variable number k (k = calls so
+ * far), right after __spread_region_begin. An unsupported type or op is fatal, naming the construct. */
+void __spread_reduction(__spread_region_t *, int32_t, int32_t, void *, size_t);
+/* (r, k): the current chunk's partial of variable k, initialised to the op's identity. Chunks on
+ * one device share one partial and accumulate into it in order. */
+void *__spread_reduction_slot(__spread_region_t *, int32_t);
+/* (r): the region's reductions, taken out of it (call before __spread_region_end). */
+__spread_reductions_t *__spread_region_reductions(__spread_region_t *);
+/* Combines every partial into its original variable (in device-list order) and frees them; after
+ * __spread_region_end, or for nowait in a task that depends on all the chunks' tasks. */
+void __spread_reductions_finish(__spread_reductions_t *);
+
+#ifdef __cplusplus
+} /* extern "C" */
+template <typename __spread_T> struct __spread_type_code { enum { value = __SPREAD_TYPE_UNSUPPORTED }; };
+template <> struct __spread_type_code<signed char> { enum { value = __SPREAD_TYPE_I8 }; };
+template <> struct __spread_type_code<char> { enum { value = (char)-1 < 0 ? __SPREAD_TYPE_I8 : __SPREAD_TYPE_U8 }; };
+template <> struct __spread_type_code<short> { enum { value = __SPREAD_TYPE_I16 }; };
+template <> struct __spread_type_code<int> { enum { value = __SPREAD_TYPE_I32 }; };
+template <> struct __spread_type_code<long> { enum { value = sizeof(long) == 8 ? __SPREAD_TYPE_I64 : __SPREAD_TYPE_I32 }; };
+template <> struct __spread_type_code<long long> { enum { value = __SPREAD_TYPE_I64 }; };
+template <> struct __spread_type_code<unsigned char> { enum { value = __SPREAD_TYPE_U8 }; };
+template <> struct __spread_type_code<unsigned short> { enum { value = __SPREAD_TYPE_U16 }; };
+template <> struct __spread_type_code<unsigned int> { enum { value = __SPREAD_TYPE_U32 }; };
+template <> struct __spread_type_code<unsigned long> { enum { value = sizeof(long) == 8 ? __SPREAD_TYPE_U64 : __SPREAD_TYPE_U32 }; };
+template <> struct __spread_type_code<unsigned long long> { enum { value = __SPREAD_TYPE_U64 }; };
+template <> struct __spread_type_code<float> { enum { value = __SPREAD_TYPE_F32 }; };
+template <> struct __spread_type_code<double> { enum { value = __SPREAD_TYPE_F64 }; };
+#define __SPREAD_TYPE_OF(x) ((int32_t)__spread_type_code<__typeof__(x)>::value)
+extern "C" {
+#else
+#define __SPREAD_TYPE_OF(x)                                                                        \
+  ((int32_t)_Generic((x), signed char: __SPREAD_TYPE_I8, char: ((char)-1 < 0 ? __SPREAD_TYPE_I8 : __SPREAD_TYPE_U8), \
+                     short: __SPREAD_TYPE_I16, int: __SPREAD_TYPE_I32,                             \
+                     long: (sizeof(long) == 8 ? __SPREAD_TYPE_I64 : __SPREAD_TYPE_I32),            \
+                     long long: __SPREAD_TYPE_I64, unsigned char: __SPREAD_TYPE_U8,                \
+                     unsigned short: __SPREAD_TYPE_U16, unsigned int: __SPREAD_TYPE_U32,           \
+                     unsigned long: (sizeof(long) == 8 ? __SPREAD_TYPE_U64 : __SPREAD_TYPE_U32),   \
+                     unsigned long long: __SPREAD_TYPE_U64, float: __SPREAD_TYPE_F32,              \
+                     double: __SPREAD_TYPE_F64, default: __SPREAD_TYPE_UNSUPPORTED))
+#endif
+
+/* --- compute units (seed 004; docs/compute-units.md) ------------------------------------- */
+
+typedef struct __spread_cu_region __spread_cu_region_t;
+/* One CU descriptor of num_teams(count:family:size). */
+typedef struct {
+  int32_t __spread_count;  /* how many CUs */
+  int32_t __spread_family; /* __SPREAD_CU_CPU or __SPREAD_CU_GPU */
+  int32_t __spread_size;   /* CPUs (or devices) per CU */
+} __spread_cud_t;
+enum { __SPREAD_CU_CPU = 1, __SPREAD_CU_GPU = 2 };
+/* (c, lb, ub, descriptors, ndescriptors, chunk, thread_limit (0: none)): c->kind is
+ * __SPREAD_KIND_CU, c->schedule the dist_schedule kind. Impossible configurations are fatal,
+ * naming the construct. */
+__spread_cu_region_t *__spread_cu_begin(const __spread_construct_t *, int64_t, int64_t,
+                                        const __spread_cud_t *, int32_t, int64_t, int32_t);
+/* Threads of the parallel region that runs the CUs: one per CU. */
+int32_t __spread_cu_num_threads(__spread_cu_region_t *);
+/* Called by every thread of that region first: it becomes CU omp_get_thread_num(). */
+void __spread_cu_enter(__spread_cu_region_t *);
+/* (cu, &lo, &hi): the invoking CU's next unit [lo, hi); 0 when it gets no more. */
+int32_t __spread_cu_next(__spread_cu_region_t *, int64_t *, int64_t *);
+/* (cu, lo, hi): the unit is done (a GPU CU synchronizes its devices first). */
+void __spread_cu_commit(__spread_cu_region_t *, int64_t, int64_t);
+/* Called by every thread last. */
+void __spread_cu_leave(__spread_cu_region_t *);
+/* After the parallel region: feeds the schedule's model and frees the region. */
+void __spread_cu_end(__spread_cu_region_t *);
+
+/* CU queries (seed 004, Table 2). Outside a CU region the whole host is one CPU CU. The paper's
+ * omp_get_num_threads() (CPUs of the invoking CPU CU) is omp_get_cu_num_cpus() here, so that
+ * omp_get_num_threads keeps its OpenMP meaning. */
+unsigned int omp_get_num_cus(void);
+unsigned int omp_get_num_gpus(void);
+unsigned int omp_get_num_cpus(void);
+unsigned int omp_get_cu_num_cpus(void);
+int omp_is_gpu(void);
+int omp_is_cpu(void);
+unsigned int omp_get_gpu(void);
+unsigned int omp_get_cpu(void);
+unsigned int omp_get_cu_num(void);
+void omp_synchronize(void);
+
+/* Data placement (seed 004 §3.3): a registered range has one placement, a device number or the
+ * host (omp_get_initial_device()). */
+int omp_get_data_placement(const void *);
+int omp_is_device(int);
+int omp_is_host(int);
+/* (ptr, bytes): starts tracking; placement = the host. 0 on success, nonzero after printing why. */
+int spread_register_data(void *, size_t);
+/* Migrates the range home and stops tracking it. */
+int spread_unregister_data(void *);
+/* Moves the range to the invoking CU's space (a GPU CU's device, else the host). */
+int spread_migrate_data(void *);
+/* Moves the range to device `dev` (or the host: omp_get_initial_device()). */
+int spread_migrate_data_to(void *, int);
 
 /* `#pragma omp target update peer to(list) to_device(d) from(list) from_device(e)`: one call per
  * pair of list items (the i-th `to` item receives the i-th `from` item). Errors are fatal, as for

@@ -19,7 +19,7 @@ pub struct ConstructC {
     pub line: i32,
     pub kind: i32,
     pub flags: i32,
-    pub reserved: i32,
+    pub schedule: i32,
 }
 
 /// The region behind a handle; a null handle is a fatal misuse of the ABI.
