@@ -10,6 +10,12 @@ pub struct Config {
     pub host_threads: Option<usize>,
     /// `LIBOMPTARGET_INFO`: bit mask of diagnostic output.
     pub info: u32,
+    /// `SPREAD_SCHEDULE=KIND[,CHUNK]`: the schedule of spread constructs and compute-unit
+    /// regions that name none (default: static).
+    pub schedule: Option<crate::sched::Spec>,
+    /// `SPREAD_SCHED_PROFILE=[load:|record:]FILE`: the rates of the model-based schedules, read
+    /// at start and/or written at exit.
+    pub sched_profile: Option<crate::sched::model::ProfileFile>,
     /// `SPREAD_INFO=chunks`: print each chunk of a spread construct as it is handed out.
     pub info_chunks: bool,
     /// `SPREAD_INFO=memory`: print memory-space and allocator decisions (and why a space or an
@@ -93,6 +99,17 @@ impl Config {
                 }
             },
         };
+        let schedule = var("SPREAD_SCHEDULE").and_then(|v| {
+            let spec = crate::sched::Spec::parse(&v);
+            if spec.is_none() && !v.trim().is_empty() {
+                warnings.push(format!(
+                    "SPREAD_SCHEDULE={v:?} is not KIND[,CHUNK] with KIND static, dynamic, adaptive or static_opt and CHUNK > 0; using static"
+                ));
+            }
+            spec
+        });
+        let sched_profile =
+            var("SPREAD_SCHED_PROFILE").and_then(|v| crate::sched::model::ProfileFile::parse(&v));
         let info = var("LIBOMPTARGET_INFO").map_or(0, |v| parse_info(&v));
         let mut info_chunks = false;
         let mut info_memory = false;
@@ -179,6 +196,8 @@ impl Config {
             host_devices,
             host_threads,
             info,
+            schedule,
+            sched_profile,
             info_chunks,
             info_memory,
             trace,
@@ -256,6 +275,12 @@ mod tests {
         assert_eq!(cfg(&[("SPREAD_HOST_THREADS", "3")]).host_threads, Some(3));
         assert_eq!(cfg(&[("SPREAD_HOST_THREADS", "0")]).host_threads, None);
         assert!(cfg(&[("SPREAD_INFO", "chunks")]).info_chunks);
+        assert_eq!(
+            cfg(&[("SPREAD_SCHEDULE", "dynamic,8")]).schedule,
+            crate::sched::Spec::parse("dynamic,8")
+        );
+        let bad = cfg(&[("SPREAD_SCHEDULE", "guided")]);
+        assert_eq!((bad.schedule, bad.warnings.len()), (None, 1));
         assert!(cfg(&[("SPREAD_INFO", "devices,chunks")]).info_devices);
         assert_eq!(cfg(&[("SPREAD_STREAMS", "8")]).streams_per_device, 8);
         assert_eq!(cfg(&[("SPREAD_STREAMS", "0")]).warnings.len(), 1);

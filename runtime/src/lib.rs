@@ -29,7 +29,7 @@ pub mod peer;
 pub mod queue;
 pub mod report;
 pub mod runtime;
-pub mod schedule;
+pub mod sched;
 pub mod spread;
 pub mod targetdata;
 pub mod trace;

@@ -151,6 +151,8 @@ pub struct Runtime {
     /// Pending `nowait` operations by handle value: completion, construct location, polls.
     pending: Mutex<HashMap<usize, Pending>>,
     next_handle: AtomicUsize,
+    /// The rates the model-based schedules learnt (and the profile they were loaded from).
+    pub sched_model: crate::sched::model::Model,
 }
 
 static RUNTIME: OnceLock<Runtime> = OnceLock::new();
@@ -165,6 +167,12 @@ impl Runtime {
         info::set_flags(config.info);
         crate::trace::init(config.trace.clone());
         for w in &config.warnings {
+            eprintln!("spread: warning: {w}");
+        }
+        let mut model_warnings = Vec::new();
+        let sched_model =
+            crate::sched::model::Model::new(config.sched_profile.clone(), &mut model_warnings);
+        for w in &model_warnings {
             eprintln!("spread: warning: {w}");
         }
         let found = crate::device::registry::discover(&config);
@@ -188,6 +196,7 @@ impl Runtime {
             requires: AtomicI64::new(0),
             pending: Mutex::new(HashMap::new()),
             next_handle: AtomicUsize::new(1),
+            sched_model,
         }
     }
 
@@ -359,6 +368,9 @@ impl Runtime {
         drop(names);
         drop(regs);
         if last {
+            if let Err(e) = self.sched_model.save() {
+                eprintln!("spread: warning: {e}");
+            }
             for slot in &self.devices {
                 for q in &slot.queues {
                     q.stop_if_idle();

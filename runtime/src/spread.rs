@@ -6,7 +6,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::location::SourceLoc;
 use crate::queue::Event;
 use crate::runtime::{DeviceSlot, Policy, Runtime};
-use crate::schedule::{Chunk, Schedule};
+use crate::sched::{Chunk, Schedule};
 use parking_lot::Mutex;
 use std::sync::Arc;
 
