@@ -27,6 +27,7 @@ pub mod mapping;
 pub mod memory;
 pub mod peer;
 pub mod queue;
+pub mod reduction;
 pub mod report;
 pub mod runtime;
 pub mod sched;

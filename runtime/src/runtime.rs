@@ -152,7 +152,7 @@ pub struct Runtime {
     pending: Mutex<HashMap<usize, Pending>>,
     next_handle: AtomicUsize,
     /// The rates the model-based schedules learnt (and the profile they were loaded from).
-    pub sched_model: crate::sched::model::Model,
+    pub sched_model: Arc<crate::sched::model::Model>,
 }
 
 static RUNTIME: OnceLock<Runtime> = OnceLock::new();
@@ -196,7 +196,7 @@ impl Runtime {
             requires: AtomicI64::new(0),
             pending: Mutex::new(HashMap::new()),
             next_handle: AtomicUsize::new(1),
-            sched_model,
+            sched_model: Arc::new(sched_model),
         }
     }
 

@@ -4,11 +4,14 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::location::SourceLoc;
-use crate::queue::Event;
+use crate::queue::{Event, Queue};
+use crate::reduction;
 use crate::runtime::{DeviceSlot, Policy, Runtime};
-use crate::sched::{Chunk, Schedule};
+use crate::sched::model::Model;
+use crate::sched::{Chunk, Kind, Mode, Resource, Scheduler, Spec, Unit};
 use parking_lot::Mutex;
 use std::sync::Arc;
+use std::time::Instant;
 
 /// `__SPREAD_FLAG_NOWAIT`.
 pub const FLAG_NOWAIT: i32 = 1;
@@ -24,6 +27,8 @@ pub struct Construct {
     pub kind: i32,
     /// `__SPREAD_FLAG_*`.
     pub flags: i32,
+    /// `__SPREAD_SCHED_*`: the schedule the construct names (0: none).
+    pub schedule: i32,
 }
 
 impl Construct {
@@ -77,7 +82,17 @@ pub struct Region {
     pub construct: Construct,
     /// `"target spread FILE:LINE"`, shared by the labels of the region's operations.
     what: Arc<str>,
-    schedule: Schedule,
+    /// Deals the chunks: resource `i` is device `devices[i]`.
+    sched: Arc<Scheduler>,
+    devices: Vec<i32>,
+    /// The current chunk's unit, its first queued operation's time and queue (none yet), and
+    /// when it was dealt; completed when the next chunk is asked for.
+    unit: Option<Unit>,
+    unit_queued: Option<(Instant, &'static Queue)>,
+    unit_dealt: Instant,
+    /// Whether completions are reported to the scheduler (it waits for room or learns).
+    track: bool,
+    model: Arc<Model>,
     current: Chunk,
     /// Whether the current chunk was printed for `SPREAD_INFO=chunks`.
     reported: bool,
@@ -93,6 +108,39 @@ pub struct Region {
     queued: u64,
     /// The failure of the earliest queued operation that failed, with its sequence number.
     failure: Arc<Mutex<Option<(u64, Error)>>>,
+    /// The reduction variables, handed to the program by [`Region::reductions`].
+    reductions: Option<Box<Reductions>>,
+    /// Variables registered in the current chunk so far (registration repeats per chunk).
+    registered: usize,
+    /// Whether the program holds a pointer to `reductions` (it then frees them).
+    reductions_taken: bool,
+}
+
+/// The reduction variables of one execution of a spread construct and their per-device
+/// partials; freed by [`Reductions::finish`] once every chunk is complete.
+pub struct Reductions {
+    what: Arc<str>,
+    vars: Vec<reduction::Var>,
+}
+
+impl Reductions {
+    /// Combines every variable's partials into it (device-list order).
+    pub fn finish(self) {
+        for v in &self.vars {
+            let size = v.ty.size();
+            // The original is the program's variable the lowering named (`&s`, `sizeof s`),
+            // alive until the construct's reductions are finished.
+            let mut bytes = [0u8; 8];
+            crate::ffi::access::transfer(bytes.as_mut_ptr() as usize, v.original, size);
+            v.fold(&mut bytes[..size]);
+            crate::ffi::access::transfer(v.original, bytes.as_ptr() as usize, size);
+        }
+    }
+
+    /// `"target spread FILE:LINE"`.
+    pub fn what(&self) -> &str {
+        &self.what
+    }
 }
 
 /// The last operation a region queued on one device queue.
@@ -217,12 +265,13 @@ impl Region {
         chunk: i64,
     ) -> Result<Region> {
         let n = rt.num_devices();
+        let host = rt.initial_device() as i32;
         for &d in devices {
-            if d < 0 || d as usize >= n {
+            if d < 0 || d as usize > n {
                 return Err(Error::new(
                     ErrorKind::BadDevice,
                     format!(
-                        "device {d} in the devices clause of the {} at {} does not exist (the runtime has {n} devices)",
+                        "device {d} in the devices clause of the {} at {} does not exist (the runtime has {n} devices; the host is omp_get_initial_device() = {n})",
                         construct.name(),
                         construct.at()
                     ),
@@ -239,6 +288,19 @@ impl Region {
                 ),
             ));
         }
+        let kind = match Kind::from_code(construct.schedule) {
+            Ok(k) => k,
+            Err(code) => {
+                return Err(Error::new(
+                    ErrorKind::Invalid,
+                    format!(
+                        "unknown schedule code {code} for the {} at {} (the program and libspread_rt.so disagree on spread.h)",
+                        construct.name(),
+                        construct.at()
+                    ),
+                ))
+            }
+        };
         if ub < lb && construct.has_range_clause() {
             return Err(negative_range(&construct, i128::from(ub) - i128::from(lb)));
         }
@@ -263,14 +325,41 @@ impl Region {
                 ),
             )
         };
-        let list: Vec<i32> = if rt.policy() == Policy::Disabled || n == 0 {
+        // The schedule: the clause's, else SPREAD_SCHEDULE's (its chunk when the clause gives
+        // none), else static. Data constructs always deal statically (seed 000: their chunks
+        // must meet the compute chunks' devices).
+        let spec = match (kind, rt.config.schedule) {
+            _ if construct.has_range_clause() => Spec {
+                kind: Kind::Static,
+                chunk,
+            },
+            (Some(kind), _) => Spec { kind, chunk },
+            (None, Some(env)) => Spec {
+                kind: env.kind,
+                chunk: if chunk > 0 { chunk } else { env.chunk },
+            },
+            (None, None) => Spec {
+                kind: Kind::Static,
+                chunk,
+            },
+        };
+        let mut list: Vec<i32> = if rt.policy() == Policy::Disabled || n == 0 {
             // Offloading is disabled (or there is no device): every chunk runs on the host.
-            vec![rt.initial_device() as i32]
+            vec![host]
         } else if devices.is_empty() {
             (0..n as i32).collect()
         } else {
             try_copy(devices).ok_or_else(out_of_memory)?
         };
+        if spec.kind != Kind::Static {
+            // A device listed twice is one resource to a policy that measures or waits.
+            let mut seen = Vec::with_capacity(list.len());
+            list.retain(|d| {
+                let first = !seen.contains(d);
+                seen.push(*d);
+                first
+            });
+        }
         // Distinct devices (and queues) are at most the devices plus the host: reserved here,
         // the region allocates nothing that grows with its chunks.
         let mut history = Vec::new();
@@ -287,10 +376,43 @@ impl Region {
             device: list[0],
         };
         let what: Arc<str> = format!("{} {}", construct.name(), construct.at()).into();
+        let resources: Vec<Resource> = list
+            .iter()
+            .map(|&d| Resource {
+                key: if d == host {
+                    "host".to_string()
+                } else {
+                    format!("device {d}")
+                },
+                inline: d == host,
+            })
+            .collect();
+        let observed = construct.flags & FLAG_NOWAIT == 0;
+        // Dynamic's default: about 8 chunks per device, each chunk costing a launch.
+        let per = (list.len() as u64).saturating_mul(8).max(1);
+        let default_chunk = i64::try_from(ub.abs_diff(lb) / per)
+            .unwrap_or(i64::MAX)
+            .max(1);
+        let sched = Scheduler::new(
+            &rt.sched_model,
+            &construct.at(),
+            spec,
+            (lb, ub),
+            resources,
+            Mode::Push { observed },
+            default_chunk,
+        );
+        let track = observed && sched.needs_completions();
         Ok(Region {
             construct,
             what,
-            schedule: Schedule::new(lb, ub, list, chunk),
+            sched: Arc::new(sched),
+            devices: list,
+            unit: None,
+            unit_queued: None,
+            unit_dealt: Instant::now(),
+            track,
+            model: rt.sched_model.clone(),
             current,
             reported: false,
             info_chunks: rt.config.info_chunks,
@@ -299,15 +421,52 @@ impl Region {
             lanes,
             queued: 0,
             failure: Arc::new(Mutex::new(None)),
+            reductions: None,
+            registered: 0,
+            reductions_taken: false,
         })
     }
 
-    /// Advances to the next chunk (the loop the pass inserts); false when none is left.
+    /// Reports the current chunk complete to the scheduler: once its queued operations are done
+    /// (a job after them on its queue), or now when it queued none (a host chunk ran inline).
+    fn complete_unit(&mut self) {
+        let Some(u) = self.unit.take() else {
+            return;
+        };
+        if !self.track {
+            return;
+        }
+        match self.unit_queued.take() {
+            Some((queued, queue)) => {
+                let sched = self.sched.clone();
+                let ev = queue.submit(move || {
+                    sched.complete_queued(u, queued);
+                    Ok(())
+                });
+                // `end` waits for it with the chunk's operations.
+                if let Some(l) = self.lanes.iter_mut().find(|l| std::ptr::eq(l.queue, queue)) {
+                    l.last = ev;
+                }
+            }
+            None => self.sched.complete(u, self.unit_dealt.elapsed()),
+        }
+    }
+
+    /// Advances to the next chunk (the loop the pass inserts); false when none is left. Under
+    /// `dynamic` this waits until a device has room for it.
     pub fn advance(&mut self) -> bool {
-        let Some(c) = self.schedule.next() else {
+        self.complete_unit();
+        self.registered = 0;
+        let Some(u) = self.sched.pick() else {
             return false;
         };
-        self.current = c;
+        self.unit = Some(u);
+        self.unit_dealt = Instant::now();
+        self.current = Chunk {
+            lo: u.lo,
+            hi: u.hi,
+            device: self.devices[u.resource],
+        };
         self.reported = false;
         self.earlier = None;
         true
@@ -318,14 +477,80 @@ impl Region {
         if self.info_chunks && !self.reported {
             self.reported = true;
             eprintln!(
-                "spread: {} chunk [{},{}) -> device {}",
+                "spread: {} chunk [{},{}) -> device {}{}",
                 self.construct.at(),
                 self.current.lo,
                 self.current.hi,
-                self.current.device
+                self.current.device,
+                match self.sched.effective() {
+                    Kind::Static => "",
+                    Kind::Dynamic => " (dynamic)",
+                    Kind::Adaptive => " (adaptive)",
+                    Kind::StaticOpt => " (static_opt)",
+                }
             );
         }
         self.current
+    }
+
+    /// Registers reduction variable number `k` of the current chunk (the lowering registers the
+    /// construct's variables in every chunk; the first chunk's registration counts, later ones
+    /// must repeat it).
+    pub fn register_reduction(
+        &mut self,
+        op: i32,
+        ty: i32,
+        original: usize,
+        size: usize,
+    ) -> Result<()> {
+        let k = self.registered;
+        self.registered += 1;
+        let what = self.what.clone();
+        let resources = self.devices.len();
+        let reds = self.reductions.get_or_insert_with(|| {
+            Box::new(Reductions {
+                what: what.clone(),
+                vars: Vec::new(),
+            })
+        });
+        match reds.vars.get(k) {
+            Some(v) if v.same(op, ty, original) => Ok(()),
+            Some(_) => Err(Error::new(
+                ErrorKind::Invalid,
+                format!("reduction variable {k} of the {what} changed between chunks"),
+            )),
+            None => {
+                let v = reduction::Var::new(&what, (op, ty), original, size, resources)?;
+                reds.vars.push(v);
+                Ok(())
+            }
+        }
+    }
+
+    /// The current chunk's partial of reduction variable `k`: its device's.
+    pub fn reduction_partial(&mut self, k: usize) -> Result<*mut u64> {
+        let r = self.unit.map_or(0, |u| u.resource);
+        let what = self.what.clone();
+        match self
+            .reductions
+            .as_mut()
+            .and_then(|reds| reds.vars.get_mut(k))
+        {
+            Some(v) => Ok(v.partial(r)),
+            None => Err(Error::new(
+                ErrorKind::Invalid,
+                format!("reduction variable {k} of the {what} was not registered"),
+            )),
+        }
+    }
+
+    /// The region's reductions, for the program to finish once the chunks are complete; the
+    /// same object on every call (the lowering asks in every chunk). `None` without any.
+    pub fn reductions(&mut self) -> Option<*mut Reductions> {
+        self.reductions_taken = self.reductions.is_some();
+        self.reductions
+            .as_mut()
+            .map(|b| &mut **b as *mut Reductions)
     }
 
     /// Label of the current chunk in traces and errors.
@@ -399,6 +624,9 @@ impl Region {
         if queue.pending() >= MAX_QUEUED {
             queue.run_while_longer_than(MAX_QUEUED / 2);
         }
+        if self.unit_queued.is_none() {
+            self.unit_queued = Some((Instant::now(), queue));
+        }
         let ev = queue.submit(job);
         match self.lanes.iter_mut().find(|l| std::ptr::eq(l.queue, queue)) {
             Some(l) => l.last = ev,
@@ -408,13 +636,23 @@ impl Region {
 
     /// Waits for every queued operation; the error of the first one (in queuing order) that
     /// failed, if any.
-    pub fn end(self) -> Result<()> {
+    pub fn end(mut self) -> Result<()> {
+        self.complete_unit();
+        // The program finishes the reductions (after this returns, or in a task): they leave
+        // with it.
+        if let Some(r) = self.reductions.take() {
+            if self.reductions_taken {
+                // Freed by `Reductions::finish` through the pointer the program holds.
+                let _ = Box::into_raw(r);
+            }
+        }
         for lane in &self.lanes {
             // Queues are FIFO: once the last operation is done, so are the earlier ones. The
             // waiting thread works through the queue too (see `Queue::run_until`); failures
             // are collected in `failure`, in queuing order.
             let _ = lane.queue.run_until(&lane.last);
         }
+        self.sched.finish(&self.model);
         let first = self.failure.lock().take();
         match first {
             Some((_, e)) => Err(e),
@@ -440,6 +678,7 @@ mod tests {
             line: 7,
             kind: 1,
             flags: 0,
+            schedule: 0,
         }
     }
 

@@ -46,6 +46,7 @@ pub(super) fn construct_of(c: *const ConstructC, entry: &str) -> Construct {
         line: cc.line,
         kind: cc.kind,
         flags: cc.flags,
+        schedule: cc.schedule,
     }
 }
 
@@ -223,4 +224,62 @@ spread_data_entry! {
     __spread_target_data_begin_mapper => DataOp::Begin;
     __spread_target_data_end_mapper => DataOp::End;
     __spread_target_data_update_mapper => DataOp::Update;
+}
+
+/// Registers reduction variable number k (the calls so far in this chunk) of the construct:
+/// `op` and `ty` are spread.h's codes, `original` the variable, `size` its size.
+#[no_mangle]
+pub extern "C" fn __spread_reduction(
+    r: *mut c_void,
+    op: i32,
+    ty: i32,
+    original: *mut c_void,
+    size: usize,
+) {
+    guard("__spread_reduction", || {
+        let reg = region(r);
+        if let Err(e) = reg.register_reduction(op, ty, original as usize, size) {
+            let loc = reg.construct.location();
+            report::fatal_construct(runtime::get(), &e, Some(&loc));
+        }
+    })
+}
+
+/// The current chunk's partial of reduction variable `k`.
+#[no_mangle]
+pub extern "C" fn __spread_reduction_slot(r: *mut c_void, k: i32) -> *mut c_void {
+    guard("__spread_reduction_slot", || {
+        let reg = region(r);
+        match reg.reduction_partial(usize::try_from(k).unwrap_or(usize::MAX)) {
+            Ok(p) => p as *mut c_void,
+            Err(e) => {
+                let loc = reg.construct.location();
+                report::fatal_construct(runtime::get(), &e, Some(&loc))
+            }
+        }
+    })
+}
+
+/// The construct's reductions, for `__spread_reductions_finish` (null without any).
+#[no_mangle]
+pub extern "C" fn __spread_region_reductions(r: *mut c_void) -> *mut c_void {
+    guard("__spread_region_reductions", || {
+        region(r)
+            .reductions()
+            .map_or(std::ptr::null_mut(), |p| p as *mut c_void)
+    })
+}
+
+/// Combines a construct's partials into its reduction variables and frees them; null: none.
+#[no_mangle]
+pub extern "C" fn __spread_reductions_finish(h: *mut c_void) {
+    guard("__spread_reductions_finish", || {
+        if h.is_null() {
+            return;
+        }
+        // SAFETY: `h` came from `__spread_region_reductions` (a leaked Box the region gave up at
+        // `__spread_region_end`), and the lowering finishes it exactly once, after the end.
+        let reds = unsafe { Box::from_raw(h as *mut crate::spread::Reductions) };
+        reds.finish();
+    })
 }

@@ -338,6 +338,11 @@ impl Scheduler {
         self.effective
     }
 
+    /// Whether the execution needs to hear of completed units (it waits for room or learns).
+    pub fn needs_completions(&self) -> bool {
+        self.wait_for_room || self.learn.is_some()
+    }
+
     /// The resources, in list order.
     pub fn resources(&self) -> impl Iterator<Item = &Resource> {
         self.res.iter().map(|r| &r.res)
