@@ -128,6 +128,15 @@ config.substitutions.append(("%clang-plain", clang))
 config.substitutions.append(("%runtime-libdir", runtime_libdir))
 config.substitutions.append(("%runtime-lib", runtime_lib))
 
+# --- cores (host devices pinned with SPREAD_HOST_DEVICE_CORES) -----------------
+# two-cores: lit itself may run on at least two cores; %cpu0 and %cpu1 are the first two.
+allowed_cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+if len(allowed_cpus) >= 2:
+    config.available_features.add("two-cores")
+cpus = (allowed_cpus + [0, 0])[:2]
+config.substitutions.append(("%cpu0", str(cpus[0])))
+config.substitutions.append(("%cpu1", str(cpus[1])))
+
 # --- NVIDIA GPUs (issue 8) ----------------------------------------------------
 # nvptx-toolchain: spread-cc finds a CUDA toolkit for nvptx64 images (scripts/setup.sh --cuda,
 # SPREAD_CUDA_PATH, ...; test.sh installs one); the tests in nvptx/ build programs that carry an

@@ -8,6 +8,12 @@ pub struct Config {
     /// `SPREAD_HOST_THREADS`: threads a host-device kernel may use when it runs alone
     /// (default: all cores, shared equally among host devices running at once).
     pub host_threads: Option<usize>,
+    /// `SPREAD_HOST_DEVICE_THREADS`: threads each host device's kernels use, one entry per host
+    /// device in numbering order, the last repeated for the rest (empty: not set).
+    pub host_device_threads: Vec<usize>,
+    /// `SPREAD_HOST_DEVICE_CORES`: the cores each host device's kernel threads are pinned to,
+    /// one list per host device in numbering order (empty list or beyond the end: not pinned).
+    pub host_device_cores: Vec<Vec<usize>>,
     /// `LIBOMPTARGET_INFO`: bit mask of diagnostic output.
     pub info: u32,
     /// `SPREAD_SCHEDULE=KIND[,CHUNK]`: the schedule of spread constructs and compute-unit
@@ -65,6 +71,20 @@ pub struct DeviceRequest {
     pub count: Option<usize>,
 }
 
+/// The size of one host device as `SPREAD_HOST_DEVICE_THREADS` and `SPREAD_HOST_DEVICE_CORES`
+/// give it (before the cores are checked against those the process may use).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct HostShape {
+    /// Threads its kernels use (`None`: as many as it has cores when pinned, else the shared
+    /// default).
+    pub threads: Option<usize>,
+    /// Cores its kernel threads are pinned to (`None`: not pinned).
+    pub cores: Option<Vec<usize>>,
+}
+
+/// Largest core number `SPREAD_HOST_DEVICE_CORES` accepts (`CPU_SETSIZE - 1`).
+pub const MAX_CORE: usize = 1023;
+
 /// Largest accepted `SPREAD_STREAMS`.
 pub const MAX_STREAMS: usize = 64;
 
@@ -110,6 +130,24 @@ impl Config {
         });
         let sched_profile =
             var("SPREAD_SCHED_PROFILE").and_then(|v| crate::sched::model::ProfileFile::parse(&v));
+        let host_device_threads = match var("SPREAD_HOST_DEVICE_THREADS") {
+            None => Vec::new(),
+            Some(v) => parse_thread_list(&v).unwrap_or_else(|why| {
+                warnings.push(format!(
+                    "SPREAD_HOST_DEVICE_THREADS={v:?}: {why}; using the default (threads shared among host devices)"
+                ));
+                Vec::new()
+            }),
+        };
+        let host_device_cores = match var("SPREAD_HOST_DEVICE_CORES") {
+            None => Vec::new(),
+            Some(v) => parse_core_lists(&v).unwrap_or_else(|why| {
+                warnings.push(format!(
+                    "SPREAD_HOST_DEVICE_CORES={v:?}: {why}; using the default (no pinning)"
+                ));
+                Vec::new()
+            }),
+        };
         let info = var("LIBOMPTARGET_INFO").map_or(0, |v| parse_info(&v));
         let mut info_chunks = false;
         let mut info_memory = false;
@@ -195,6 +233,8 @@ impl Config {
         Config {
             host_devices,
             host_threads,
+            host_device_threads,
+            host_device_cores,
             info,
             schedule,
             sched_profile,
@@ -214,6 +254,103 @@ impl Config {
     pub fn from_env() -> Self {
         Self::from_lookup(|k| std::env::var(k).ok())
     }
+
+    /// The size `SPREAD_HOST_DEVICE_THREADS` and `SPREAD_HOST_DEVICE_CORES` give the host
+    /// device that is the `index`-th host device (counting host devices only).
+    pub fn host_shape(&self, index: usize) -> HostShape {
+        HostShape {
+            threads: self
+                .host_device_threads
+                .get(index)
+                .or(self.host_device_threads.last())
+                .copied(),
+            cores: self
+                .host_device_cores
+                .get(index)
+                .filter(|c| !c.is_empty())
+                .cloned(),
+        }
+    }
+}
+
+/// `SPREAD_HOST_DEVICE_THREADS`: comma-separated positive thread counts (`4,2`).
+fn parse_thread_list(v: &str) -> std::result::Result<Vec<usize>, String> {
+    let mut out = Vec::new();
+    for item in v.split(',').map(str::trim) {
+        match item.parse::<usize>() {
+            Ok(n) if n >= 1 => out.push(n),
+            _ => return Err(format!("{item:?} is not a positive number")),
+        }
+    }
+    Ok(out)
+}
+
+/// `SPREAD_HOST_DEVICE_CORES`: one Linux cpulist per host device, separated by `;`
+/// (`0-3;4,5`). An empty entry leaves that device unpinned.
+fn parse_core_lists(v: &str) -> std::result::Result<Vec<Vec<usize>>, String> {
+    if v.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    v.split(';').map(parse_cpulist).collect()
+}
+
+/// One Linux cpulist (`man 7 cpuset`): comma-separated `N`, `N-M` or `N-M:STRIDE` items, sorted
+/// and without repeats in the result.
+pub fn parse_cpulist(list: &str) -> std::result::Result<Vec<usize>, String> {
+    let core = |s: &str| -> std::result::Result<usize, String> {
+        match s.trim().parse::<usize>() {
+            Ok(n) if n <= MAX_CORE => Ok(n),
+            Ok(n) => Err(format!("core {n} is above {MAX_CORE}")),
+            Err(_) => Err(format!("{:?} is not a core number", s.trim())),
+        }
+    };
+    let mut out = Vec::new();
+    for item in list.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        let (range, stride) = match item.split_once(':') {
+            Some((r, s)) => match s.trim().parse::<usize>() {
+                Ok(n) if n >= 1 => (r, n),
+                _ => {
+                    return Err(format!(
+                        "{item:?}: the stride after ':' is not a positive number"
+                    ))
+                }
+            },
+            None => (item, 1),
+        };
+        let (lo, hi) = match range.split_once('-') {
+            Some((a, b)) => (core(a)?, core(b)?),
+            None => {
+                let n = core(range)?;
+                (n, n)
+            }
+        };
+        if lo > hi {
+            return Err(format!("{item:?}: the range runs backwards"));
+        }
+        out.extend((lo..=hi).step_by(stride));
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}
+
+/// Writes cores as a Linux cpulist, ranges folded (`0-3,6`).
+pub fn format_cpulist(cores: &[usize]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < cores.len() {
+        let mut j = i;
+        while j + 1 < cores.len() && cores[j + 1] == cores[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j == i {
+            cores[i].to_string()
+        } else {
+            format!("{}-{}", cores[i], cores[j])
+        });
+        i = j + 1;
+    }
+    parts.join(",")
 }
 
 /// A byte count with an optional binary suffix: `512`, `64K`, `256M`, `2G`.
@@ -306,5 +443,71 @@ mod tests {
             cfg(&[("SPREAD_TRACE", "t.json")]).trace.as_deref(),
             Some("t.json")
         );
+    }
+
+    #[test]
+    fn host_device_threads() {
+        let c = cfg(&[("SPREAD_HOST_DEVICE_THREADS", "4, 2")]);
+        assert_eq!(c.host_device_threads, vec![4, 2]);
+        assert!(c.warnings.is_empty());
+        assert_eq!(c.host_shape(0).threads, Some(4));
+        assert_eq!(c.host_shape(1).threads, Some(2));
+        // The last entry is repeated for the remaining devices.
+        assert_eq!(c.host_shape(3).threads, Some(2));
+        assert_eq!(c.host_shape(3).cores, None);
+        assert_eq!(cfg(&[]).host_shape(0), HostShape::default());
+        for bad in ["", "4,0", "4,,2", "two", "-1"] {
+            let c = cfg(&[("SPREAD_HOST_DEVICE_THREADS", bad)]);
+            assert!(c.host_device_threads.is_empty(), "{bad:?}");
+            assert_eq!(c.warnings.len(), 1, "{bad:?}");
+            assert!(c.warnings[0].contains("SPREAD_HOST_DEVICE_THREADS"));
+            assert!(c.warnings[0].contains(&format!("{bad:?}")));
+        }
+    }
+
+    #[test]
+    fn host_device_cores() {
+        let c = cfg(&[("SPREAD_HOST_DEVICE_CORES", "0-3;4,5")]);
+        assert!(c.warnings.is_empty());
+        assert_eq!(c.host_shape(0).cores, Some(vec![0, 1, 2, 3]));
+        // The thread count follows from the cores the device gets (see device::host).
+        assert_eq!(c.host_shape(0).threads, None);
+        assert_eq!(c.host_shape(1).cores, Some(vec![4, 5]));
+        // Core lists are not repeated: further devices are not pinned.
+        assert_eq!(c.host_shape(2), HostShape::default());
+        // An empty entry leaves its device unpinned.
+        let c = cfg(&[("SPREAD_HOST_DEVICE_CORES", ";1")]);
+        assert_eq!(c.host_shape(0).cores, None);
+        assert_eq!(c.host_shape(1).cores, Some(vec![1]));
+        // Both variables: cores decide pinning, threads decide the count.
+        let c = cfg(&[
+            ("SPREAD_HOST_DEVICE_CORES", "0-3;4,5"),
+            ("SPREAD_HOST_DEVICE_THREADS", "2"),
+        ]);
+        assert_eq!(
+            c.host_shape(0),
+            HostShape {
+                threads: Some(2),
+                cores: Some(vec![0, 1, 2, 3])
+            }
+        );
+        assert_eq!(c.host_shape(1).threads, Some(2));
+        for bad in ["0-x", "3-1", "0-3;9999", "0-7:0", "a;b"] {
+            let c = cfg(&[("SPREAD_HOST_DEVICE_CORES", bad)]);
+            assert!(c.host_device_cores.is_empty(), "{bad:?}");
+            assert_eq!(c.warnings.len(), 1, "{bad:?}");
+            assert!(c.warnings[0].contains("SPREAD_HOST_DEVICE_CORES"));
+        }
+    }
+
+    #[test]
+    fn cpulists() {
+        assert_eq!(parse_cpulist("0-2,7,5").unwrap(), vec![0, 1, 2, 5, 7]);
+        assert_eq!(parse_cpulist("0-7:2").unwrap(), vec![0, 2, 4, 6]);
+        assert_eq!(parse_cpulist(" 1 , 1 ").unwrap(), vec![1]);
+        assert_eq!(parse_cpulist("").unwrap(), Vec::<usize>::new());
+        assert!(parse_cpulist("1024").is_err());
+        assert_eq!(format_cpulist(&[0, 1, 2, 3, 6, 8, 9]), "0-3,6,8-9");
+        assert_eq!(format_cpulist(&[]), "");
     }
 }

@@ -176,9 +176,34 @@ impl Runtime {
             eprintln!("spread: warning: {w}");
         }
         let found = crate::device::registry::discover(&config);
+        for w in &found.warnings {
+            eprintln!("spread: warning: {w}");
+        }
+        for e in &found.errors {
+            eprintln!("spread: error: {e}");
+        }
         if config.info_devices {
             for n in &found.notes {
                 eprintln!("spread: info: {n}");
+            }
+            // Host devices of unequal size (SPREAD_HOST_DEVICE_THREADS/_CORES) show it here.
+            for (id, d) in found.devices.iter().enumerate() {
+                let i = d.info();
+                if i.kind != crate::device::DeviceKind::Host {
+                    continue;
+                }
+                let fact = |k: &str| {
+                    i.details
+                        .iter()
+                        .find(|(key, _)| key == k)
+                        .map_or("?", |(_, v)| v.as_str())
+                };
+                eprintln!(
+                    "spread: info: device {id} (host): {} threads per kernel ({}), cores {}",
+                    fact("Threads per kernel"),
+                    fact("Thread count"),
+                    fact("Cores")
+                );
             }
         }
         let devices = found

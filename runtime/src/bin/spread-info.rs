@@ -6,7 +6,8 @@ use spread_rt::runtime::Runtime;
 use std::io::Write;
 
 /// Lists the devices Spread's runtime would offer a program started with the same environment
-/// (`SPREAD_DEVICES`, `SPREAD_HOST_DEVICES`, `SPREAD_HOST_THREADS`), GPUs first, and why a
+/// (`SPREAD_DEVICES`, `SPREAD_HOST_DEVICES`, `SPREAD_HOST_THREADS`, `SPREAD_HOST_DEVICE_THREADS`,
+/// `SPREAD_HOST_DEVICE_CORES`: each host device shows its threads and cores), GPUs first, and why a
 /// requested backend has no devices.
 #[derive(Parser)]
 #[command(version, about)]

@@ -9,7 +9,9 @@ use super::{
     AllocKind, Device, DeviceInfo, DeviceKind, Event, KernelHandle, LaunchConfig, LoadedImage,
     MemoryInfo, Stream,
 };
+use crate::config::{format_cpulist, HostShape};
 use crate::error::{Error, ErrorKind, Result};
+use crate::ffi::affinity::{self, CoreSet};
 use crate::ffi::{access, call, dl, kmp, mem};
 use crate::image::{DeviceObject, ImageTarget};
 use crate::trace;
@@ -29,38 +31,151 @@ pub struct HostDevice {
     cores: usize,
     /// Thread count each kernel gets when it runs alone: `SPREAD_HOST_THREADS` if set.
     threads_override: Option<usize>,
+    /// This device's own thread count (`SPREAD_HOST_DEVICE_THREADS`, or the number of cores it
+    /// is pinned to): its kernels use that many whatever else runs, as the user partitioned.
+    own_threads: Option<usize>,
+    /// The cores its kernel threads are pinned to (`SPREAD_HOST_DEVICE_CORES`).
+    pin: Option<&'static CoreSet>,
+    /// Why the device cannot run kernels (it was given only cores the process may not use).
+    unusable: Option<String>,
+}
+
+/// What creating a host device had to say about its settings.
+#[derive(Debug, Default)]
+pub struct Diagnostics {
+    /// Settings that were corrected (reported, the device runs).
+    pub warnings: Vec<String>,
+    /// Settings that leave the device unable to run kernels.
+    pub errors: Vec<String>,
 }
 
 impl HostDevice {
+    /// Host device `id` with the default size: its kernels share the cores with the other host
+    /// devices' (`SPREAD_HOST_THREADS`, or all cores, in total).
     pub fn new(id: usize, threads_override: Option<usize>) -> Self {
+        Self::with_shape(
+            id,
+            threads_override,
+            &HostShape::default(),
+            None,
+            &mut Diagnostics::default(),
+        )
+    }
+
+    /// Host device `id` of the size `shape` gives (`SPREAD_HOST_DEVICE_THREADS`/`_CORES`).
+    /// `allowed` is the set of cores the process may run on (`None`: unknown, every core is
+    /// taken as allowed); cores outside it are dropped with a warning, and a device left with none
+    /// gets an error and refuses to run kernels.
+    pub fn with_shape(
+        id: usize,
+        threads_override: Option<usize>,
+        shape: &HostShape,
+        allowed: Option<&[usize]>,
+        diag: &mut Diagnostics,
+    ) -> Self {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let memory_bytes = physical_memory();
-        let units = threads_override.unwrap_or(cores);
+        let mut unusable = None;
+        let pinned: Option<Vec<usize>> = shape.cores.as_ref().and_then(|want| {
+            let (kept, dropped) = restrict(want, allowed);
+            let allowed_list = || format_cpulist(allowed.unwrap_or_default());
+            if kept.is_empty() {
+                let e = format!(
+                    "SPREAD_HOST_DEVICE_CORES: host device {id} is given cores {}, none of which this process may run on (allowed: {}); its kernels cannot run",
+                    format_cpulist(want),
+                    allowed_list()
+                );
+                diag.errors.push(e.clone());
+                unusable = Some(e);
+                None
+            } else {
+                if !dropped.is_empty() {
+                    diag.warnings.push(format!(
+                        "SPREAD_HOST_DEVICE_CORES: host device {id}: cores {} are outside the cores this process may run on ({}); using cores {}",
+                        format_cpulist(&dropped),
+                        allowed_list(),
+                        format_cpulist(&kept)
+                    ));
+                }
+                Some(kept)
+            }
+        });
+        let own_threads = shape.threads.or(pinned.as_ref().map(Vec::len));
+        let units = own_threads.or(threads_override).unwrap_or(cores);
+        let cores_text = match &pinned {
+            Some(p) => format_cpulist(p),
+            None => "any (not pinned)".to_string(),
+        };
+        let name = match &pinned {
+            Some(p) => format!(
+                "host device {id} (x86_64, {units} threads, cores {})",
+                format_cpulist(p)
+            ),
+            None => format!("host device {id} (x86_64, {units} threads)"),
+        };
+        // Host devices live as long as the process, and OMPT callbacks find the set by address.
+        let pin = pinned.map(|p| &*Box::leak(Box::new(CoreSet::new(&p))));
         HostDevice {
             id,
             info: DeviceInfo {
                 kind: DeviceKind::Host,
-                name: format!("host device {id} (x86_64, {units} threads)"),
+                name,
                 memory_bytes,
                 compute_units: u32::try_from(units).unwrap_or(u32::MAX),
                 details: vec![
                     ("Device Type".into(), "host (x86_64 image)".into()),
                     ("Threads per kernel".into(), units.to_string()),
+                    (
+                        "Thread count".into(),
+                        if own_threads.is_some() {
+                            "own".into()
+                        } else {
+                            "shared".into()
+                        },
+                    ),
+                    ("Cores".into(), cores_text),
                 ],
             },
             cores,
             threads_override,
+            own_threads,
+            pin,
+            unusable,
         }
     }
 
-    /// How many threads a kernel that starts now gets: all cores when it runs alone, an equal
-    /// share when several host devices compute at once (at least one).
+    /// How many threads a kernel that starts now gets: the device's own count if it has one;
+    /// else all cores when it runs alone, an equal share when several host devices compute at
+    /// once (at least one).
     fn thread_share(&self, running: usize) -> Option<usize> {
+        if self.own_threads.is_some() {
+            return self.own_threads;
+        }
         let total = self.threads_override.unwrap_or(self.cores);
         if running <= 1 && self.threads_override.is_none() {
             return None; // alone: leave the program's own setting untouched
         }
         Some((total / running.max(1)).max(1))
+    }
+}
+
+/// Splits `want` into the cores in `allowed` and those outside it (`allowed` unknown: all kept).
+fn restrict(want: &[usize], allowed: Option<&[usize]>) -> (Vec<usize>, Vec<usize>) {
+    match allowed {
+        None => (want.to_vec(), Vec::new()),
+        Some(a) => want.iter().partition(|c| a.contains(c)),
+    }
+}
+
+/// Says once per process when pinned devices' libomp worker threads cannot be pinned.
+fn warn_if_workers_unpinned() {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    if !affinity::tool_active() {
+        WARNED.call_once(|| {
+            eprintln!(
+                "spread: warning: SPREAD_HOST_DEVICE_CORES: only the threads that launch kernels are pinned, not libomp's worker threads: libomp did not start Spread's OMPT tool (OMP_TOOL=disabled, OMP_TOOL_LIBRARIES set, another OMPT tool loaded, or a libomp without OMPT)"
+            );
+        });
     }
 }
 
@@ -206,11 +321,14 @@ impl Device for HostDevice {
         &self,
         kernel: KernelHandle,
         args: &[usize],
-        _cfg: &LaunchConfig,
+        cfg: &LaunchConfig,
         _s: &mut Stream,
     ) -> Result<()> {
         // Teams and threads are the kernel's own business on x86_64: its code calls libomp's
         // fork entry points, which size teams from the calling thread's ICVs.
+        if let Some(why) = &self.unusable {
+            return Err(Error::new(ErrorKind::Backend, why.clone()));
+        }
         let mut params = Vec::with_capacity(args.len() + 1);
         params.push(HOST_DYN_PTR);
         params.extend_from_slice(args);
@@ -219,11 +337,22 @@ impl Device for HostDevice {
         let running = RUNNING_KERNELS.fetch_add(1, Ordering::AcqRel) + 1;
         let share = self.thread_share(running);
         let saved = share.map(|n| {
+            let n = i32::try_from(n).unwrap_or(i32::MAX);
             let old = kmp::max_threads();
-            kmp::set_num_threads(i32::try_from(n).unwrap_or(i32::MAX));
+            // nthreads-var sizes a `target parallel` kernel's region; a `teams` region's parallel
+            // regions ignore it and take the thread count pushed for the teams construct.
+            kmp::set_num_threads(n);
+            if cfg.teams {
+                kmp::push_teams_threads(n);
+            }
             old
         });
+        let pin = self.pin.map(|set| {
+            warn_if_workers_unpinned();
+            affinity::KernelPin::enter(set)
+        });
         let ok = call::call_kernel(kernel.0, &params);
+        drop(pin);
         // If the program began exiting while the kernel ran, libomp may be gone: touch it no
         // more (this thread waits for the end).
         crate::exit::park_if_exiting();
@@ -252,5 +381,68 @@ impl Device for HostDevice {
 
     fn host_addressable(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shaped(shape: HostShape, allowed: Option<&[usize]>) -> (HostDevice, Diagnostics) {
+        let mut diag = Diagnostics::default();
+        let d = HostDevice::with_shape(1, None, &shape, allowed, &mut diag);
+        (d, diag)
+    }
+
+    #[test]
+    fn own_thread_counts_do_not_share() {
+        let (d, diag) = shaped(
+            HostShape {
+                threads: Some(3),
+                cores: None,
+            },
+            None,
+        );
+        assert!(diag.warnings.is_empty() && diag.errors.is_empty());
+        assert_eq!(d.thread_share(1), Some(3));
+        assert_eq!(d.thread_share(4), Some(3));
+        assert_eq!(d.info.compute_units, 3);
+        assert!(d.info.name.contains("3 threads"), "{}", d.info.name);
+        // Without a setting the cores are shared, as before.
+        let plain = HostDevice::new(0, Some(8));
+        assert_eq!(plain.thread_share(4), Some(2));
+        assert_eq!(HostDevice::new(0, None).thread_share(1), None);
+    }
+
+    #[test]
+    fn cores_pin_and_size_the_device() {
+        let (d, diag) = shaped(
+            HostShape {
+                threads: None,
+                cores: Some(vec![0, 1, 2, 5]),
+            },
+            Some(&[0, 1, 2, 3]),
+        );
+        // Core 5 is not allowed: a warning naming the variable and the core, three cores kept.
+        assert_eq!(diag.warnings.len(), 1);
+        assert!(diag.warnings[0].contains("SPREAD_HOST_DEVICE_CORES"));
+        assert!(
+            diag.warnings[0].contains("cores 5 "),
+            "{}",
+            diag.warnings[0]
+        );
+        assert!(d.pin.is_some() && d.unusable.is_none());
+        assert_eq!(d.thread_share(2), Some(3));
+        assert!(d.info.name.contains("cores 0-2"), "{}", d.info.name);
+        let (d, diag) = shaped(
+            HostShape {
+                threads: Some(1),
+                cores: Some(vec![6, 7]),
+            },
+            Some(&[0, 1]),
+        );
+        assert_eq!(diag.errors.len(), 1);
+        assert!(diag.errors[0].contains("6-7"), "{}", diag.errors[0]);
+        assert!(d.unusable.is_some());
     }
 }

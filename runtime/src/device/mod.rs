@@ -170,6 +170,9 @@ pub struct KernelHandle(pub usize);
 pub struct LaunchConfig {
     /// `num_teams` clause per dimension (0: not given).
     pub num_teams: [u32; 3],
+    /// The kernel has a `teams` construct (clang passes a `num_teams` of -1 for a `target`
+    /// without one, normalised to 1 above).
+    pub teams: bool,
     /// `thread_limit` clause per dimension (0: not given).
     pub thread_limit: [u32; 3],
     /// The loop trip count clang pushed for the region (0: unknown).

@@ -3,7 +3,8 @@
 //! machine has one. (Stock libomptarget numbers its host devices first, which surprises users:
 //! LLVM issue 59828.)
 
-use super::{host::HostDevice, Device, DeviceKind};
+use super::host::{Diagnostics, HostDevice};
+use super::{Device, DeviceKind};
 use crate::config::{Config, DeviceRequest};
 
 /// The devices found, and why a requested backend gave none.
@@ -12,19 +13,42 @@ pub struct Discovery {
     pub devices: Vec<Box<dyn Device>>,
     /// One line per backend that was asked for and gave fewer devices than requested.
     pub notes: Vec<String>,
+    /// Settings of devices that were corrected (the runtime reports them as warnings).
+    pub warnings: Vec<String>,
+    /// Settings that leave a device unable to run kernels (reported as errors).
+    pub errors: Vec<String>,
 }
 
 /// Asks each backend of `config.devices` for its devices, in order.
 pub fn discover(config: &Config) -> Discovery {
     let mut devices: Vec<Box<dyn Device>> = Vec::new();
     let mut notes = Vec::new();
+    let mut diag = Diagnostics::default();
     for req in &config.devices {
         match req.kind {
             DeviceKind::Host => {
                 let n = req.count.unwrap_or(config.host_devices);
-                for _ in 0..n {
+                if config.host_device_cores.len() > n {
+                    diag.warnings.push(format!(
+                        "SPREAD_HOST_DEVICE_CORES has {} core lists for {n} host devices; the lists after the first {n} are ignored",
+                        config.host_device_cores.len()
+                    ));
+                }
+                // The cores this process may run on, asked once (only pinned devices need it).
+                let allowed = if config.host_device_cores.is_empty() {
+                    None
+                } else {
+                    crate::ffi::affinity::allowed_cores()
+                };
+                for index in 0..n {
                     let id = devices.len();
-                    devices.push(Box::new(HostDevice::new(id, config.host_threads)));
+                    devices.push(Box::new(HostDevice::with_shape(
+                        id,
+                        config.host_threads,
+                        &config.host_shape(index),
+                        allowed.as_deref(),
+                        &mut diag,
+                    )));
                 }
             }
             DeviceKind::Cuda => match super::cuda::discover(devices.len(), req.count, config) {
@@ -41,7 +65,12 @@ pub fn discover(config: &Config) -> Discovery {
             },
         }
     }
-    Discovery { devices, notes }
+    Discovery {
+        devices,
+        notes,
+        warnings: diag.warnings,
+        errors: diag.errors,
+    }
 }
 
 /// Parses `SPREAD_DEVICES`: a comma-separated list of `kind[:count]` (`cuda`, `host:2`), in

@@ -60,6 +60,16 @@ pub fn global_symbol(name: &str) -> Option<usize> {
     (!p.is_null()).then_some(p as usize)
 }
 
+/// The next definition of `name` after this library in symbol lookup order (`RTLD_NEXT`), for
+/// passing on a call Spread interposes.
+pub fn next_symbol(name: &str) -> Option<usize> {
+    let name = CString::new(name).ok()?;
+    // SAFETY: dlsym with RTLD_NEXT only looks the name up, in the objects after the one this
+    // code is in.
+    let p = unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr()) };
+    (!p.is_null()).then_some(p as usize)
+}
+
 /// A handle of the loaded library that defines `name` (found through the global scope), for
 /// looking up that library's own definitions with [`symbol_in`].
 pub fn library_of(name: &str) -> Option<usize> {

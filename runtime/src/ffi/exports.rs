@@ -232,6 +232,7 @@ pub(super) fn kernel_request(ka: &KernelArgs) -> (MapArgs, LaunchConfig) {
             norm(ka.num_teams[1]),
             norm(ka.num_teams[2]),
         ],
+        teams: ka.num_teams[0] != u32::MAX,
         thread_limit: ka.thread_limit,
         tripcount: ka.tripcount,
         dyn_cgroup_mem: ka.dyn_cgroup_mem,

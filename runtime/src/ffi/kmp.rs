@@ -16,6 +16,7 @@ struct Kmp {
     get_default_device: Option<extern "C" fn() -> i32>,
     get_max_threads: Option<extern "C" fn() -> i32>,
     set_num_threads: Option<extern "C" fn(i32)>,
+    push_num_teams: Option<extern "C" fn(*const c_void, i32, i32, i32)>,
     get_num_places: Option<extern "C" fn() -> i32>,
     taskwait: Option<extern "C" fn(*const c_void, i32) -> i32>,
 }
@@ -46,6 +47,10 @@ fn kmp() -> &'static Kmp {
             get_default_device: sym!("omp_get_default_device", extern "C" fn() -> i32),
             get_max_threads: sym!("omp_get_max_threads", extern "C" fn() -> i32),
             set_num_threads: sym!("omp_set_num_threads", extern "C" fn(i32)),
+            push_num_teams: sym!(
+                "__kmpc_push_num_teams",
+                extern "C" fn(*const c_void, i32, i32, i32)
+            ),
             get_num_places: sym!("omp_get_num_places", extern "C" fn() -> i32),
             taskwait: sym!(
                 "__kmpc_omp_taskwait",
@@ -117,6 +122,18 @@ pub fn max_threads() -> i32 {
 pub fn set_num_threads(n: i32) {
     if let Some(f) = kmp().set_num_threads {
         libomp_call(|| f(n))
+    }
+}
+
+/// Sets the thread count of the next `teams` construct the calling thread encounters, as a
+/// `thread_limit(threads)` clause would (the number of teams stays libomp's default). libomp sizes
+/// a `teams` region's parallel regions from this, not from `nthreads-var`; a construct's own
+/// `num_teams`/`thread_limit` clauses replace it. Only for a thread about to run a `teams`
+/// construct: the values otherwise stay pending and size the thread's next parallel region.
+pub fn push_teams_threads(threads: i32) {
+    let k = kmp();
+    if let (Some(gtid), Some(push)) = (k.global_thread_num, k.push_num_teams) {
+        libomp_call(|| push(std::ptr::null(), gtid(std::ptr::null()), 0, threads))
     }
 }
 

@@ -14,6 +14,7 @@
 //! clang passes, are still safe functions.)
 
 pub(crate) mod access;
+pub(crate) mod affinity;
 pub(crate) mod call;
 pub(crate) mod cuda;
 pub(crate) mod dl;
