@@ -18,6 +18,13 @@ struct Kmp {
     set_num_threads: Option<extern "C" fn(i32)>,
     get_num_places: Option<extern "C" fn() -> i32>,
     taskwait: Option<extern "C" fn(*const c_void, i32) -> i32>,
+    thread_num: Option<extern "C" fn() -> i32>,
+    num_threads: Option<extern "C" fn() -> i32>,
+    level: Option<extern "C" fn() -> i32>,
+    active_level: Option<extern "C" fn() -> i32>,
+    ancestor_thread_num: Option<extern "C" fn(i32) -> i32>,
+    get_max_active_levels: Option<extern "C" fn() -> i32>,
+    set_max_active_levels: Option<extern "C" fn(i32)>,
 }
 
 fn kmp() -> &'static Kmp {
@@ -51,6 +58,13 @@ fn kmp() -> &'static Kmp {
                 "__kmpc_omp_taskwait",
                 extern "C" fn(*const c_void, i32) -> i32
             ),
+            thread_num: sym!("omp_get_thread_num", extern "C" fn() -> i32),
+            num_threads: sym!("omp_get_num_threads", extern "C" fn() -> i32),
+            level: sym!("omp_get_level", extern "C" fn() -> i32),
+            active_level: sym!("omp_get_active_level", extern "C" fn() -> i32),
+            ancestor_thread_num: sym!("omp_get_ancestor_thread_num", extern "C" fn(i32) -> i32),
+            get_max_active_levels: sym!("omp_get_max_active_levels", extern "C" fn() -> i32),
+            set_max_active_levels: sym!("omp_set_max_active_levels", extern "C" fn(i32)),
         }
     })
 }
@@ -116,6 +130,50 @@ pub fn max_threads() -> i32 {
 /// Sets the calling thread's `nthreads-var`.
 pub fn set_num_threads(n: i32) {
     if let Some(f) = kmp().set_num_threads {
+        libomp_call(|| f(n))
+    }
+}
+
+/// `omp_get_thread_num()` (0 without libomp: the initial thread).
+pub fn thread_num() -> i32 {
+    kmp().thread_num.map_or(0, |f| libomp_call(|| f()))
+}
+
+/// `omp_get_num_threads()` (1 without libomp).
+pub fn num_threads() -> i32 {
+    kmp().num_threads.map_or(1, |f| libomp_call(|| f()))
+}
+
+/// `omp_get_level()`: nested parallel regions around the calling thread (0 without libomp).
+pub fn level() -> i32 {
+    kmp().level.map_or(0, |f| libomp_call(|| f()))
+}
+
+/// `omp_get_active_level()` (0 without libomp).
+pub fn active_level() -> i32 {
+    kmp().active_level.map_or(0, |f| libomp_call(|| f()))
+}
+
+/// `omp_get_ancestor_thread_num(level)`: the thread number of the calling thread's ancestor
+/// at `level` (-1 for a level that does not exist; 0 without libomp at level 0).
+pub fn ancestor_thread_num(level: i32) -> i32 {
+    match kmp().ancestor_thread_num {
+        Some(f) => libomp_call(|| f(level)),
+        None if level == 0 => 0,
+        None => -1,
+    }
+}
+
+/// `omp_get_max_active_levels()` (1 without libomp).
+pub fn max_active_levels() -> i32 {
+    kmp()
+        .get_max_active_levels
+        .map_or(1, |f| libomp_call(|| f()))
+}
+
+/// `omp_set_max_active_levels(n)` for the calling thread's data environment.
+pub fn set_max_active_levels(n: i32) {
+    if let Some(f) = kmp().set_max_active_levels {
         libomp_call(|| f(n))
     }
 }

@@ -15,6 +15,7 @@
 
 pub(crate) mod access;
 pub(crate) mod call;
+mod cu_exports;
 pub(crate) mod cuda;
 pub(crate) mod dl;
 mod exports;
