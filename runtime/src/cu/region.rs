@@ -311,6 +311,8 @@ pub fn begin(
         chunk,
         thread_limit,
     )?;
+    // Before any CU thread exists: libomp must not start its helpers while CUs fork teams.
+    kmp::start_hidden_helpers();
     // The CU threads' region and their CPU CUs' nested regions must both be active.
     let needed = kmp::active_level() + 2;
     if kmp::max_active_levels() < needed {

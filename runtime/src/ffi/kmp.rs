@@ -178,6 +178,60 @@ pub fn set_max_active_levels(n: i32) {
     }
 }
 
+/// Makes libomp start its hidden helper threads now, if they are on and not started yet.
+///
+/// libomp starts them on the first `target nowait` task, and while it does, a thread of another
+/// team that forks a new thread meanwhile fails libomp 19's assertion `new_gtid <=
+/// __kmp_hidden_helper_threads_num` (kmp_runtime.cpp:4548) and aborts the program. A region of
+/// compute units does exactly that (GPU CUs issue `target nowait` while CPU CUs fork their
+/// nested teams), so it starts the helpers before its CU threads exist: one empty target task,
+/// created and waited for as clang's `target nowait` code does.
+pub fn start_hidden_helpers() {
+    type Alloc = extern "C" fn(
+        *const c_void,
+        i32,
+        i32,
+        usize,
+        usize,
+        extern "C" fn(i32, *mut c_void) -> i32,
+        i64,
+    ) -> *mut c_void;
+    type Submit = extern "C" fn(*const c_void, i32, *mut c_void) -> i32;
+    static STARTED: OnceLock<()> = OnceLock::new();
+    extern "C" fn nothing(_gtid: i32, _task: *mut c_void) -> i32 {
+        0
+    }
+    STARTED.get_or_init(|| {
+        let (Some(alloc), Some(submit), Some(gtid)) = (
+            super::dl::global_symbol("__kmpc_omp_target_task_alloc"),
+            super::dl::global_symbol("__kmpc_omp_task"),
+            kmp().global_thread_num,
+        ) else {
+            return;
+        };
+        // SAFETY: libomp 19's `kmp_task_t *__kmpc_omp_target_task_alloc(ident_t *, kmp_int32
+        // gtid, kmp_int32 flags, size_t sizeof_kmp_task_t, size_t sizeof_shareds,
+        // kmp_routine_entry_t, kmp_int64 device_id)` and `kmp_int32 __kmpc_omp_task(ident_t *,
+        // kmp_int32 gtid, kmp_task_t *)`.
+        let (alloc, submit) = unsafe {
+            (
+                std::mem::transmute::<usize, Alloc>(alloc),
+                std::mem::transmute::<usize, Submit>(submit),
+            )
+        };
+        libomp_call(|| {
+            let g = gtid(std::ptr::null());
+            // 64 bytes: room for kmp_task_t (40) and no privates; no shareds; flags 0 (libomp
+            // makes a target task untied and, with helpers on, a hidden helper task).
+            let task = alloc(std::ptr::null(), g, 0, 64, 0, nothing, -1);
+            if !task.is_null() {
+                submit(std::ptr::null(), g, task);
+            }
+        });
+        taskwait();
+    });
+}
+
 /// `kmp_depend_info_t`: one dependence of a libomp task (what an `omp_depend_t` points at).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
