@@ -31,6 +31,11 @@ pub struct Config {
     pub trace: Option<String>,
     /// `SPREAD_INFO=devices`: say which backends gave no devices, and why.
     pub info_devices: bool,
+    /// `SPREAD_INFO=placement`: print each migration of registered data (docs/compute-units.md).
+    pub info_placement: bool,
+    /// `SPREAD_CU_DEVICES=d0,d1,...`: the devices GPU compute units own, in CU order (default:
+    /// 0, 1, 2, ...).
+    pub cu_devices: Option<Vec<i32>>,
     /// `SPREAD_DEVICES`: which kinds of devices exist, in numbering order (default `cuda,host`).
     pub devices: Vec<DeviceRequest>,
     /// `SPREAD_STREAMS`: asynchronous queues per device, so `nowait` work from several threads
@@ -152,6 +157,7 @@ impl Config {
         let mut info_chunks = false;
         let mut info_memory = false;
         let mut info_devices = false;
+        let mut info_placement = false;
         for word in var("SPREAD_INFO")
             .unwrap_or_default()
             .split(',')
@@ -162,11 +168,24 @@ impl Config {
                 "chunks" => info_chunks = true,
                 "memory" => info_memory = true,
                 "devices" => info_devices = true,
+                "placement" => info_placement = true,
                 other => warnings.push(format!(
-                    "SPREAD_INFO: unknown item {other:?} (known: chunks, memory, devices)"
+                    "SPREAD_INFO: unknown item {other:?} (known: chunks, memory, devices, placement)"
                 )),
             }
         }
+        let cu_devices = var("SPREAD_CU_DEVICES").and_then(|v| {
+            let list: Option<Vec<i32>> = v
+                .split(',')
+                .map(|d| d.trim().parse::<i32>().ok().filter(|&d| d >= 0))
+                .collect();
+            if list.is_none() {
+                warnings.push(format!(
+                    "SPREAD_CU_DEVICES={v:?} is not a comma-separated list of device numbers; using 0,1,2,..."
+                ));
+            }
+            list
+        });
         let trace = var("SPREAD_TRACE").filter(|p| !p.is_empty());
         let default_devices = || {
             use crate::device::DeviceKind;
@@ -242,6 +261,8 @@ impl Config {
             info_memory,
             trace,
             info_devices,
+            info_placement,
+            cu_devices,
             devices,
             streams_per_device,
             alloc_cache,
@@ -419,6 +440,11 @@ mod tests {
         let bad = cfg(&[("SPREAD_SCHEDULE", "guided")]);
         assert_eq!((bad.schedule, bad.warnings.len()), (None, 1));
         assert!(cfg(&[("SPREAD_INFO", "devices,chunks")]).info_devices);
+        assert!(cfg(&[("SPREAD_INFO", "placement")]).info_placement);
+        let cu = cfg(&[("SPREAD_CU_DEVICES", "2, 0")]);
+        assert_eq!(cu.cu_devices, Some(vec![2, 0]));
+        let bad = cfg(&[("SPREAD_CU_DEVICES", "1,x")]);
+        assert_eq!((bad.cu_devices, bad.warnings.len()), (None, 1));
         assert_eq!(cfg(&[("SPREAD_STREAMS", "8")]).streams_per_device, 8);
         assert_eq!(cfg(&[("SPREAD_STREAMS", "0")]).warnings.len(), 1);
         assert_eq!(

@@ -40,6 +40,7 @@ impl Construct {
             3 => "target enter data spread",
             4 => "target exit data spread",
             5 => "target update spread",
+            8 => "teams",
             _ => "spread construct",
         }
     }

@@ -19,6 +19,13 @@ struct Kmp {
     push_num_teams: Option<extern "C" fn(*const c_void, i32, i32, i32)>,
     get_num_places: Option<extern "C" fn() -> i32>,
     taskwait: Option<extern "C" fn(*const c_void, i32) -> i32>,
+    thread_num: Option<extern "C" fn() -> i32>,
+    num_threads: Option<extern "C" fn() -> i32>,
+    level: Option<extern "C" fn() -> i32>,
+    active_level: Option<extern "C" fn() -> i32>,
+    ancestor_thread_num: Option<extern "C" fn(i32) -> i32>,
+    get_max_active_levels: Option<extern "C" fn() -> i32>,
+    set_max_active_levels: Option<extern "C" fn(i32)>,
 }
 
 fn kmp() -> &'static Kmp {
@@ -56,6 +63,13 @@ fn kmp() -> &'static Kmp {
                 "__kmpc_omp_taskwait",
                 extern "C" fn(*const c_void, i32) -> i32
             ),
+            thread_num: sym!("omp_get_thread_num", extern "C" fn() -> i32),
+            num_threads: sym!("omp_get_num_threads", extern "C" fn() -> i32),
+            level: sym!("omp_get_level", extern "C" fn() -> i32),
+            active_level: sym!("omp_get_active_level", extern "C" fn() -> i32),
+            ancestor_thread_num: sym!("omp_get_ancestor_thread_num", extern "C" fn(i32) -> i32),
+            get_max_active_levels: sym!("omp_get_max_active_levels", extern "C" fn() -> i32),
+            set_max_active_levels: sym!("omp_set_max_active_levels", extern "C" fn(i32)),
         }
     })
 }
@@ -135,6 +149,104 @@ pub fn push_teams_threads(threads: i32) {
     if let (Some(gtid), Some(push)) = (k.global_thread_num, k.push_num_teams) {
         libomp_call(|| push(std::ptr::null(), gtid(std::ptr::null()), 0, threads))
     }
+}
+
+/// `omp_get_thread_num()` (0 without libomp: the initial thread).
+pub fn thread_num() -> i32 {
+    kmp().thread_num.map_or(0, |f| libomp_call(|| f()))
+}
+
+/// `omp_get_num_threads()` (1 without libomp).
+pub fn num_threads() -> i32 {
+    kmp().num_threads.map_or(1, |f| libomp_call(|| f()))
+}
+
+/// `omp_get_level()`: nested parallel regions around the calling thread (0 without libomp).
+pub fn level() -> i32 {
+    kmp().level.map_or(0, |f| libomp_call(|| f()))
+}
+
+/// `omp_get_active_level()` (0 without libomp).
+pub fn active_level() -> i32 {
+    kmp().active_level.map_or(0, |f| libomp_call(|| f()))
+}
+
+/// `omp_get_ancestor_thread_num(level)`: the thread number of the calling thread's ancestor
+/// at `level` (-1 for a level that does not exist; 0 without libomp at level 0).
+pub fn ancestor_thread_num(level: i32) -> i32 {
+    match kmp().ancestor_thread_num {
+        Some(f) => libomp_call(|| f(level)),
+        None if level == 0 => 0,
+        None => -1,
+    }
+}
+
+/// `omp_get_max_active_levels()` (1 without libomp).
+pub fn max_active_levels() -> i32 {
+    kmp()
+        .get_max_active_levels
+        .map_or(1, |f| libomp_call(|| f()))
+}
+
+/// `omp_set_max_active_levels(n)` for the calling thread's data environment.
+pub fn set_max_active_levels(n: i32) {
+    if let Some(f) = kmp().set_max_active_levels {
+        libomp_call(|| f(n))
+    }
+}
+
+/// Makes libomp start its hidden helper threads now, if they are on and not started yet.
+///
+/// libomp starts them on the first `target nowait` task, and while it does, a thread of another
+/// team that forks a new thread meanwhile fails libomp 19's assertion `new_gtid <=
+/// __kmp_hidden_helper_threads_num` (kmp_runtime.cpp:4548) and aborts the program. A region of
+/// compute units does exactly that (GPU CUs issue `target nowait` while CPU CUs fork their
+/// nested teams), so it starts the helpers before its CU threads exist: one empty target task,
+/// created and waited for as clang's `target nowait` code does.
+pub fn start_hidden_helpers() {
+    type Alloc = extern "C" fn(
+        *const c_void,
+        i32,
+        i32,
+        usize,
+        usize,
+        extern "C" fn(i32, *mut c_void) -> i32,
+        i64,
+    ) -> *mut c_void;
+    type Submit = extern "C" fn(*const c_void, i32, *mut c_void) -> i32;
+    static STARTED: OnceLock<()> = OnceLock::new();
+    extern "C" fn nothing(_gtid: i32, _task: *mut c_void) -> i32 {
+        0
+    }
+    STARTED.get_or_init(|| {
+        let (Some(alloc), Some(submit), Some(gtid)) = (
+            super::dl::global_symbol("__kmpc_omp_target_task_alloc"),
+            super::dl::global_symbol("__kmpc_omp_task"),
+            kmp().global_thread_num,
+        ) else {
+            return;
+        };
+        // SAFETY: libomp 19's `kmp_task_t *__kmpc_omp_target_task_alloc(ident_t *, kmp_int32
+        // gtid, kmp_int32 flags, size_t sizeof_kmp_task_t, size_t sizeof_shareds,
+        // kmp_routine_entry_t, kmp_int64 device_id)` and `kmp_int32 __kmpc_omp_task(ident_t *,
+        // kmp_int32 gtid, kmp_task_t *)`.
+        let (alloc, submit) = unsafe {
+            (
+                std::mem::transmute::<usize, Alloc>(alloc),
+                std::mem::transmute::<usize, Submit>(submit),
+            )
+        };
+        libomp_call(|| {
+            let g = gtid(std::ptr::null());
+            // 64 bytes: room for kmp_task_t (40) and no privates; no shareds; flags 0 (libomp
+            // makes a target task untied and, with helpers on, a hidden helper task).
+            let task = alloc(std::ptr::null(), g, 0, 64, 0, nothing, -1);
+            if !task.is_null() {
+                submit(std::ptr::null(), g, task);
+            }
+        });
+        taskwait();
+    });
 }
 
 /// `kmp_depend_info_t`: one dependence of a libomp task (what an `omp_depend_t` points at).
