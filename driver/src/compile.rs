@@ -318,6 +318,14 @@ impl<'a> Driver<'a> {
                 )
             }
         };
+        if !lowering.warnings.is_empty() {
+            let w: Vec<Diagnostic> = lowering
+                .warnings
+                .iter()
+                .map(|e| Diagnostic::warning(Some(loc.locate(e.off)), e.msg.clone()))
+                .collect();
+            diag::emit(&w);
+        }
         if lowering.constructs == 0 {
             return Lowered::Unchanged;
         }

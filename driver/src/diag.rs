@@ -58,6 +58,17 @@ impl Diagnostic {
     }
 }
 
+impl Diagnostic {
+    /// A warning at `loc`.
+    pub fn warning(loc: Option<Loc>, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            loc,
+            message: message.into(),
+        }
+    }
+}
+
 /// Expands tabs the way clang shows source lines (tab stops every 8 columns); returns the
 /// display text and the display column of byte column `col` (0-based).
 fn expand_tabs(line: &str, col: usize) -> (String, usize) {

@@ -22,6 +22,9 @@ pub enum Kind {
     UpdatePeer,
     /// `wait device(d)` (standalone).
     WaitDevice,
+    /// `teams [distribute | loop] num_teams(count:family:size, ...)`: a compute-unit region
+    /// (seed 004), parsed by [`crate::cu`].
+    Cu,
 }
 
 impl Kind {
@@ -35,6 +38,7 @@ impl Kind {
             Kind::Update => "__SPREAD_KIND_UPDATE",
             Kind::UpdatePeer => "__SPREAD_KIND_UPDATE_PEER",
             Kind::WaitDevice => "__SPREAD_KIND_WAIT_DEVICE",
+            Kind::Cu => "__SPREAD_KIND_CU",
         }
     }
 
@@ -147,7 +151,7 @@ const LOOP_CLAUSES: &[&str] = &[
 
 /// Every clause name OpenMP 5.2 (and clang's `ompx_` extensions) knows, to tell an unknown
 /// clause from one that is not allowed on a construct.
-const ALL_CLAUSES: &[&str] = &[
+pub(crate) const ALL_CLAUSES: &[&str] = &[
     "absent",
     "acq_rel",
     "acquire",
@@ -307,8 +311,12 @@ pub struct SpreadDirective {
     pub clauses: Vec<Clause>,
     /// `devices(...)` items, if the clause is there.
     pub devices: Option<Vec<String>>,
-    /// The chunk size (`spread_schedule(static, c)` / `chunk_size(c)`).
+    /// The chunk size (`spread_schedule(kind, c)` / `chunk_size(c)`).
     pub chunk: Option<String>,
+    /// The `__SPREAD_SCHED_*` constant of `spread_schedule(kind)`, if the clause is there.
+    pub schedule: Option<&'static str>,
+    /// `reduction` clauses of `target spread`, in order.
+    pub reductions: Vec<Reduction>,
     /// `range(start:length)`.
     pub range: Option<(String, String)>,
     /// `nowait` is present.
@@ -322,6 +330,50 @@ pub struct SpreadDirective {
     /// For `wait device(d)`: the device expression.
     pub wait_device: Option<String>,
 }
+
+/// One `reduction(op: list)` clause of `target spread`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reduction {
+    /// The operator as written (`+`, `max`, `&&`).
+    pub op: String,
+    /// Its `__SPREAD_RED_*` constant.
+    pub abi: &'static str,
+    /// The variables, in order, each with the token index of its name.
+    pub vars: Vec<(String, usize)>,
+    /// Where the clause stands among [`SpreadDirective::kept`]: the inner directive gets its
+    /// rewritten form just before `kept[kept_pos]` (or at the end).
+    pub kept_pos: usize,
+}
+
+impl SpreadDirective {
+    /// Every reduction variable of the construct, in order (its number `j` in the lowering).
+    pub fn reduction_vars(&self) -> impl Iterator<Item = (&Reduction, &str, usize)> {
+        self.reductions
+            .iter()
+            .flat_map(|r| r.vars.iter().map(move |(v, t)| (r, v.as_str(), *t)))
+    }
+}
+
+/// The reduction operators `target spread` accepts, with their `__SPREAD_RED_*` constants.
+pub const REDUCTION_OPS: &[(&str, &str)] = &[
+    ("+", "__SPREAD_RED_ADD"),
+    ("-", "__SPREAD_RED_SUB"),
+    ("*", "__SPREAD_RED_MUL"),
+    ("max", "__SPREAD_RED_MAX"),
+    ("min", "__SPREAD_RED_MIN"),
+    ("&", "__SPREAD_RED_BAND"),
+    ("|", "__SPREAD_RED_BOR"),
+    ("^", "__SPREAD_RED_BXOR"),
+    ("&&", "__SPREAD_RED_LAND"),
+    ("||", "__SPREAD_RED_LOR"),
+];
+
+/// The kinds of `spread_schedule` with their `__SPREAD_SCHED_*` constants.
+pub const SPREAD_SCHEDULES: &[(&str, &str)] = &[
+    ("static", "__SPREAD_SCHED_STATIC"),
+    ("dynamic", "__SPREAD_SCHED_DYNAMIC"),
+    ("adaptive", "__SPREAD_SCHED_ADAPTIVE"),
+];
 
 /// A list item of `target update peer`: what the driver passes to `__spread_update_peer`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -391,30 +443,32 @@ fn construct_name(kind: Kind, combined: &str) -> String {
         Kind::Update => "target update spread".to_string(),
         Kind::UpdatePeer => "target update peer".to_string(),
         Kind::WaitDevice => "wait".to_string(),
+        Kind::Cu if combined.is_empty() => "teams".to_string(),
+        Kind::Cu => format!("teams {combined}"),
     }
 }
 
 /// Token view of one directive.
-struct Cursor<'a> {
-    src: &'a str,
-    toks: &'a [Token],
-    end: usize,
+pub(crate) struct Cursor<'a> {
+    pub(crate) src: &'a str,
+    pub(crate) toks: &'a [Token],
+    pub(crate) end: usize,
 }
 
 impl<'a> Cursor<'a> {
-    fn text(&self, i: usize) -> &'a str {
+    pub(crate) fn text(&self, i: usize) -> &'a str {
         match self.toks.get(i) {
             Some(t) if i < self.end => &self.src[t.start..t.end],
             _ => "",
         }
     }
 
-    fn is_ident(&self, i: usize, w: &str) -> bool {
+    pub(crate) fn is_ident(&self, i: usize, w: &str) -> bool {
         i < self.end && self.toks[i].kind == TokKind::Ident && self.text(i) == w
     }
 
     /// Source text of tokens `lo..hi` (empty if none), on one line.
-    fn span(&self, lo: usize, hi: usize) -> String {
+    pub(crate) fn span(&self, lo: usize, hi: usize) -> String {
         if lo >= hi {
             return String::new();
         }
@@ -422,7 +476,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Indices of the punctuators in `lo..hi` outside any bracket (brackets themselves excluded).
-    fn top_level_puncts(&self, lo: usize, hi: usize) -> Vec<usize> {
+    pub(crate) fn top_level_puncts(&self, lo: usize, hi: usize) -> Vec<usize> {
         let mut out = Vec::new();
         let mut depth = 0i32;
         for i in lo..hi {
@@ -440,7 +494,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Splits tokens `lo..hi` at top-level `sep` punctuators.
-    fn split(&self, lo: usize, hi: usize, sep: &str) -> Vec<(usize, usize)> {
+    pub(crate) fn split(&self, lo: usize, hi: usize, sep: &str) -> Vec<(usize, usize)> {
         let mut parts = Vec::new();
         let mut start = lo;
         for i in self.top_level_puncts(lo, hi) {
@@ -491,6 +545,14 @@ pub fn classify(src: &str, toks: &[Token], first: usize, end: usize) -> Option<(
     // not an OpenMP directive: clang would reject it, so every form is the driver's
     if c.is_ident(first + 3, "wait") {
         return Some((Kind::WaitDevice, first + 4));
+    }
+    // a host `teams` whose num_teams names compute units (seed 004); every other `teams` is
+    // clang's
+    if c.is_ident(first + 3, "teams") {
+        return match crate::cu::num_teams_form(src, toks, first + 4, end) {
+            crate::cu::NumTeams::Cu => Some((Kind::Cu, first + 4)),
+            _ => None,
+        };
     }
     if !c.is_ident(first + 3, "target") {
         return None;
@@ -551,6 +613,7 @@ fn allowed_clauses(kind: Kind, combined: &str) -> Vec<&'static str> {
         ]),
         Kind::UpdatePeer => v.extend_from_slice(&["to", "from", "to_device", "from_device"]),
         Kind::WaitDevice => v.push("device"),
+        Kind::Cu => {}
     }
     v
 }
@@ -604,8 +667,8 @@ pub fn parse(
     end: usize,
 ) -> Result<SpreadDirective, PError> {
     let (kind, mut i) = match classify(src, toks, first, end) {
+        Some((Kind::Cu, _)) | None => return err(first, "not a spread directive"),
         Some(k) => k,
-        None => return err(first, "not a spread directive"),
     };
     let c = Cursor { src, toks, end };
     let target_tok = first + 3;
@@ -669,6 +732,8 @@ pub fn parse(
         clauses: clauses.clone(),
         devices: None,
         chunk: None,
+        schedule: None,
+        reductions: Vec::new(),
         range: None,
         nowait: false,
         kept: Vec::new(),
@@ -679,17 +744,37 @@ pub fn parse(
     if matches!(kind, Kind::UpdatePeer | Kind::WaitDevice) {
         return parse_extension(&c, d, &cname);
     }
+    // the reduction variables first: a map clause may name one before its reduction clause
+    let mut red_vars: Vec<String> = Vec::new();
+    if kind == Kind::Target {
+        for cl in &clauses {
+            if cl.name != "reduction" {
+                continue;
+            }
+            if !allowed.contains(&"reduction") {
+                return err(
+                    cl.name_tok,
+                    format!("'reduction' cannot be used on '{cname}' alone: combine it with 'teams distribute', 'parallel for', 'simd' or 'loop' (plain 'target' has no reduction clause)"),
+                );
+            }
+            let Some((open, close)) = cl.parens else {
+                return err(cl.name_tok + 1, "expected '(' after 'reduction'");
+            };
+            let r = parse_reduction(&c, open, close, &cname)?;
+            for (v, t) in &r.vars {
+                if red_vars.contains(v) {
+                    return err(
+                        *t,
+                        format!("'{v}' appears in more than one reduction list of '{cname}'"),
+                    );
+                }
+                red_vars.push(v.clone());
+            }
+        }
+    }
     let mut seen: Vec<&str> = Vec::new();
     for cl in &clauses {
         let name = cl.name.as_str();
-        if kind == Kind::Target && name == "reduction" {
-            // each chunk would reduce into its own device's copy: the sum of the devices'
-            // partial results is never formed
-            return err(
-                cl.name_tok,
-                format!("reduction on a target spread construct is not supported yet ('{cname}')"),
-            );
-        }
         if !allowed.contains(&name) {
             return err(cl.name_tok, disallowed_message(kind, name, &cname));
         }
@@ -754,15 +839,19 @@ pub fn parse(
                 if klo == khi {
                     return err(close, "expected a schedule kind in 'spread_schedule'");
                 }
-                if !(khi == klo + 1 && c.is_ident(klo, "static")) {
+                let sched = SPREAD_SCHEDULES
+                    .iter()
+                    .find(|(k, _)| khi == klo + 1 && c.is_ident(klo, k));
+                let Some(&(_, abi)) = sched else {
                     return err(
                         klo,
                         format!(
-                            "spread schedule kind '{}' is not supported; only 'static' is",
+                            "spread schedule kind '{}' is not supported; use 'static', 'dynamic' or 'adaptive'",
                             c.span(klo, khi)
                         ),
                     );
-                }
+                };
+                d.schedule = Some(abi);
                 if parts.len() > 2 {
                     return err(
                         parts[2].0.saturating_sub(1),
@@ -784,6 +873,18 @@ pub fn parse(
             }
             "range" => {
                 d.range = Some(split_range(&c, open, close)?);
+            }
+            "reduction" if kind == Kind::Target => {
+                // checked above; rewritten onto the per-chunk partials by the lowering
+                let mut r = parse_reduction(&c, open, close, &cname)?;
+                r.kept_pos = d.kept.len();
+                d.reductions.push(r);
+            }
+            "map" if kind == Kind::Target && !red_vars.is_empty() => {
+                // the reduction variable is mapped (tofrom) through its partial instead
+                if let Some(m) = map_without(&c, open, close, &red_vars) {
+                    d.kept.push(m);
+                }
             }
             _ => {
                 if name == "nowait" {
@@ -935,7 +1036,7 @@ fn peer_list(c: &Cursor, name: &str, open: usize, close: usize) -> Result<Vec<Pe
 }
 
 /// The top-level `:` of tokens `lo..hi` that are not part of a `?:`, in order.
-fn section_colons(c: &Cursor, lo: usize, hi: usize) -> Vec<usize> {
+pub(crate) fn section_colons(c: &Cursor, lo: usize, hi: usize) -> Vec<usize> {
     let mut pending_q = 0i32;
     let mut out = Vec::new();
     for k in c.top_level_puncts(lo, hi) {
@@ -1027,6 +1128,106 @@ fn peer_item(c: &Cursor, name: &str, lo: usize, hi: usize) -> Result<PeerItem, P
         });
     }
     Ok(PeerItem::Whole(c.span(lo, hi)))
+}
+
+/// `reduction([default,] op: list)` on `target spread`: an operator of [`REDUCTION_OPS`] and
+/// plain variable names (the lowering reduces each into a per-device partial of the runtime's).
+fn parse_reduction(
+    c: &Cursor,
+    open: usize,
+    close: usize,
+    cname: &str,
+) -> Result<Reduction, PError> {
+    let Some(&colon) = section_colons(c, open + 1, close).first() else {
+        return err(
+            open + 1,
+            "expected 'operator: list' in 'reduction' (e.g. 'reduction(+: sum)')",
+        );
+    };
+    // an optional modifier before the operator: only `default` means the plain reduction
+    let mut lo = open + 1;
+    let commas: Vec<usize> = c
+        .top_level_puncts(open + 1, colon)
+        .into_iter()
+        .filter(|&k| c.text(k) == ",")
+        .collect();
+    if let Some(&comma) = commas.last() {
+        let modifier = c.span(open + 1, comma);
+        if modifier != "default" {
+            return err(
+                open + 1,
+                format!("the reduction modifier '{modifier}' is not supported on '{cname}'"),
+            );
+        }
+        lo = comma + 1;
+    }
+    let op = c.span(lo, colon);
+    let Some(&(_, abi)) = REDUCTION_OPS.iter().find(|(o, _)| *o == op) else {
+        let what = if lo == colon {
+            "expected a reduction operator".to_string()
+        } else if lo + 1 == colon && c.toks[lo].kind == TokKind::Ident {
+            format!("user-defined reduction '{op}' is not supported on '{cname}'")
+        } else {
+            format!("reduction operator '{op}' is not supported on '{cname}'")
+        };
+        return err(
+            if lo == colon { colon } else { lo },
+            format!("{what}; use one of + - * max min & | ^ && ||"),
+        );
+    };
+    if colon + 1 == close {
+        return err(close, "expected a variable in 'reduction'");
+    }
+    let mut vars = Vec::new();
+    for (a, b) in c.split(colon + 1, close, ",") {
+        if a == b {
+            return err(b, "expected a variable in 'reduction'");
+        }
+        if b != a + 1 || c.toks[a].kind != TokKind::Ident {
+            return err(
+                a,
+                format!("only variables can be reduced on '{cname}', not '{}' (array sections, array elements and members are not supported)", c.span(a, b)),
+            );
+        }
+        vars.push((c.text(a).to_string(), a));
+    }
+    Ok(Reduction {
+        op,
+        abi,
+        vars,
+        kept_pos: 0,
+    })
+}
+
+/// A `map` clause of `target spread` without the list items that are reduction variables
+/// (`None` when none is left).
+fn map_without(c: &Cursor, open: usize, close: usize, vars: &[String]) -> Option<String> {
+    let colon = c
+        .top_level_puncts(open + 1, close)
+        .into_iter()
+        .find(|&k| c.text(k) == ":");
+    let list_lo = colon.map(|k| k + 1).unwrap_or(open + 1);
+    let all: Vec<String> = c
+        .split(list_lo, close, ",")
+        .into_iter()
+        .map(|(a, b)| c.span(a, b))
+        .collect();
+    let items: Vec<&String> = all.iter().filter(|s| !vars.contains(s)).collect();
+    if items.len() == all.len() {
+        return Some(c.span(open - 1, close + 1));
+    }
+    if items.is_empty() {
+        return None;
+    }
+    let list = items
+        .iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some(match colon {
+        Some(k) => format!("map({}: {list})", c.span(open + 1, k)),
+        None => format!("map({list})"),
+    })
 }
 
 /// `range(start:length)`: splits at the top-level `:` that is not part of a `?:`.
@@ -1179,7 +1380,8 @@ mod tests {
             ("#pragma omp target spread device(0)", "device", "use 'devices'"),
             ("#pragma omp target spread devices()", ")", "at least one device"),
             ("#pragma omp target spread devices(1,,2)", ",", "expected a device number"),
-            ("#pragma omp target spread spread_schedule(dynamic, 4)", "dynamic", "only 'static'"),
+            ("#pragma omp target spread spread_schedule(guided, 4)", "guided", "use 'static', 'dynamic' or 'adaptive'"),
+            ("#pragma omp target spread spread_schedule(dynamic, 4, 1)", ",", "at most one chunk size"),
             ("#pragma omp target spread foo(1)", "foo", "unknown clause 'foo'"),
             ("#pragma omp target spread dist_schedule(static)", "dist_schedule", "not allowed"),
             ("#pragma omp target spread teams num_teams(1)", "teams", "not supported"),
@@ -1196,9 +1398,17 @@ mod tests {
             ("#pragma omp target data spread range(0:N) map(delete: A)", "delete", "not allowed"),
             ("#pragma omp target spread devices(0", "(", "expected ')'"),
             ("#pragma omp target spread devices", "", "expected '('"),
-            ("#pragma omp target spread teams distribute parallel for reduction(+: s)", "reduction", "reduction on a target spread construct is not supported yet"),
-            ("#pragma omp target spread parallel for map(a) reduction(+: s)", "reduction", "not supported yet"),
-            ("#pragma omp target spread reduction(+: s)", "reduction", "not supported yet"),
+            ("#pragma omp target spread reduction(+: s)", "reduction", "cannot be used on 'target spread' alone"),
+            ("#pragma omp target spread parallel for reduction(foo: s)", "foo", "user-defined reduction 'foo' is not supported"),
+            ("#pragma omp target spread parallel for reduction(/: s)", "/", "reduction operator '/' is not supported"),
+            ("#pragma omp target spread parallel for reduction(: s)", ":", "expected a reduction operator"),
+            ("#pragma omp target spread parallel for reduction(s)", "s", "expected 'operator: list'"),
+            ("#pragma omp target spread parallel for reduction(+: a[0:n])", "a", "only variables can be reduced"),
+            ("#pragma omp target spread parallel for reduction(+: s.x)", "s", "array sections, array elements and members"),
+            ("#pragma omp target spread parallel for reduction(+: s,)", ")", "expected a variable"),
+            ("#pragma omp target spread parallel for reduction(task, +: s)", "task", "modifier 'task' is not supported"),
+            ("#pragma omp target spread parallel for reduction(+: s) reduction(*: t, s)", "s", "more than one reduction list"),
+            ("#pragma omp target spread parallel for reduction", "", "expected '(' after 'reduction'"),
             ("#pragma omp target spread devices(0, 4294967297LL)", "4294967297LL", "does not fit an int"),
             ("#pragma omp target enter data spread devices(0x80000000) range(0:1) map(to: a)", "0x80000000", "does not fit an int"),
         ];
@@ -1210,6 +1420,50 @@ mod tests {
                     assert!(m.contains(msg), "{src}: {m}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn schedules() {
+        for (k, abi) in SPREAD_SCHEDULES {
+            let d = parse_str(&format!(
+                "#pragma omp target spread parallel for spread_schedule({k}, n / 4)"
+            ))
+            .unwrap();
+            assert_eq!(d.schedule, Some(*abi));
+            assert_eq!(d.chunk.as_deref(), Some("n / 4"));
+            let d = parse_str(&format!("#pragma omp target spread spread_schedule({k})")).unwrap();
+            assert_eq!((d.schedule, d.chunk), (Some(*abi), None));
+        }
+        let d = parse_str("#pragma omp target spread").unwrap();
+        assert_eq!(d.schedule, None);
+    }
+
+    #[test]
+    fn reductions() {
+        let d = parse_str("#pragma omp target spread teams distribute parallel for map(to: a[0:n]) reduction(+: s, t) map(tofrom: s, b[0:n]) reduction(default, max: m) map(m) nowait").unwrap();
+        let vars: Vec<(&str, &str)> = d.reduction_vars().map(|(r, v, _)| (r.abi, v)).collect();
+        assert_eq!(
+            vars,
+            [
+                ("__SPREAD_RED_ADD", "s"),
+                ("__SPREAD_RED_ADD", "t"),
+                ("__SPREAD_RED_MAX", "m")
+            ]
+        );
+        // a map item naming a reduction variable is dropped (a clause left empty too)
+        assert_eq!(d.kept, ["map(to: a[0:n])", "map(tofrom: b[0:n])", "nowait"]);
+        assert_eq!(
+            d.reductions.iter().map(|r| r.kept_pos).collect::<Vec<_>>(),
+            [1, 2]
+        );
+        for (op, abi) in REDUCTION_OPS {
+            let d = parse_str(&format!(
+                "#pragma omp target spread parallel loop reduction({op}: x)"
+            ))
+            .unwrap();
+            assert_eq!(d.reductions[0].abi, *abi);
+            assert_eq!(d.reductions[0].op, *op);
         }
     }
 

@@ -12,6 +12,7 @@
 
 pub mod args;
 pub mod compile;
+pub mod cu;
 pub mod diag;
 pub mod directive;
 pub mod lexer;

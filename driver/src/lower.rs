@@ -2,7 +2,9 @@
 //! `__spread_*` entry points (docs/spread-abi.md §2). The result is a list of edits on the
 //! preprocessed text; `splice` projects them onto the user's source.
 
+use crate::cu::{self, CuDirective};
 use crate::directive::{self, Kind, SpreadDirective};
+use crate::lexer::TokKind;
 use crate::ppout::{escape_c, PpOutput};
 use crate::stmt::{self, Item, View};
 
@@ -74,14 +76,20 @@ pub struct LowerError {
 pub struct Lowering {
     /// Edits, sorted by start.
     pub edits: Vec<Edit>,
-    /// Number of spread constructs lowered.
+    /// Number of constructs lowered (spread constructs, compute-unit regions, and
+    /// `num_teams(lower:upper)` clauses rewritten).
     pub constructs: usize,
+    /// Warnings (the lowering went on).
+    pub warnings: Vec<LowerError>,
 }
 
 /// Whether `text` can contain a directive the driver lowers at all (a cheap test before
 /// lexing).
 pub fn may_contain_spread(text: &str) -> bool {
-    text.contains("spread") || text.contains("peer") || text.contains("wait")
+    text.contains("spread")
+        || text.contains("peer")
+        || text.contains("wait")
+        || text.contains("num_teams")
 }
 
 struct Ctx<'a> {
@@ -167,12 +175,231 @@ fn flags(d: &SpreadDirective) -> &'static str {
 }
 
 fn inner_pragma(d: &SpreadDirective, construct: &str, region: &str, extra: &[String]) -> String {
+    inner_pragma_with(construct, region, d.kept.iter().chain(extra.iter()))
+}
+
+fn inner_pragma_with<'s>(
+    construct: &str,
+    region: &str,
+    clauses: impl Iterator<Item = &'s String>,
+) -> String {
     let mut s = format!("#pragma omp {construct} device(__spread_chunk_device({region}))");
-    for c in d.kept.iter().chain(extra.iter()) {
+    for c in clauses {
         s.push(' ');
         s.push_str(c);
     }
     s
+}
+
+/// The `__spread_schedule` field of a descriptor: the schedule's constant, or `0`
+/// (`__SPREAD_SCHED_DEFAULT`: the runtime reads `SPREAD_SCHEDULE`).
+fn schedule_field(s: Option<&str>) -> &str {
+    s.unwrap_or("0")
+}
+
+/// What the reductions of `target spread` construct `k` add to its lowering (docs/spread-abi.md
+/// §4). Variable `s` number `j` is reduced, per device, into the runtime's partial
+/// `*__spread_rv_K_j`, which the body uses in place of `s`.
+#[derive(Default)]
+struct ReductionText {
+    /// Before `__spread_region_begin`: a compile-time check of each variable's type, and the
+    /// handle of the region's reductions.
+    before_begin: String,
+    /// Right after `__spread_region_begin`: the registrations. The pass runs everything between
+    /// begin and end once per chunk, so they are guarded by the handle to run once.
+    after_begin: String,
+    /// In the chunk block, before the inner directive: the partials' pointers.
+    chunk: String,
+    /// The inner directive's clauses (the kept ones with each `reduction` rewritten).
+    clauses: Vec<String>,
+    /// After `__spread_region_end`: the partials are combined into the variables.
+    after_end: Vec<Piece>,
+}
+
+fn reduction_text(d: &SpreadDirective, k: usize, cxx: bool, end_line: u32) -> ReductionText {
+    let mut t = ReductionText::default();
+    if d.reductions.is_empty() {
+        t.clauses = d.kept.clone();
+        return t;
+    }
+    let (r, rd) = (format!("__spread_r_{k}"), format!("__spread_rd_{k}"));
+    let cname = d.name();
+    let mut j = 0usize;
+    let mut kept = d.kept.iter();
+    let mut pos = 0usize;
+    t.after_begin = format!("if (!{rd}) {{ ");
+    for red in &d.reductions {
+        while pos < red.kept_pos {
+            if let Some(c) = kept.next() {
+                t.clauses.push(c.clone());
+            }
+            pos += 1;
+        }
+        let mut items = Vec::new();
+        let mut elems = Vec::new();
+        for (v, _) in &red.vars {
+            let rv = format!("__spread_rv_{k}_{j}");
+            // (`__extension__`: _Static_assert and spread.h's _Generic are C11, quiet under
+            // -std=c99 -pedantic)
+            let (check, ty) = if cxx {
+                ("static_assert", format!("__SPREAD_TYPE_OF({v})"))
+            } else {
+                (
+                    "__extension__ _Static_assert",
+                    format!("(__extension__ __SPREAD_TYPE_OF({v}))"),
+                )
+            };
+            t.before_begin.push_str(&format!(
+                "{check}({ty} != __SPREAD_TYPE_UNSUPPORTED, \"reduction variable '{v}' of '{cname}' must have an arithmetic type (char, short, int, long, long long, their unsigned forms, float or double)\"); "
+            ));
+            let (addr, slot) = if cxx {
+                (
+                    format!("static_cast<void *>(&({v}))"),
+                    format!("static_cast<__typeof__({v}) *>(__spread_reduction_slot({r}, {j}))"),
+                )
+            } else {
+                (
+                    format!("(void *)&({v})"),
+                    format!("(__typeof__({v}) *)__spread_reduction_slot({r}, {j})"),
+                )
+            };
+            t.after_begin.push_str(&format!(
+                "__spread_reduction({r}, {}, {ty}, {addr}, sizeof({v})); ",
+                red.abi
+            ));
+            t.chunk
+                .push_str(&format!(" __typeof__({v}) *const {rv} = {slot};"));
+            items.push(format!("{rv}[0:1]"));
+            elems.push(format!("{rv}[0]"));
+            j += 1;
+        }
+        // `-` combines as `+` (OpenMP 5.2 deprecates the `-` identifier); the runtime still
+        // gets __SPREAD_RED_SUB for the original variable
+        let op = if red.op == "-" { "+" } else { red.op.as_str() };
+        t.clauses
+            .push(format!("reduction({op}: {})", items.join(", ")));
+        t.clauses.push(format!("map(tofrom: {})", items.join(", ")));
+        if d.nowait {
+            // a device's chunks share one partial: their target tasks run in order
+            t.clauses
+                .push(format!("depend(inout: {})", elems.join(", ")));
+        }
+    }
+    t.clauses.extend(kept.cloned());
+    t.before_begin
+        .push_str(&format!("__spread_reductions_t *{rd} = 0; "));
+    t.after_begin
+        .push_str(&format!("{rd} = __spread_region_reductions({r}); }} "));
+    if d.nowait {
+        // the chunks' target tasks all have a dependence: a task that depends on all memory
+        // runs after them
+        t.after_end = vec![
+            Piece::Text(format!(" }} __spread_region_end({r}); if ({rd}) {{")),
+            Piece::Directive {
+                line: end_line,
+                text: "#pragma omp task depend(inout: omp_all_memory)".into(),
+            },
+            Piece::Line(end_line),
+            Piece::Text(format!("__spread_reductions_finish({rd}); }} }}")),
+        ];
+    } else {
+        t.after_end = vec![Piece::Text(format!(
+            " }} __spread_region_end({r}); if ({rd}) __spread_reductions_finish({rd}); }}"
+        ))];
+    }
+    t
+}
+
+/// Whether the identifier at item `j` of a loop body starting at `lo` is declared there: after
+/// a type name (`int s`, `T s`), or a declarator after `,`, `*` or `&` in a statement that
+/// starts like a declaration (`int a, s`, `double *s`) before any initializer of it.
+fn declares(v: &View, lo: usize, j: usize) -> bool {
+    if j <= lo {
+        return false;
+    }
+    let prev = v.text(j - 1);
+    let prev_ident = v.tok(j - 1).map(|t| t.kind) == Some(TokKind::Ident);
+    if prev_ident {
+        return !matches!(
+            prev,
+            "return"
+                | "sizeof"
+                | "case"
+                | "else"
+                | "do"
+                | "goto"
+                | "struct"
+                | "union"
+                | "enum"
+                | "co_return"
+                | "co_yield"
+                | "throw"
+                | "typeid"
+                | "alignof"
+                | "_Alignof"
+        );
+    }
+    if !matches!(prev, "," | "*" | "&") {
+        return false;
+    }
+    // back to the start of the statement, at the identifier's bracket depth; an `=` in the
+    // identifier's own declarator (after the nearest top-level `,`) makes it an initializer
+    let mut depth = 0i32;
+    let mut k = j;
+    let mut init = false;
+    let mut own = true;
+    while k > lo {
+        k -= 1;
+        match v.text(k) {
+            ")" | "]" => depth += 1,
+            "(" | "[" => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            "=" if depth == 0 && own => init = true,
+            "," if depth == 0 => own = false,
+            ";" | "{" | "}" if depth == 0 => {
+                k += 1;
+                break;
+            }
+            _ => {}
+        }
+    }
+    if init || k >= j {
+        return false;
+    }
+    let is_ident = |i: usize| v.tok(i).map(|t| t.kind) == Some(TokKind::Ident);
+    const TYPE_WORDS: &[&str] = &[
+        "int", "char", "short", "long", "float", "double", "unsigned", "signed", "const",
+        "volatile", "static", "struct", "union", "enum", "auto", "_Bool", "bool", "register",
+    ];
+    const NOT_DECL: &[&str] = &[
+        "return",
+        "else",
+        "do",
+        "case",
+        "goto",
+        "sizeof",
+        "if",
+        "while",
+        "for",
+        "switch",
+        "throw",
+        "delete",
+        "new",
+        "co_return",
+        "co_yield",
+        "co_await",
+    ];
+    if !is_ident(k) || NOT_DECL.contains(&v.text(k)) {
+        return false;
+    }
+    // `int ...`, `T x, ...`, or `T *s` (as a statement, `a * s;` would compute nothing)
+    TYPE_WORDS.contains(&v.text(k))
+        || is_ident(k + 1)
+        || (k + 1..j).all(|i| matches!(v.text(i), "*" | "&" | "const"))
 }
 
 /// A data region: begin, per-chunk locals, the directive, end (for the data constructs; the
@@ -307,6 +534,346 @@ fn cast_type(decl: &str) -> Option<String> {
     Some(words.join(" "))
 }
 
+/// The edits that make the body of `target spread` construct `k` use each reduction variable
+/// `s` through its partial, `__spread_rv_K_j[0]`; an error where the body declares its own `s`
+/// or names it in a directive.
+fn reduction_uses(
+    ctx: &Ctx,
+    d: &SpreadDirective,
+    k: usize,
+    lp: &stmt::Loop,
+    cname: &str,
+) -> Result<Vec<Edit>, LowerError> {
+    let v = &ctx.view;
+    let pp = ctx.pp;
+    let vars: Vec<&str> = d.reduction_vars().map(|(_, v, _)| v).collect();
+    let lo = lp.close + 1;
+    let mut edits = Vec::new();
+    // the member list of a struct/union defined in the body names members, not variables
+    let mut skip_to = 0usize;
+    for it in lo..=lp.body_end {
+        if it < skip_to {
+            continue;
+        }
+        if matches!(v.text(it), "struct" | "union") {
+            let open = if v.text(it + 1) == "{" {
+                it + 1
+            } else {
+                it + 2
+            };
+            if v.text(open) == "{" {
+                if let Some(close) = v.matching(open) {
+                    skip_to = close + 1;
+                }
+            }
+            continue;
+        }
+        match v.items.get(it) {
+            Some(Item::Tok(_)) => {}
+            Some(Item::Pragma(di)) => {
+                // a directive in the body would reduce or map the original variable
+                let dl = pp.lexed.directives[*di];
+                for t in dl.first_tok..dl.end_tok {
+                    let w = pp.lexed.text(&pp.text, t);
+                    let member =
+                        t > dl.first_tok && matches!(pp.lexed.text(&pp.text, t - 1), "." | "->");
+                    if pp.lexed.tokens[t].kind == TokKind::Ident && vars.contains(&w) && !member {
+                        return Err(LowerError {
+                            off: pp.lexed.tokens[t].start,
+                            msg: format!("reduction variable '{w}' of '{cname}' cannot be named in a directive inside its loop body"),
+                        });
+                    }
+                }
+                continue;
+            }
+            None => continue,
+        }
+        let w = v.text(it);
+        let Some(j) = vars.iter().position(|x| *x == w) else {
+            continue;
+        };
+        if v.tok(it).map(|t| t.kind) != Some(TokKind::Ident) {
+            continue;
+        }
+        let prev = if it > lo { v.text(it - 1) } else { "" };
+        // a member, a qualified name, a designator (`.s = 1`) or a tag are not the variable
+        if matches!(prev, "." | "->" | "::" | "struct" | "union" | "enum") {
+            continue;
+        }
+        if declares(v, lo, it) {
+            return Err(LowerError {
+                off: ctx.item_off(it),
+                msg: format!("reduction variable '{w}' is redeclared in the loop body of '{cname}'; rename the inner variable"),
+            });
+        }
+        edits.push(Edit {
+            start: ctx.item_off(it),
+            end: ctx.item_end(it),
+            pieces: vec![Piece::Text(format!("__spread_rv_{k}_{j}[0]"))],
+        });
+    }
+    Ok(edits)
+}
+
+/// The lowering of one compute-unit region.
+struct CuLowering {
+    edits: Vec<Edit>,
+    warnings: Vec<LowerError>,
+    /// Byte range of its loop body or block.
+    body: (usize, usize),
+}
+
+impl Ctx<'_> {
+    /// The error of a directive parser, at its token (or just after the directive).
+    fn perror(&self, e: directive::PError, dl: crate::lexer::DirectiveLine) -> LowerError {
+        let toks = &self.pp.lexed.tokens;
+        let off = if e.tok >= dl.end_tok {
+            toks.get(dl.end_tok.saturating_sub(1))
+                .map(|t| t.end)
+                .unwrap_or(dl.end)
+        } else {
+            self.tok_off(e.tok)
+        };
+        LowerError { off, msg: e.msg }
+    }
+}
+
+/// A compute-unit region (seed 004; docs/spread-abi.md §5): the `teams` directive at view item
+/// `k` (directive `di`), construct number `n`, the pragma's presumed line and the offset of its
+/// line. The CUs are the threads of a `parallel` region; each takes units of work
+/// (`[lo, hi)` iterations, or its one turn at a structured block) from the runtime.
+fn lower_cu(
+    ctx: &Ctx,
+    k: usize,
+    di: usize,
+    n: usize,
+    (line, line_start): (u32, usize),
+) -> Result<CuLowering, LowerError> {
+    let pp = ctx.pp;
+    let (src, toks) = (pp.text.as_str(), &pp.lexed.tokens);
+    let dl = pp.lexed.directives[di];
+    let mut d: CuDirective =
+        cu::parse(src, toks, dl.first_tok, dl.end_tok).map_err(|e| ctx.perror(e, dl))?;
+    // device code cannot run the CUs' host threads
+    if let Some(Item::Pragma(p)) = k.checked_sub(1).and_then(|j| ctx.view.items.get(j)) {
+        let pl = pp.lexed.directives[*p];
+        let w = |i: usize| {
+            if i < pl.end_tok {
+                pp.lexed.text(src, i)
+            } else {
+                ""
+            }
+        };
+        if w(pl.first_tok + 2) == "omp" && w(pl.first_tok + 3) == "target" {
+            return Err(LowerError {
+                off: dl.start,
+                msg: "a 'teams' with compute units runs on the host; it cannot be nested in a 'target' construct".into(),
+            });
+        }
+    }
+    // the paper's two-line form: `teams` then a `distribute` line before the loop
+    let mut loop_item = k + 1;
+    if !d.is_loop() {
+        if let Some(Item::Pragma(p)) = ctx.view.items.get(k + 1) {
+            let pl = pp.lexed.directives[*p];
+            if let Some(r) = cu::parse_distribute(src, toks, pl.first_tok, pl.end_tok, &mut d) {
+                r.map_err(|e| ctx.perror(e, pl))?;
+                loop_item = k + 2;
+            }
+        }
+    }
+    let cname = d.name();
+    let cxx = pp.cxx;
+    let int32 = |e: &str| {
+        if cxx {
+            format!("static_cast<int32_t>({e})")
+        } else {
+            format!("({e})")
+        }
+    };
+    let cud: Vec<String> = d
+        .descriptors
+        .iter()
+        .map(|x| {
+            format!(
+                "{{ {}, {}, {} }}",
+                int32(&x.count),
+                x.family.abi_name(),
+                int32(&x.size)
+            )
+        })
+        .collect();
+    let cu = format!("__spread_cu_{n}");
+    let (lo, hi) = (format!("__spread_lo_{n}"), format!("__spread_hi_{n}"));
+    let chunk = d
+        .chunk
+        .as_deref()
+        .map(|c| format!("({c})"))
+        .unwrap_or("0".into());
+    let tl = d
+        .thread_limit
+        .as_deref()
+        .map(|t| format!("({t})"))
+        .unwrap_or("0".into());
+    let warnings: Vec<LowerError> = d
+        .warnings
+        .iter()
+        .map(|e| LowerError {
+            off: ctx.tok_off(e.tok),
+            msg: e.msg.clone(),
+        })
+        .collect();
+    let descriptor_decl = |sched: &str| {
+        format!(
+            "{{ static const __spread_construct_t __spread_c_{n} = {{ \"{}\", {line}, {}, 0, {sched} }}; const __spread_cud_t __spread_cud_{n}[] = {{ {} }}; ",
+            ctx.file_lit,
+            Kind::Cu.abi_name(),
+            cud.join(", ")
+        )
+    };
+    // the CUs' threads (the region's own names are firstprivate, so that `default(none)` works)
+    let parallel = |private: Option<&str>| {
+        let mut p = format!(
+            "#pragma omp parallel num_threads(__spread_cu_num_threads({cu})) firstprivate({cu})"
+        );
+        if let Some(v) = private {
+            p.push_str(&format!(" private({v})"));
+        }
+        for c in &d.moved {
+            p.push(' ');
+            p.push_str(c);
+        }
+        p
+    };
+    // the loop or block gets a scope of its own: what follows it on its last line then starts
+    // with `}` (no -Wmisleading-indentation after an unbraced body)
+    let tail = format!(
+        " }} __spread_cu_commit({cu}, {lo}, {hi}); }} __spread_cu_leave({cu}); }} __spread_cu_end({cu}); }}"
+    );
+    if !d.is_loop() {
+        // a structured block: T = the number of CUs, static, so each CU runs it exactly once
+        let block_end = ctx.view.statement_end(k + 1).map_err(|e| LowerError {
+            off: if e >= ctx.view.items.len() {
+                dl.end
+            } else {
+                ctx.item_off(e)
+            },
+            msg: format!("'{cname}' with compute units must be followed by a loop ('teams distribute') or a structured block"),
+        })?;
+        let total: Vec<String> = (0..cud.len())
+            .map(|i| format!("(int64_t)__spread_cud_{n}[{i}].__spread_count"))
+            .collect();
+        let mut pieces = vec![
+            Piece::Line(line),
+            Piece::Text(format!(
+                "{}__spread_cu_region_t *{cu} = __spread_cu_begin(&__spread_c_{n}, 0, {}, __spread_cud_{n}, {}, 0, {tl});",
+                descriptor_decl("__SPREAD_SCHED_STATIC"),
+                total.join(" + "),
+                cud.len()
+            )),
+        ];
+        pieces.push(Piece::Directive {
+            line,
+            text: parallel(None),
+        });
+        pieces.push(Piece::Line(line));
+        pieces.push(Piece::Text(format!(
+            "{{ int64_t {lo}, {hi}; __spread_cu_enter({cu}); if (__spread_cu_next({cu}, &{lo}, &{hi})) {{ {{"
+        )));
+        let end = ctx.item_end(block_end);
+        return Ok(CuLowering {
+            edits: vec![
+                Edit {
+                    start: line_start,
+                    end: dl.end,
+                    pieces,
+                },
+                Edit {
+                    start: end,
+                    end,
+                    pieces: vec![Piece::Text(tail)],
+                },
+            ],
+            warnings,
+            body: (dl.end, end),
+        });
+    }
+    let lp = stmt::parse_loop(&ctx.view, loop_item, &cname).map_err(|e| LowerError {
+        off: if e.item >= ctx.view.items.len() {
+            dl.end
+        } else {
+            ctx.item_off(e.item)
+        },
+        msg: e.msg,
+    })?;
+    let ub = if lp.inclusive {
+        format!("({}) + (int64_t)1", lp.ub)
+    } else {
+        format!("({})", lp.ub)
+    };
+    let var = &lp.var;
+    // a loop variable declared outside is shared in the parallel region unless made private
+    let private =
+        (lp.decl_type.is_none() && !d.privatized.iter().any(|p| p == var)).then_some(var.as_str());
+    let mut pieces = vec![
+        Piece::Line(line),
+        Piece::Text(format!(
+            "{}__spread_cu_region_t *{cu} = __spread_cu_begin(&__spread_c_{n}, ({}), {ub}, __spread_cud_{n}, {}, {chunk}, {tl});",
+            descriptor_decl(schedule_field(d.schedule)),
+            lp.lb,
+            cud.len()
+        )),
+    ];
+    pieces.push(Piece::Directive {
+        line,
+        text: parallel(private),
+    });
+    pieces.push(Piece::Line(line));
+    pieces.push(Piece::Text(format!(
+        "{{ int64_t {lo}, {hi}; __spread_cu_enter({cu}); while (__spread_cu_next({cu}, &{lo}, &{hi})) {{ {{"
+    )));
+    let for_off = ctx.item_off(lp.for_item);
+    let for_phys = pp.phys_line_of(for_off);
+    let lead = &src[pp.lexed.line_starts[for_phys as usize]..for_off];
+    let indent = if lead.trim().is_empty() { lead } else { "" };
+    // as for target spread: an inclusive loop keeps `<=` on the unit's last iteration
+    let (op, end) = if lp.inclusive {
+        ("<=", format!("{hi} - 1"))
+    } else {
+        ("<", hi.clone())
+    };
+    let header = match (&lp.decl_type, lp.decl_type.as_deref().and_then(cast_type)) {
+        (Some(ty), Some(cast)) => format!(
+            "{indent}for ({ty} {var} = {lo}; {var} {op} ({cast})({end}); {})",
+            lp.incr
+        ),
+        (Some(ty), None) => format!(
+            "{indent}for ({ty} {var} = {lo}; {var} {op} {end}; {})",
+            lp.incr
+        ),
+        (None, _) => format!("{indent}for ({var} = {lo}; {var} {op} {end}; {})", lp.incr),
+    };
+    pieces.push(Piece::Line(ctx.presumed_line_of(for_off)));
+    pieces.push(Piece::Text(header));
+    let body_end = ctx.item_end(lp.body_end);
+    Ok(CuLowering {
+        edits: vec![
+            Edit {
+                start: line_start,
+                end: ctx.item_end(lp.close),
+                pieces,
+            },
+            Edit {
+                start: body_end,
+                end: body_end,
+                pieces: vec![Piece::Text(tail)],
+            },
+        ],
+        warnings,
+        body: (ctx.item_end(lp.close), body_end),
+    })
+}
+
 /// Lowers every spread construct of `pp` with the default [`Options`]; errors are collected
 /// for all constructs.
 pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
@@ -323,6 +890,8 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
     let mut errors = Vec::new();
     // byte ranges of target spread loop bodies, to reject nested constructs
     let mut bodies: Vec<(usize, usize)> = Vec::new();
+    // byte ranges of the loops and blocks of compute-unit regions, to reject nested ones
+    let mut cu_bodies: Vec<(usize, usize)> = Vec::new();
     let src = pp.text.as_str();
     let toks = &pp.lexed.tokens;
     // brace depth of the code before item `scanned` (0: outside every function)
@@ -342,6 +911,18 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
         scanned = k;
         let dl = pp.lexed.directives[di];
         let Some((kind, _)) = directive::classify(src, toks, dl.first_tok, dl.end_tok) else {
+            // OpenMP 5.1's `num_teams(lower:upper)`, which clang 19 rejects, on a `teams` of
+            // clang's: `num_teams(upper)` is a conforming number of teams
+            if pp.line_info(dl.line).file == main {
+                if let Some((a, colon)) = cu::num_teams_range(src, toks, dl.first_tok, dl.end_tok) {
+                    out.edits.push(Edit {
+                        start: toks[a].start,
+                        end: toks[colon].end,
+                        pieces: vec![],
+                    });
+                    out.constructs += 1;
+                }
+            }
             continue;
         };
         let pragma_off = dl.start;
@@ -366,6 +947,37 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
                 off: pragma_off,
                 msg: format!("'{cname_guess}' cannot be nested inside the loop of a 'target spread' construct"),
             });
+            continue;
+        }
+        if kind == Kind::Cu {
+            if cu_bodies
+                .last()
+                .is_some_and(|&(s, e)| pragma_off >= s && pragma_off < e)
+            {
+                errors.push(LowerError {
+                    off: pragma_off,
+                    msg: "a 'teams' with compute units cannot be nested inside another compute-unit region".into(),
+                });
+                continue;
+            }
+            if depth <= 0 {
+                errors.push(LowerError {
+                    off: pragma_off,
+                    msg: "a 'teams' with compute units must be inside a function".into(),
+                });
+                continue;
+            }
+            let line = info.line;
+            let line_start = pp.lexed.line_starts[dl.line as usize];
+            match lower_cu(&ctx, k, di, out.constructs, (line, line_start)) {
+                Ok(l) => {
+                    out.edits.extend(l.edits);
+                    out.warnings.extend(l.warnings);
+                    cu_bodies.push(l.body);
+                    out.constructs += 1;
+                }
+                Err(e) => errors.push(e),
+            }
             continue;
         }
         if depth <= 0 && matches!(kind, Kind::UpdatePeer | Kind::WaitDevice) {
@@ -422,13 +1034,31 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
                     .map(|c| format!("({c})"))
                     .unwrap_or("0".into());
                 let r = format!("__spread_r_{n}");
+                let body_end = ctx.item_end(lp.body_end);
+                let end_line = ctx.presumed_line_of(body_end);
+                let red = reduction_text(&d, n, pp.cxx, end_line);
+                // the body uses each reduction variable through its partial
+                let mut subst = Vec::new();
+                if !d.reductions.is_empty() {
+                    match reduction_uses(&ctx, &d, n, &lp, &cname) {
+                        Ok(v) => subst = v,
+                        Err(e) => {
+                            errors.push(e);
+                            continue;
+                        }
+                    }
+                }
                 let prologue = format!(
-                    "{{ static const __spread_construct_t __spread_c_{n} = {{ \"{}\", {line}, {}, {}, 0 }}; {decl}__spread_region_t *{r} = __spread_region_begin(&__spread_c_{n}, ({}), {ub}, {ptr}, {ndev}, {chunk}); {{ {}",
+                    "{{ static const __spread_construct_t __spread_c_{n} = {{ \"{}\", {line}, {}, {}, {} }}; {decl}{}__spread_region_t *{r} = __spread_region_begin(&__spread_c_{n}, ({}), {ub}, {ptr}, {ndev}, {chunk}); {}{{ {}{}",
                     ctx.file_lit,
                     Kind::Target.abi_name(),
                     flags(&d),
+                    schedule_field(d.schedule),
+                    red.before_begin,
                     lp.lb,
-                    chunk_locals(&r)
+                    red.after_begin,
+                    chunk_locals(&r),
+                    red.chunk,
                 );
                 let construct = if d.combined.is_empty() {
                     "target".to_string()
@@ -471,18 +1101,22 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
                         v.extend(directive_pieces(
                             opts.guard_device_macro,
                             line,
-                            inner_pragma(&d, &construct, &r, &[]),
+                            inner_pragma_with(&construct, &r, red.clauses.iter()),
                         ));
                         v.push(Piece::Line(ctx.presumed_line_of(for_off)));
                         v.push(Piece::Text(header));
                         v
                     },
                 });
-                let body_end = ctx.item_end(lp.body_end);
+                out.edits.extend(subst);
                 out.edits.push(Edit {
                     start: body_end,
                     end: body_end,
-                    pieces: vec![Piece::Text(format!(" }} __spread_region_end({r}); }}"))],
+                    pieces: if red.after_end.is_empty() {
+                        vec![Piece::Text(format!(" }} __spread_region_end({r}); }}"))]
+                    } else {
+                        red.after_end
+                    },
                 });
                 bodies.push((ctx.item_end(lp.close), body_end));
             }
@@ -512,6 +1146,7 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
                     pieces,
                 });
             }
+            Kind::Cu => {}
             Kind::UpdatePeer | Kind::WaitDevice => {
                 let text = if kind == Kind::UpdatePeer {
                     peer_text(&ctx, &d, n, line)
@@ -592,7 +1227,11 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
     if !errors.is_empty() {
         return Err(errors);
     }
-    out.edits.sort_by_key(|e| (e.start, e.end));
+    // insertions at one offset: the later construct is the inner one (its block ends where
+    // the outer one's does), so its text comes first
+    let mut indexed: Vec<(usize, Edit)> = out.edits.drain(..).enumerate().collect();
+    indexed.sort_by_key(|(i, e)| (e.start, e.end, std::cmp::Reverse(*i)));
+    out.edits = indexed.into_iter().map(|(_, e)| e).collect();
     Ok(out)
 }
 
@@ -641,7 +1280,7 @@ mod tests {
             "#pragma omp target spread teams distribute parallel for devices(2,0,1) spread_schedule(static, 4) num_teams(2) map(to: A[omp_spread_start-1:omp_spread_size+2])\nfor (int i = 1; i < N - 1; i++) B[i] = A[i];\nx;\n",
         )
         .unwrap();
-        assert!(out.contains("<1>{ static const __spread_construct_t __spread_c_0 = { \"t.c\", 1, __SPREAD_KIND_TARGET, 0, 0 }; const int32_t __spread_devs_0[] = { (int32_t)(2), (int32_t)(0), (int32_t)(1) }; __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, (1), (N - 1), __spread_devs_0, 3, (4)); { const int64_t omp_spread_start = __spread_chunk_start(__spread_r_0); const int64_t omp_spread_size = __spread_chunk_size(__spread_r_0);"), "{out}");
+        assert!(out.contains("<1>{ static const __spread_construct_t __spread_c_0 = { \"t.c\", 1, __SPREAD_KIND_TARGET, 0, __SPREAD_SCHED_STATIC }; const int32_t __spread_devs_0[] = { (int32_t)(2), (int32_t)(0), (int32_t)(1) }; __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, (1), (N - 1), __spread_devs_0, 3, (4)); { const int64_t omp_spread_start = __spread_chunk_start(__spread_r_0); const int64_t omp_spread_size = __spread_chunk_size(__spread_r_0);"), "{out}");
         assert!(out.contains("\n<1>#pragma omp target teams distribute parallel for device(__spread_chunk_device(__spread_r_0)) num_teams(2) map(to: A[omp_spread_start-1:omp_spread_size+2])\n"), "{out}");
         assert!(out.contains("<2>for (int i = omp_spread_start; i < (int)(omp_spread_start + omp_spread_size); i++) B[i] = A[i]; } __spread_region_end(__spread_r_0); }\nx;"), "{out}");
     }
@@ -715,6 +1354,142 @@ mod tests {
             lower_str("void f(int n) {\n  if (n)\n#pragma omp wait device(n)\n  else n++;\n}\n")
                 .unwrap();
         assert!(out.contains("if (n)\n<3>{ static const __spread_construct_t __spread_c_0 = { \"t.c\", 3, __SPREAD_KIND_WAIT_DEVICE, 0, 0 }; __spread_device_wait(&__spread_c_0, __spread_device_arg(&__spread_c_0, (n))); }\n  else n++;"), "{out}");
+    }
+
+    fn lower_cxx(src: &str) -> String {
+        let pp = PpOutput::parse(format!("# 1 \"t.cpp\"\n{src}"), true, "t.cpp");
+        apply(&pp, &lower(&pp).unwrap())
+    }
+
+    #[test]
+    fn reduction() {
+        let out = lower_str("void f(int n, double *a) {\n  double s = 0; int m = 0;\n#pragma omp target spread teams distribute parallel for devices(0, 1) spread_schedule(adaptive) reduction(+: s) map(tofrom: s, a[0:n]) reduction(max: m)\n  for (int i = 0; i < n; i++) { s += a[i]; m = m > i ? m : i; x.s = p->m; }\n}\n").unwrap();
+        assert!(out.contains("<3>{ static const __spread_construct_t __spread_c_0 = { \"t.c\", 3, __SPREAD_KIND_TARGET, 0, __SPREAD_SCHED_ADAPTIVE }; const int32_t __spread_devs_0[] = { (int32_t)(0), (int32_t)(1) }; __extension__ _Static_assert((__extension__ __SPREAD_TYPE_OF(s)) != __SPREAD_TYPE_UNSUPPORTED, \"reduction variable 's' of 'target spread teams distribute parallel for' must have an arithmetic type (char, short, int, long, long long, their unsigned forms, float or double)\"); __extension__ _Static_assert((__extension__ __SPREAD_TYPE_OF(m)) != __SPREAD_TYPE_UNSUPPORTED, "), "{out}");
+        assert!(out.contains("__spread_reductions_t *__spread_rd_0 = 0; __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, (0), (n), __spread_devs_0, 2, 0); if (!__spread_rd_0) { __spread_reduction(__spread_r_0, __SPREAD_RED_ADD, (__extension__ __SPREAD_TYPE_OF(s)), (void *)&(s), sizeof(s)); __spread_reduction(__spread_r_0, __SPREAD_RED_MAX, (__extension__ __SPREAD_TYPE_OF(m)), (void *)&(m), sizeof(m)); __spread_rd_0 = __spread_region_reductions(__spread_r_0); } { const int64_t omp_spread_start = __spread_chunk_start(__spread_r_0); const int64_t omp_spread_size = __spread_chunk_size(__spread_r_0); __typeof__(s) *const __spread_rv_0_0 = (__typeof__(s) *)__spread_reduction_slot(__spread_r_0, 0); __typeof__(m) *const __spread_rv_0_1 = (__typeof__(m) *)__spread_reduction_slot(__spread_r_0, 1);\n"), "{out}");
+        assert!(out.contains("\n<3>#pragma omp target teams distribute parallel for device(__spread_chunk_device(__spread_r_0)) reduction(+: __spread_rv_0_0[0:1]) map(tofrom: __spread_rv_0_0[0:1]) map(tofrom: a[0:n]) reduction(max: __spread_rv_0_1[0:1]) map(tofrom: __spread_rv_0_1[0:1])\n"), "{out}");
+        assert!(out.contains("{ __spread_rv_0_0[0] += a[i]; __spread_rv_0_1[0] = __spread_rv_0_1[0] > i ? __spread_rv_0_1[0] : i; x.s = p->m; } } __spread_region_end(__spread_r_0); if (__spread_rd_0) __spread_reductions_finish(__spread_rd_0); }\n}"), "{out}");
+        // nowait: the partial orders a device's chunks, a task combines after all of them
+        let out = lower_str("void f(int n, int s) {\n#pragma omp target spread parallel for nowait reduction(-: s)\n  for (int i = 0; i < n; i++)\n    s -= i;\n}\n").unwrap();
+        assert!(
+            out.contains("__spread_reduction(__spread_r_0, __SPREAD_RED_SUB, "),
+            "{out}"
+        );
+        assert!(out.contains("#pragma omp target parallel for device(__spread_chunk_device(__spread_r_0)) nowait reduction(+: __spread_rv_0_0[0:1]) map(tofrom: __spread_rv_0_0[0:1]) depend(inout: __spread_rv_0_0[0])\n"), "{out}");
+        assert!(out.contains("    __spread_rv_0_0[0] -= i; } __spread_region_end(__spread_r_0); if (__spread_rd_0) {\n<4>#pragma omp task depend(inout: omp_all_memory)\n<4>__spread_reductions_finish(__spread_rd_0); } }\n}"), "{out}");
+        // C++: casts that compile
+        let out = lower_cxx("void f(int n, long &s) {\n#pragma omp target spread simd reduction(|: s)\n  for (int i = 0; i < n; i++) s |= i;\n}\n");
+        assert!(
+            out.contains("static_assert(__SPREAD_TYPE_OF(s) != __SPREAD_TYPE_UNSUPPORTED, "),
+            "{out}"
+        );
+        assert!(out.contains("__spread_reduction(__spread_r_0, __SPREAD_RED_BOR, __SPREAD_TYPE_OF(s), static_cast<void *>(&(s)), sizeof(s));"), "{out}");
+        assert!(out.contains("__typeof__(s) *const __spread_rv_0_0 = static_cast<__typeof__(s) *>(__spread_reduction_slot(__spread_r_0, 0));"), "{out}");
+    }
+
+    #[test]
+    fn reduction_errors() {
+        let cases = [
+            ("{ double s = 1; a[i] = s; }", "s"),
+            ("{ int u = 1, s; a[i] = u; }", "s;"),
+            ("{ T *s = 0; }", "s"),
+            ("for (int s = 0; s < 2; s++) ;", "s"),
+        ];
+        for (body, at) in cases {
+            let src = format!("void f(int n, int s, int *a) {{\n#pragma omp target spread parallel for reduction(+: s)\n  for (int i = 0; i < n; i++) {body}\n}}\n");
+            let e = lower_str(&src).unwrap_err();
+            assert_eq!(e[0].0, at, "{body}");
+            assert!(e[0].1.contains("reduction variable 's' is redeclared in the loop body of 'target spread parallel for'"), "{body}: {e:?}");
+        }
+        // uses, not declarations
+        for body in [
+            "{ int y = a[i] * s; double *q = &s; int z = f(a, s), w = s; s += y + *q + z + w; }",
+            "{ struct s { int s; } v; v.s = 1; s += v.s; }",
+            "s = s * 2;",
+        ] {
+            let src = format!("void f(int n, int s, int *a) {{\n#pragma omp target spread parallel for reduction(+: s)\n  for (int i = 0; i < n; i++) {body}\n}}\n");
+            assert!(lower_str(&src).is_ok(), "{body}");
+        }
+        let e = lower_str("void f(int n, int s) {\n#pragma omp target spread parallel for reduction(+: s)\n  for (int i = 0; i < n; i++) {\n#pragma omp simd reduction(+: s)\n    for (int j = 0; j < 4; j++) s += j;\n  }\n}\n").unwrap_err();
+        assert!(e[0].1.contains("reduction variable 's' of 'target spread parallel for' cannot be named in a directive inside its loop body"), "{e:?}");
+    }
+
+    #[test]
+    fn compute_units() {
+        // the paper's Fig. 11: teams and distribute on two lines, the loop variable declared
+        // outside (private in the parallel region)
+        let out = lower_str("void f(int num_zones) {\n  int zone;\n#pragma omp teams num_teams(4:CPU:4, 2::GPU::1) private(x)\n#pragma omp distribute dist_schedule(dynamic, 2)\n  for (zone = 0; zone < num_zones; zone++)\n    comp(zone);\n  z;\n}\n").unwrap();
+        assert!(out.contains("<3>{ static const __spread_construct_t __spread_c_0 = { \"t.c\", 3, __SPREAD_KIND_CU, 0, __SPREAD_SCHED_DYNAMIC }; const __spread_cud_t __spread_cud_0[] = { { (4), __SPREAD_CU_CPU, (4) }, { (2), __SPREAD_CU_GPU, (1) } }; __spread_cu_region_t *__spread_cu_0 = __spread_cu_begin(&__spread_c_0, (0), (num_zones), __spread_cud_0, 2, (2), 0);\n<3>#pragma omp parallel num_threads(__spread_cu_num_threads(__spread_cu_0)) firstprivate(__spread_cu_0) private(zone) private(x)\n<3>{ int64_t __spread_lo_0, __spread_hi_0; __spread_cu_enter(__spread_cu_0); while (__spread_cu_next(__spread_cu_0, &__spread_lo_0, &__spread_hi_0)) { {<5>  for (zone = __spread_lo_0; zone < __spread_hi_0; zone++)\n    comp(zone); } __spread_cu_commit(__spread_cu_0, __spread_lo_0, __spread_hi_0); } __spread_cu_leave(__spread_cu_0); } __spread_cu_end(__spread_cu_0); }\n  z;"), "{out}");
+        // combined, inclusive bound, thread_limit, clauses moved to the parallel region
+        let out = lower_str("void f(int n) {\n#pragma omp teams distribute num_teams(n:CPU:2) dist_schedule(static_opt) thread_limit(t) reduction(+: s) default(none)\n  for (unsigned i = 1; i <= n; ++i) s += i;\n}\n").unwrap();
+        assert!(out.contains("{ \"t.c\", 2, __SPREAD_KIND_CU, 0, __SPREAD_SCHED_STATIC_OPT }; const __spread_cud_t __spread_cud_0[] = { { (n), __SPREAD_CU_CPU, (2) } }; __spread_cu_region_t *__spread_cu_0 = __spread_cu_begin(&__spread_c_0, (1), (n) + (int64_t)1, __spread_cud_0, 1, 0, (t));\n<2>#pragma omp parallel num_threads(__spread_cu_num_threads(__spread_cu_0)) firstprivate(__spread_cu_0) reduction(+: s) default(none)\n"), "{out}");
+        assert!(out.contains("<3>  for (unsigned i = __spread_lo_0; i <= (unsigned)(__spread_hi_0 - 1); ++i) s += i; } __spread_cu_commit("), "{out}");
+        // no dist_schedule: 0 (the runtime's default); teams loop
+        let out = lower_str("void f(int n) {\n#pragma omp teams loop num_teams(1:GPU:1)\nfor (int i = 0; i < n; i++) g(i);\n}\n").unwrap();
+        assert!(out.contains("__SPREAD_KIND_CU, 0, 0 };"), "{out}");
+        // a structured block: one task per CU, static
+        let out = lower_str("void f(void) {\n#pragma omp teams num_teams(2:CPU:1, 1:GPU:1)\n  {\n    work();\n  }\n}\n").unwrap();
+        assert!(out.contains("__SPREAD_KIND_CU, 0, __SPREAD_SCHED_STATIC }; const __spread_cud_t __spread_cud_0[] = { { (2), __SPREAD_CU_CPU, (1) }, { (1), __SPREAD_CU_GPU, (1) } }; __spread_cu_region_t *__spread_cu_0 = __spread_cu_begin(&__spread_c_0, 0, (int64_t)__spread_cud_0[0].__spread_count + (int64_t)__spread_cud_0[1].__spread_count, __spread_cud_0, 2, 0, 0);"), "{out}");
+        assert!(out.contains("if (__spread_cu_next(__spread_cu_0, &__spread_lo_0, &__spread_hi_0)) { {\n  {\n    work();\n  } } __spread_cu_commit(__spread_cu_0, __spread_lo_0, __spread_hi_0); } __spread_cu_leave(__spread_cu_0); } __spread_cu_end(__spread_cu_0); }\n}"), "{out}");
+        // C++: the descriptors' integers are converted explicitly (no narrowing error)
+        let out = lower_cxx("void f(long n) {\n#pragma omp teams num_teams(n:CPU:1)\n  g();\n}\n");
+        assert!(
+            out.contains(
+                "{ { static_cast<int32_t>(n), __SPREAD_CU_CPU, static_cast<int32_t>(1) } }"
+            ),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn compute_unit_warnings_and_errors() {
+        let pp = PpOutput::parse("# 1 \"t.c\"\nvoid f(int n) {\n#pragma omp teams num_teams(1:CPU:1)\n#pragma distribute\n  for (int i = 0; i < n; i++) g(i);\n#pragma omp teams distribute parallel for num_teams(1:CPU:1)\n  for (int i = 0; i < n; i++) g(i);\n}\n".to_string(), false, "t.c");
+        let l = lower(&pp).unwrap();
+        assert_eq!(l.constructs, 2);
+        let w: Vec<&str> = l.warnings.iter().map(|w| w.msg.as_str()).collect();
+        assert!(
+            w[0].contains("did you mean '#pragma omp distribute'"),
+            "{w:?}"
+        );
+        assert!(w[1].contains("'parallel for' is ignored"), "{w:?}");
+        let cases = [
+            ("#pragma omp teams num_teams(1:CPU:1)\n{\n#pragma omp teams num_teams(1:CPU:1)\n  g();\n}", "#pragma", "cannot be nested inside another compute-unit region"),
+            ("#pragma omp target\n#pragma omp teams num_teams(1:CPU:1)\n  g();", "#pragma", "cannot be nested in a 'target' construct"),
+            ("#pragma omp teams distribute num_teams(1:CPU:1)\n  while (1) g();", "while", "must be followed by a for loop"),
+            ("#pragma omp teams num_teams(1:CPU:1)\n#pragma omp distribute\n  for (int i = 0; i < n; i++) { i++; }", "i++;", "cannot be modified"),
+            ("#pragma omp teams num_teams(1:CPU:1)\n#pragma omp distribute simd\n  for (;;) ;", "simd", "'distribute simd' is not supported"),
+            ("#pragma omp teams num_teams(1:CPU:1)\n#pragma omp distribute lastprivate(i)\n  for (;;) ;", "lastprivate(i)", "not supported on 'distribute' of a 'teams' with compute units"),
+            ("#pragma omp target spread\nfor (int i = 0; i < n; i++) {\n#pragma omp teams num_teams(1:CPU:1)\n  g();\n}", "#pragma", "'teams' cannot be nested inside the loop of a 'target spread'"),
+        ];
+        for (code, at, msg) in cases {
+            let e = lower_str(&format!("void f(int n) {{\n{code}\n}}\n")).unwrap_err();
+            assert_eq!(e[0].0, at, "{code}: {e:?}");
+            assert!(e[0].1.contains(msg), "{code}: {e:?}");
+        }
+        let e = lower_str("#pragma omp teams num_teams(1:CPU:1)\nint x;\n").unwrap_err();
+        assert!(e[0].1.contains("must be inside a function"), "{e:?}");
+    }
+
+    #[test]
+    fn num_teams_range_and_nesting() {
+        // OpenMP 5.1's lower bound is dropped on clang's own teams
+        let out = lower_str("void f(void) {\n#pragma omp teams num_teams(2 : 8) thread_limit(4)\n  g();\n#pragma omp target teams num_teams(lo:hi)\n  g();\n#pragma omp teams num_teams(8)\n  g();\n}\n").unwrap();
+        assert!(
+            out.contains("#pragma omp teams num_teams( 8) thread_limit(4)\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("#pragma omp target teams num_teams(hi)\n"),
+            "{out}"
+        );
+        assert!(out.contains("#pragma omp teams num_teams(8)\n"), "{out}");
+        // a construct that is the whole block of another closes first
+        let out = lower_str("void f(int n) {\n#pragma omp teams num_teams(1:CPU:1)\n#pragma omp target spread\n  for (int i = 0; i < n; i++) g(i);\n}\n").unwrap();
+        assert!(
+            out.contains(
+                "g(i); } __spread_region_end(__spread_r_1); } } __spread_cu_commit(__spread_cu_0,"
+            ),
+            "{out}"
+        );
     }
 
     #[test]

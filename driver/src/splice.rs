@@ -310,20 +310,39 @@ fn emit_group(
             .unwrap_or(text.len())
     };
     let end = line_end(last);
+    // physical line `q` of the preprocessed text is a directive line (`#pragma ...`)
+    let is_directive = |q: u32| {
+        pp.lexed
+            .lines
+            .get(q as usize)
+            .is_some_and(|l| l.in_directive)
+            && starts
+                .get(q as usize)
+                .is_some_and(|&s| text[s..].trim_start().starts_with('#'))
+    };
     let mut p = first;
     let mut pos = starts[p as usize];
     out.sync(pp.line_info(p).line);
+    // the current output line holds a directive's text as written (up to its line's end)
+    let mut dir_open = false;
     loop {
         let nl = line_end(p).min(end);
+        let verbatim_directive = |from: usize| from == starts[p as usize] && is_directive(p);
         if let Some(e) = edits.get(*ei).filter(|e| e.start >= pos && e.start <= nl) {
+            dir_open |= e.start > pos && verbatim_directive(pos);
             out.text(&text[pos..e.start]);
             out.pieces(&e.pieces);
             pos = e.end;
             *ei += 1;
+            let before = p;
             p = pp.phys_line_of(pos);
+            if p != before {
+                dir_open = false;
+            }
             out.sync(pp.line_info(p).line);
             continue;
         }
+        dir_open |= verbatim_directive(pos);
         out.text(&text[pos..nl]);
         if nl >= end {
             break;
@@ -343,8 +362,15 @@ fn emit_group(
             // a newline inside a token (raw string): keep it
             out.newline();
         } else {
+            // a directive written as it is (several `_Pragma`s in one macro expansion share a
+            // presumed line) needs a line of its own, and so does what follows it
+            let next_verbatim = is_directive(p) && edits.get(*ei).is_none_or(|e| e.start != pos);
+            if (next_verbatim || dir_open) && !out.at_bol {
+                out.newline();
+            }
             out.sync(pp.line_info(p).line);
         }
+        dir_open = false;
     }
     Ok(())
 }
@@ -385,6 +411,15 @@ mod tests {
         let out = run(orig, pp).unwrap();
         assert!(out.contains("\n#line 3 \"a.c\"\n#pragma omp target device(__spread_chunk_device(__spread_r_0))\n#line 3 \"a.c\"\n    for (int i = omp_spread_start; i < (int)(omp_spread_start + omp_spread_size); i++) g(1, 2); } __spread_region_end(__spread_r_0); }\n\n  h();\n}\n"), "{out}");
         assert!(!out.contains("     2);"), "{out}");
+    }
+
+    #[test]
+    fn pragmas_of_one_macro_line_keep_their_own_lines() {
+        // `F` expands to a spread construct and a `_Pragma` after it, all on line 2
+        let orig = "#define F _Pragma(\"omp target spread\") for (int i = 0; i < n; i++) g(i); _Pragma(\"omp taskwait\") h();\nvoid f(int n) { F }\n";
+        let pp = "# 1 \"a.c\"\n\nvoid f(int n) {\n# 2 \"a.c\"\n#pragma omp target spread\n# 2 \"a.c\"\n for (int i = 0; i < n; i++) g(i);\n# 2 \"a.c\"\n#pragma omp taskwait\n# 2 \"a.c\"\n h(); }\n";
+        let out = run(orig, pp).unwrap();
+        assert!(out.contains(" g(i); } __spread_region_end(__spread_r_0); }\n#line 2 \"a.c\"\n#pragma omp taskwait\n#line 2 \"a.c\"\n h(); }\n"), "{out}");
     }
 
     #[test]

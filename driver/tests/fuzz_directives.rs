@@ -51,6 +51,10 @@ const SEEDS: &[&str] = &[
     "#pragma omp wait device(d + 1)",
     "#pragma omp target spread devices(4294967297LL, 0x7fffffffffffffffffffffffffffffffff)",
     "#pragma omp target spread teams loop devices() spread_schedule(dynamic, , 3)",
+    "#pragma omp target spread teams distribute parallel for spread_schedule(adaptive, 2) reduction(max: m) reduction(+: s, t) map(tofrom: s, a[0:n]) nowait",
+    "#pragma omp teams num_teams(4:CPU:4, 2::GPU::1) private(x) reduction(+: s)\n#pragma omp distribute dist_schedule(dynamic, 1)",
+    "#pragma omp teams distribute num_teams(n:CPU:m, 1:FPGA:1) dist_schedule(static_opt) thread_limit(t)",
+    "#pragma omp teams num_teams(2:8)\n#pragma distribute",
 ];
 
 const TOKENS: &[&str] = &[
@@ -116,6 +120,15 @@ const TOKENS: &[&str] = &[
     "out",
     "reduction",
     "teams",
+    "num_teams",
+    "dist_schedule",
+    "CPU",
+    "GPU",
+    "::",
+    "distribute",
+    "static_opt",
+    "max",
+    "s",
     "distribute",
     "parallel",
     "for",
@@ -156,6 +169,9 @@ const FOLLOW: &[&str] = &[
     "for (int i = 0; i < n; i++)",
     "#pragma omp taskwait",
     "for (int x : v) ;",
+    "for (int i = 0; i < n; i++) { double s = 1; s += a[i]; }",
+    "for (int i = 0; i < n; i++) { s += a[i]; x.s = s; }",
+    "#pragma omp distribute\nfor (int i = 0; i < n; i++) s += i;",
 ];
 
 fn mutate(rng: &mut Rng, s: &str) -> String {

@@ -16,7 +16,7 @@ void scale(std::vector<double> &v) {
     p[i] = f(p[i]);
   }
 }
-// CHECK: {{^}}{ static const __spread_construct_t __spread_c_0 = { "{{.*}}cxx.cpp", 13, __SPREAD_KIND_TARGET, 0, 0 }; const int32_t __spread_devs_0[] = { (int32_t)(0), (int32_t)(1) }; __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, (0), (n), __spread_devs_0, 2, (64));
+// CHECK: {{^}}{ static const __spread_construct_t __spread_c_0 = { "{{.*}}cxx.cpp", 13, __SPREAD_KIND_TARGET, 0, __SPREAD_SCHED_STATIC }; const int32_t __spread_devs_0[] = { (int32_t)(0), (int32_t)(1) }; __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, (0), (n), __spread_devs_0, 2, (64));
 // CHECK-NEXT: {{^}}#line 13 "{{.*}}cxx.cpp"
 // CHECK-NEXT: {{^}}#pragma omp target teams distribute parallel for device(__spread_chunk_device(__spread_r_0)) map(tofrom: p[omp_spread_start:omp_spread_size]){{$}}
 // CHECK-NEXT: {{^}}  for (std::size_t i = omp_spread_start; i < (std::size_t)(omp_spread_start + omp_spread_size); ++i) {

@@ -2,7 +2,7 @@
 // with the source line and a caret; nothing is compiled.
 // RUN: not %spread-cc -c %s -o %t.o 2>&1 | FileCheck --strict-whitespace --check-prefix=ERR %s
 
-#define SCHED dynamic
+#define SCHED guided
 void f(int n, int *a) {
 // ERR: {{^.*}}diag_clauses.c:[[@LINE+3]]:27: error: the 'device' clause cannot be used on 'target spread'; use 'devices' to list the devices{{$}}
 // ERR-NEXT: {{^ *}}[[@LINE+2]] | #pragma omp target spread device(1){{$}}
@@ -19,7 +19,7 @@ void f(int n, int *a) {
 // ERR-NEXT: {{^}}      |                                     ^{{$}}
 #pragma omp target spread devices(1,,2)
   for (int i = 0; i < n; i++) a[i] = 0;
-// ERR: {{^.*}}diag_clauses.c:[[@LINE+5]]:25: error: spread schedule kind 'dynamic' is not supported; only 'static' is{{$}}
+// ERR: {{^.*}}diag_clauses.c:[[@LINE+5]]:25: error: spread schedule kind 'guided' is not supported; use 'static', 'dynamic' or 'adaptive'{{$}}
 // ERR-NEXT: {{^ *}}[[@LINE+4]] |         spread_schedule(SCHED, 4) num_teams(2){{$}}
 // ERR-NEXT: {{^}}      |                         ^{{$}}
 #pragma omp target spread teams distribute parallel for \

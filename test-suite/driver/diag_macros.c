@@ -6,7 +6,7 @@
 #define STR(x) #x
 #define SPREAD(x) _Pragma(STR(omp target spread x))
 void f(int n, int *a) {
-// ERR: {{^.*}}diag_macros.c:[[@LINE+3]]:57: error: spread schedule kind 'guided' is not supported; only 'static' is{{$}}
+// ERR: {{^.*}}diag_macros.c:[[@LINE+3]]:57: error: spread schedule kind 'guided' is not supported; use 'static', 'dynamic' or 'adaptive'{{$}}
 // ERR-NEXT: {{^ *}}[[@LINE+2]] |   _Pragma("omp target spread devices(0) spread_schedule(guided)") for (int i = 0; i < n; i++) a[i] = 0;{{$}}
 // ERR-NEXT: {{^}}      |                                                         ^{{$}}
   _Pragma("omp target spread devices(0) spread_schedule(guided)") for (int i = 0; i < n; i++) a[i] = 0;
