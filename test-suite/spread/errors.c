@@ -22,7 +22,7 @@ int main(void) {
 #pragma omp target spread devices(0, last) map(tofrom : A[omp_spread_start : omp_spread_size])
   for (int i = 0; i < N; i++)
     A[i] += 1;
-  // DEV: omptarget error: device 7 in the devices clause of the target spread at {{.*}}errors.c:[[#@LINE-3]] does not exist (the runtime has 4 devices)
+  // DEV: omptarget error: device 7 in the devices clause of the target spread at {{.*}}errors.c:[[#@LINE-3]] does not exist (the runtime has 4 devices; the host is omp_get_initial_device() = 4)
   // DEV: errors.c:[[#@LINE-4]]: omptarget fatal error 1: failure of target construct while offloading is mandatory
 #endif
 #ifdef OVERLAP

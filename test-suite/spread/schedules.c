@@ -7,11 +7,11 @@
 // RUN: %spread-cc -O1 %s -o %t
 // RUN: env SPREAD_INFO=chunks %t > %t.out 2> %t.err
 // RUN: FileCheck %s --implicit-check-not=FAIL < %t.out
-// RUN: python3 %S/../Inputs/check_chunks.py %t.out %t.err | FileCheck %s --check-prefix=CHUNKS --implicit-check-not=FAIL
+// RUN: python3 %S/Inputs/check_chunks.py %t.out %t.err | FileCheck %s --check-prefix=CHUNKS --implicit-check-not=FAIL
 // RUN: env SPREAD_INFO=chunks SPREAD_SCHEDULE=dynamic %t > %t.dyn.out 2> %t.dyn.err
-// RUN: python3 %S/../Inputs/check_chunks.py %t.dyn.out %t.dyn.err | FileCheck %s --check-prefix=CHUNKS --implicit-check-not=FAIL
+// RUN: python3 %S/Inputs/check_chunks.py %t.dyn.out %t.dyn.err | FileCheck %s --check-prefix=CHUNKS --implicit-check-not=FAIL
 // RUN: env SPREAD_INFO=chunks SPREAD_SCHEDULE=adaptive %t > %t.ad.out 2> %t.ad.err
-// RUN: python3 %S/../Inputs/check_chunks.py %t.ad.out %t.ad.err | FileCheck %s --check-prefix=CHUNKS --implicit-check-not=FAIL
+// RUN: python3 %S/Inputs/check_chunks.py %t.ad.out %t.ad.err | FileCheck %s --check-prefix=CHUNKS --implicit-check-not=FAIL
 // RUN: %spread-cc -O1 --spread-no-pass %s -o %t.nopass
 // RUN: %t.nopass | FileCheck %s --implicit-check-not=FAIL
 // CHECK: all schedules ok

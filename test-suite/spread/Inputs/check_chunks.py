@@ -11,7 +11,7 @@ ranges = {}
 for m in re.finditer(r"^range (\d+) (-?\d+) (-?\d+)$", out, re.M):
     ranges.setdefault(int(m.group(1)), []).append((int(m.group(2)), int(m.group(3))))
 chunks = {}
-for m in re.finditer(r"^spread: .*:(\d+) chunk \[(-?\d+),(-?\d+)\) -> device (-?\d+)$", err, re.M):
+for m in re.finditer(r"^spread: .*:(\d+) chunk \[(-?\d+),(-?\d+)\) -> device (-?\d+)(?: \(\w+\))?$", err, re.M):
     chunks.setdefault(int(m.group(1)), []).append((int(m.group(2)), int(m.group(3))))
 bad = 0
 if not ranges:

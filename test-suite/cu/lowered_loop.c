@@ -7,7 +7,7 @@
 // REQUIRES: spread
 // RUN: %spread-cc -O1 %s -o %t
 // RUN: env OMP_NUM_THREADS=2 %t | FileCheck %s --implicit-check-not=FAIL
-// RUN: env OMP_NUM_THREADS=2 SPREAD_CU_SCHEDULE=dynamic %t | FileCheck %s --implicit-check-not=FAIL
+// RUN: env OMP_NUM_THREADS=2 SPREAD_SCHEDULE=dynamic %t | FileCheck %s --implicit-check-not=FAIL
 // CHECK-COUNT-9: ok
 // CHECK: all cu loops ok
 
