@@ -288,8 +288,8 @@ fn adaptive_measures_first_then_deals_blocks_in_proportion_and_keeps_them() {
     // Resource 0 runs twice as fast as resource 1.
     let mut live = [true, true];
     while live.iter().any(|&l| l) {
-        for r in 0..2 {
-            if !live[r] {
+        for (r, alive) in live.iter_mut().enumerate() {
+            if !*alive {
                 continue;
             }
             match s.next_for(r) {
@@ -297,7 +297,7 @@ fn adaptive_measures_first_then_deals_blocks_in_proportion_and_keeps_them() {
                     let per = if r == 0 { 1 } else { 2 };
                     s.complete(u, Duration::from_micros(per * (u.hi - u.lo) as u64));
                 }
-                None => live[r] = false,
+                None => *alive = false,
             }
         }
     }

@@ -19,6 +19,7 @@ fn construct(line: i32) -> Construct {
         line,
         kind: 8,
         flags: 0,
+        schedule: 0,
     }
 }
 
