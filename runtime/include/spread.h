@@ -251,14 +251,15 @@ void __spread_cu_end(__spread_cu_region_t *);
 
 /* What one CU of the last compute-unit region that ended did (spread_cu_last_stats). */
 typedef struct {
-  int32_t cu;          /* CU number */
-  int32_t is_gpu;      /* 1: a GPU CU */
-  int32_t device;      /* a GPU CU's first device, else -1 */
-  int32_t cpus;        /* a CPU CU's CPUs, else 1 */
-  int64_t units;       /* units (__spread_cu_next results) it completed */
-  int64_t iterations;  /* loop iterations in them */
-  double busy_seconds; /* summed time from each unit's __spread_cu_next to its commit */
+  int32_t spread_cu;          /* CU number */
+  int32_t spread_is_gpu;      /* 1: a GPU CU */
+  int32_t spread_device;      /* a GPU CU's first device, else -1 */
+  int32_t spread_cpus;        /* a CPU CU's CPUs, else 1 */
+  int64_t spread_units;       /* units (__spread_cu_next results) it completed */
+  int64_t spread_iterations;  /* loop iterations in them */
+  double spread_busy_seconds; /* summed time from each unit's __spread_cu_next to its commit */
 } spread_cu_stats_t;
+/* (The fields carry the reserved prefix so that a program's macros cannot rename them.) */
 /* (out, n): fills out[0 .. min(n, CUs)) for the last compute-unit region that ended and returns
  * its number of CUs (0 before any ended). */
 int spread_cu_last_stats(spread_cu_stats_t *, int);

@@ -115,6 +115,9 @@ pub struct Region {
     registered: usize,
     /// Whether the program holds a pointer to `reductions` (it then frees them).
     reductions_taken: bool,
+    /// Operations run on the calling thread at once: the region has one device and waits for
+    /// its chunks at its end.
+    inline_ops: bool,
 }
 
 /// The reduction variables of one execution of a spread construct and their per-device
@@ -404,6 +407,7 @@ impl Region {
             default_chunk,
         );
         let track = observed && sched.needs_completions();
+        let inline_ops = observed && list.iter().all(|&d| d == list[0]);
         Ok(Region {
             construct,
             what,
@@ -425,6 +429,7 @@ impl Region {
             reductions: None,
             registered: 0,
             reductions_taken: false,
+            inline_ops,
         })
     }
 
@@ -621,6 +626,13 @@ impl Region {
                 e
             })
         };
+        if self.inline_ops {
+            // One device: nothing to overlap, so the operation runs here, as a `target`
+            // construct's would (a worker thread would cost a hand-off per construct, and its
+            // kernel's libomp team would compete with this thread's spinning one).
+            let _ = job();
+            return;
+        }
         let queue = slot.queue();
         if queue.pending() >= MAX_QUEUED {
             queue.run_while_longer_than(MAX_QUEUED / 2);

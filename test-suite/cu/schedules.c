@@ -80,8 +80,8 @@ static int run(int sched, int line) {
   int n = spread_cu_last_stats(st, 8);
   long long iters = 0, units = 0;
   for (int i = 0; i < n && i < 8; i++) {
-    iters += st[i].iterations;
-    units += st[i].units;
+    iters += st[i].spread_iterations;
+    units += st[i].spread_units;
   }
   int bad = twice || missing || wrong || unsynced || n != 4 || iters != NZ;
   printf("%s sched=%d line=%d twice=%d missing=%d wrong=%d unsynced=%d cus=%d iterations=%lld units=%lld\n",
