@@ -904,6 +904,25 @@ pub fn parse(
         }
     }
 
+    // `nowait` with reductions runs the construct in one task, which takes the `depend`
+    // clauses: they cannot name a chunk
+    if kind == Kind::Target && d.nowait && !d.reductions.is_empty() {
+        for cl in clauses.iter().filter(|cl| cl.name == "depend") {
+            let Some((open, close)) = cl.parens else {
+                continue;
+            };
+            for (k, t) in toks.iter().enumerate().take(close).skip(open + 1) {
+                let w = c.text(k);
+                if t.kind == TokKind::Ident && (w == "omp_spread_start" || w == "omp_spread_size") {
+                    return err(
+                        k,
+                        format!("per-chunk depend clauses cannot be combined with reduction and nowait on '{cname}': this 'depend' uses '{w}', which only has a value inside each chunk"),
+                    );
+                }
+            }
+        }
+    }
+
     // required clauses
     let has = |n: &str| clauses.iter().any(|cl| cl.name == n);
     if kind != Kind::Target && d.range.is_none() {
@@ -1406,6 +1425,8 @@ mod tests {
             ("#pragma omp target spread parallel for reduction(+: a[0:n])", "a", "only variables can be reduced"),
             ("#pragma omp target spread parallel for reduction(+: s.x)", "s", "array sections, array elements and members"),
             ("#pragma omp target spread parallel for reduction(+: s,)", ")", "expected a variable"),
+            ("#pragma omp target spread parallel for depend(in: a[omp_spread_start]) nowait reduction(+: s)", "omp_spread_start", "per-chunk depend clauses cannot be combined with reduction and nowait on 'target spread parallel for': this 'depend' uses 'omp_spread_start'"),
+            ("#pragma omp target spread parallel for reduction(+: s) depend(out: a[0:omp_spread_size]) nowait", "omp_spread_size", "per-chunk depend clauses cannot be combined"),
             ("#pragma omp target spread parallel for reduction(task, +: s)", "task", "modifier 'task' is not supported"),
             ("#pragma omp target spread parallel for reduction(+: s) reduction(*: t, s)", "s", "more than one reduction list"),
             ("#pragma omp target spread parallel for reduction", "", "expected '(' after 'reduction'"),

@@ -191,6 +191,43 @@ fn inner_pragma_with<'s>(
     s
 }
 
+/// The name of a clause kept verbatim (`depend(in: x)` -> `depend`).
+fn clause_name(c: &str) -> &str {
+    let end = c
+        .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+        .unwrap_or(c.len());
+    &c[..end]
+}
+
+/// A `target spread` with both `nowait` and `reduction` (docs/spread-abi.md §4) runs as one
+/// deferred task that runs the construct without `nowait` and then combines the partials: the
+/// construct as lowered inside that task (no `nowait`, no `depend`) and the clauses of the
+/// task (the user's `depend` clauses; the parser has rejected those that use
+/// `omp_spread_start`/`omp_spread_size`).
+fn deferred_reduction(d: &SpreadDirective) -> (SpreadDirective, Vec<String>) {
+    let mut inner = d.clone();
+    inner.nowait = false;
+    inner.kept.clear();
+    let mut task = Vec::new();
+    for (i, c) in d.kept.iter().enumerate() {
+        match clause_name(c) {
+            name @ ("nowait" | "depend") => {
+                if name == "depend" {
+                    task.push(c.clone());
+                }
+                // the rewritten reductions keep their places among the remaining clauses
+                for (r, orig) in inner.reductions.iter_mut().zip(&d.reductions) {
+                    if orig.kept_pos > i {
+                        r.kept_pos -= 1;
+                    }
+                }
+            }
+            _ => inner.kept.push(c.clone()),
+        }
+    }
+    (inner, task)
+}
+
 /// The `__spread_schedule` field of a descriptor: the schedule's constant, or `0`
 /// (`__SPREAD_SCHED_DEFAULT`: the runtime reads `SPREAD_SCHEDULE`).
 fn schedule_field(s: Option<&str>) -> &str {
@@ -216,7 +253,7 @@ struct ReductionText {
     after_end: Vec<Piece>,
 }
 
-fn reduction_text(d: &SpreadDirective, k: usize, cxx: bool, end_line: u32) -> ReductionText {
+fn reduction_text(d: &SpreadDirective, k: usize, cxx: bool) -> ReductionText {
     let mut t = ReductionText::default();
     if d.reductions.is_empty() {
         t.clauses = d.kept.clone();
@@ -236,7 +273,6 @@ fn reduction_text(d: &SpreadDirective, k: usize, cxx: bool, end_line: u32) -> Re
             pos += 1;
         }
         let mut items = Vec::new();
-        let mut elems = Vec::new();
         for (v, _) in &red.vars {
             let rv = format!("__spread_rv_{k}_{j}");
             // (`__extension__`: _Static_assert and spread.h's _Generic are C11, quiet under
@@ -270,7 +306,6 @@ fn reduction_text(d: &SpreadDirective, k: usize, cxx: bool, end_line: u32) -> Re
             t.chunk
                 .push_str(&format!(" __typeof__({v}) *const {rv} = {slot};"));
             items.push(format!("{rv}[0:1]"));
-            elems.push(format!("{rv}[0]"));
             j += 1;
         }
         // `-` combines as `+` (OpenMP 5.2 deprecates the `-` identifier); the runtime still
@@ -279,34 +314,18 @@ fn reduction_text(d: &SpreadDirective, k: usize, cxx: bool, end_line: u32) -> Re
         t.clauses
             .push(format!("reduction({op}: {})", items.join(", ")));
         t.clauses.push(format!("map(tofrom: {})", items.join(", ")));
-        if d.nowait {
-            // a device's chunks share one partial: their target tasks run in order
-            t.clauses
-                .push(format!("depend(inout: {})", elems.join(", ")));
-        }
     }
     t.clauses.extend(kept.cloned());
     t.before_begin
         .push_str(&format!("__spread_reductions_t *{rd} = 0; "));
     t.after_begin
         .push_str(&format!("{rd} = __spread_region_reductions({r}); }} "));
-    if d.nowait {
-        // the chunks' target tasks all have a dependence: a task that depends on all memory
-        // runs after them
-        t.after_end = vec![
-            Piece::Text(format!(" }} __spread_region_end({r}); if ({rd}) {{")),
-            Piece::Directive {
-                line: end_line,
-                text: "#pragma omp task depend(inout: omp_all_memory)".into(),
-            },
-            Piece::Line(end_line),
-            Piece::Text(format!("__spread_reductions_finish({rd}); }} }}")),
-        ];
-    } else {
-        t.after_end = vec![Piece::Text(format!(
-            " }} __spread_region_end({r}); if ({rd}) __spread_reductions_finish({rd}); }}"
-        ))];
-    }
+    // (a `nowait` construct with reductions is lowered without `nowait` inside a task:
+    // `deferred_reduction`)
+    debug_assert!(!d.nowait);
+    t.after_end = vec![Piece::Text(format!(
+        " }} __spread_region_end({r}); if ({rd}) __spread_reductions_finish({rd}); }}"
+    ))];
     t
 }
 
@@ -1020,7 +1039,11 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
                         continue;
                     }
                 };
-                let (decl, ptr, ndev) = devices_decl(n, &d, pp.cxx);
+                // nowait with reductions: one task runs the construct without nowait
+                let deferred =
+                    (d.nowait && !d.reductions.is_empty()).then(|| deferred_reduction(&d));
+                let d = deferred.as_ref().map_or(&d, |(inner, _)| inner);
+                let (decl, ptr, ndev) = devices_decl(n, d, pp.cxx);
                 // `ub + 1` in int64_t: `i <= INT_MAX` must not overflow the loop's type (and
                 // no C cast: a pointer bound stays an error)
                 let ub = if lp.inclusive {
@@ -1035,12 +1058,11 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
                     .unwrap_or("0".into());
                 let r = format!("__spread_r_{n}");
                 let body_end = ctx.item_end(lp.body_end);
-                let end_line = ctx.presumed_line_of(body_end);
-                let red = reduction_text(&d, n, pp.cxx, end_line);
+                let red = reduction_text(d, n, pp.cxx);
                 // the body uses each reduction variable through its partial
                 let mut subst = Vec::new();
                 if !d.reductions.is_empty() {
-                    match reduction_uses(&ctx, &d, n, &lp, &cname) {
+                    match reduction_uses(&ctx, d, n, &lp, &cname) {
                         Ok(v) => subst = v,
                         Err(e) => {
                             errors.push(e);
@@ -1052,7 +1074,7 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
                     "{{ static const __spread_construct_t __spread_c_{n} = {{ \"{}\", {line}, {}, {}, {} }}; {decl}{}__spread_region_t *{r} = __spread_region_begin(&__spread_c_{n}, ({}), {ub}, {ptr}, {ndev}, {chunk}); {}{{ {}{}",
                     ctx.file_lit,
                     Kind::Target.abi_name(),
-                    flags(&d),
+                    flags(d),
                     schedule_field(d.schedule),
                     red.before_begin,
                     lp.lb,
@@ -1097,7 +1119,18 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
                     start: line_start,
                     end: ctx.item_end(lp.close),
                     pieces: {
-                        let mut v = vec![Piece::Line(line), Piece::Text(prologue)];
+                        let mut v = vec![Piece::Line(line)];
+                        if let Some((_, task)) = &deferred {
+                            // the task's block is the whole lowered construct
+                            let mut t = "#pragma omp task default(shared)".to_string();
+                            for c in task {
+                                t.push(' ');
+                                t.push_str(c);
+                            }
+                            v.push(Piece::Directive { line, text: t });
+                            v.push(Piece::Line(line));
+                        }
+                        v.push(Piece::Text(prologue));
                         v.extend(directive_pieces(
                             opts.guard_device_macro,
                             line,
@@ -1374,8 +1407,25 @@ mod tests {
             out.contains("__spread_reduction(__spread_r_0, __SPREAD_RED_SUB, "),
             "{out}"
         );
-        assert!(out.contains("#pragma omp target parallel for device(__spread_chunk_device(__spread_r_0)) nowait reduction(+: __spread_rv_0_0[0:1]) map(tofrom: __spread_rv_0_0[0:1]) depend(inout: __spread_rv_0_0[0])\n"), "{out}");
-        assert!(out.contains("    __spread_rv_0_0[0] -= i; } __spread_region_end(__spread_r_0); if (__spread_rd_0) {\n<4>#pragma omp task depend(inout: omp_all_memory)\n<4>__spread_reductions_finish(__spread_rd_0); } }\n}"), "{out}");
+        // (one task runs the construct without nowait, then combines the partials)
+        assert!(out.contains("<2>#pragma omp task default(shared)\n<2>{ static const __spread_construct_t __spread_c_0 = { \"t.c\", 2, __SPREAD_KIND_TARGET, 0, 0 }; "), "{out}");
+        assert!(out.contains("\n<2>#pragma omp target parallel for device(__spread_chunk_device(__spread_r_0)) reduction(+: __spread_rv_0_0[0:1]) map(tofrom: __spread_rv_0_0[0:1])\n"), "{out}");
+        assert!(out.contains("    __spread_rv_0_0[0] -= i; } __spread_region_end(__spread_r_0); if (__spread_rd_0) __spread_reductions_finish(__spread_rd_0); }\n}"), "{out}");
+        assert!(!out.contains("nowait") && !out.contains("depend"), "{out}");
+        // the user's depend clauses go to the task; the reductions keep their places among
+        // the other clauses
+        let out = lower_str("void f(int n, double *a) {\n  double s = 0;\n#pragma omp target spread teams distribute parallel for devices(1, 0) depend(in: a[0]) map(to: a[0:n]) nowait reduction(+: s) depend(inout: s) if(n > 1)\n  for (int i = 0; i < n; i++) s += a[i];\n#pragma omp taskwait\n}\n").unwrap();
+        assert!(out.contains("<3>#pragma omp task default(shared) depend(in: a[0]) depend(inout: s)\n<3>{ static const __spread_construct_t __spread_c_0 = { \"t.c\", 3, __SPREAD_KIND_TARGET, 0, 0 }; const int32_t __spread_devs_0[] = { (int32_t)(1), (int32_t)(0) }; "), "{out}");
+        assert!(out.contains("\n<3>#pragma omp target teams distribute parallel for device(__spread_chunk_device(__spread_r_0)) map(to: a[0:n]) reduction(+: __spread_rv_0_0[0:1]) map(tofrom: __spread_rv_0_0[0:1]) if(n > 1)\n"), "{out}");
+        assert!(out.contains(" __spread_rv_0_0[0] += a[i]; } __spread_region_end(__spread_r_0); if (__spread_rd_0) __spread_reductions_finish(__spread_rd_0); }\n#pragma omp taskwait"), "{out}");
+        // without reductions, nowait and depend stay on each chunk's target task
+        let out = lower_str("void f(int n, double *a) {\n#pragma omp target spread nowait depend(in: a[0]) map(tofrom: a[omp_spread_start:omp_spread_size])\n  for (int i = 0; i < n; i++) a[i] += 1;\n}\n").unwrap();
+        assert!(!out.contains("omp task"), "{out}");
+        assert!(
+            out.contains("__SPREAD_KIND_TARGET, __SPREAD_FLAG_NOWAIT, 0 }"),
+            "{out}"
+        );
+        assert!(out.contains("#pragma omp target device(__spread_chunk_device(__spread_r_0)) nowait depend(in: a[0]) map(tofrom: a[omp_spread_start:omp_spread_size])\n"), "{out}");
         // C++: casts that compile
         let out = lower_cxx("void f(int n, long &s) {\n#pragma omp target spread simd reduction(|: s)\n  for (int i = 0; i < n; i++) s |= i;\n}\n");
         assert!(

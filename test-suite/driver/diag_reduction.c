@@ -85,7 +85,14 @@ double f(int n, double *a, struct pt p) {
     for (int j = 0; j < 4; j++)
       s += a[j];
   }
+// With nowait, one task runs the construct and takes its depend clauses: they cannot name a chunk.
+// ERR: {{^.*}}diag_reduction.c:[[@LINE+3]]:69: error: per-chunk depend clauses cannot be combined with reduction and nowait on 'target spread parallel for': this 'depend' uses 'omp_spread_start', which only has a value inside each chunk{{$}}
+// ERR-NEXT: {{^ *}}[[@LINE+2]] | #pragma omp target spread parallel for reduction(+: s) depend(in: a[omp_spread_start]) nowait{{$}}
+// ERR-NEXT: {{^}}      |                                                                     ^{{$}}
+#pragma omp target spread parallel for reduction(+: s) depend(in: a[omp_spread_start]) nowait
+  for (int i = 0; i < n; i++)
+    s += a[i];
   return s + m + p.x;
 }
-// ERR: 9 errors generated.
+// ERR: 10 errors generated.
 #endif

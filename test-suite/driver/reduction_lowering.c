@@ -64,25 +64,26 @@ long ops(long n, const long *v, struct acc *a) {
 // CHECK: {{^}}#pragma omp target parallel for device(__spread_chunk_device(__spread_r_1)) map(to: v[omp_spread_start:omp_spread_size]) reduction(*: __spread_rv_1_0[0:1]) map(tofrom: __spread_rv_1_0[0:1]) reduction(min: __spread_rv_1_1[0:1]) {{.*}} reduction(&&: __spread_rv_1_6[0:1]) map(tofrom: __spread_rv_1_6[0:1]) reduction(||: __spread_rv_1_7[0:1]) map(tofrom: __spread_rv_1_7[0:1]) reduction(+: __spread_rv_1_8[0:1]) map(tofrom: __spread_rv_1_8[0:1]){{$}}
 // CHECK: {{^}}    __spread_rv_1_0[0] *= v[i]; __spread_rv_1_1[0] = v[i] < __spread_rv_1_1[0] ? v[i] : __spread_rv_1_1[0]; __spread_rv_1_2[0] = a->max > __spread_rv_1_2[0] ? a->max : __spread_rv_1_2[0];{{$}}
 
-// nowait: a device's chunks share its partial (depend orders them); the partials are combined
-// in a task that depends on all memory, so after every chunk's target task.
+// nowait: one task runs the construct without nowait (its chunks as without nowait, a host
+// chunk on the task's thread), then combines the partials; the user's depend clauses go to the
+// task, default(shared) keeps the variables the body uses those of the enclosing function.
 float sum_nowait(int n, const float *x) {
   float s = 0;
 #pragma omp target spread teams distribute parallel for nowait reduction(+: s) \
-        map(to: x[omp_spread_start:omp_spread_size])
+        map(to: x[omp_spread_start:omp_spread_size]) depend(in: x[0])
   for (int i = 0; i < n; i++)
     s += x[i];
 #pragma omp taskwait
   return s;
 }
 // CHECK-LABEL: {{^}}float sum_nowait(
-// CHECK: __SPREAD_KIND_TARGET, __SPREAD_FLAG_NOWAIT, 0 };
-// CHECK: {{^}}#pragma omp target teams distribute parallel for device(__spread_chunk_device(__spread_r_2)) nowait reduction(+: __spread_rv_2_0[0:1]) map(tofrom: __spread_rv_2_0[0:1]) depend(inout: __spread_rv_2_0[0]) map(to: x[omp_spread_start:omp_spread_size]){{$}}
+// CHECK-NEXT: {{^}}  float s = 0;{{$}}
+// CHECK-NEXT: {{^}}#pragma omp task default(shared) depend(in: x[0]){{$}}
+// CHECK-NEXT: {{^}}#line [[L:[0-9]+]] "{{.*}}reduction_lowering.c"
+// CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_2 = { "{{.*}}reduction_lowering.c", [[L]], __SPREAD_KIND_TARGET, 0, 0 }; {{.*}} __spread_reductions_t *__spread_rd_2 = 0; __spread_region_t *__spread_r_2 = __spread_region_begin(&__spread_c_2, (0), (n), (const int32_t *)0, 0, 0); if (!__spread_rd_2) { __spread_reduction(__spread_r_2, __SPREAD_RED_ADD, {{.*}}; __spread_rd_2 = __spread_region_reductions(__spread_r_2); } { {{.*}} __typeof__(s) *const __spread_rv_2_0 = (__typeof__(s) *)__spread_reduction_slot(__spread_r_2, 0);{{$}}
+// CHECK-NEXT: {{^}}#line [[L]] "{{.*}}reduction_lowering.c"
+// CHECK-NEXT: {{^}}#pragma omp target teams distribute parallel for device(__spread_chunk_device(__spread_r_2)) reduction(+: __spread_rv_2_0[0:1]) map(tofrom: __spread_rv_2_0[0:1]) map(to: x[omp_spread_start:omp_spread_size]){{$}}
 // CHECK-EMPTY:
 // CHECK-NEXT: {{^}}  for (int i = omp_spread_start; i < (int)(omp_spread_start + omp_spread_size); i++){{$}}
-// CHECK-NEXT: {{^}}    __spread_rv_2_0[0] += x[i]; } __spread_region_end(__spread_r_2); if (__spread_rd_2) {{[{]}}{{$}}
-// CHECK-NEXT: {{^}}#line {{[0-9]+}} "{{.*}}reduction_lowering.c"
-// CHECK-NEXT: {{^}}#pragma omp task depend(inout: omp_all_memory){{$}}
-// CHECK-NEXT: {{^}}#line {{[0-9]+}} "{{.*}}reduction_lowering.c"
-// CHECK-NEXT: {{^}}__spread_reductions_finish(__spread_rd_2); } }{{$}}
+// CHECK-NEXT: {{^}}    __spread_rv_2_0[0] += x[i]; } __spread_region_end(__spread_r_2); if (__spread_rd_2) __spread_reductions_finish(__spread_rd_2); }{{$}}
 // CHECK-NEXT: {{^}}#pragma omp taskwait

@@ -71,52 +71,47 @@ static int check(const char *what, int line, const int32_t *devs, int ndev) {
   return bad;
 }
 
+// The driver's lowering of a reduction construct without nowait: the region, then the finish.
+// With nowait (docs/spread-abi.md §4) the same region and finish run in one deferred task
+// (default(shared)), whose chunks run as without nowait (a host chunk on the task's thread,
+// not on a hidden helper thread); the result is in s after the taskwait.
+#define REDUCE_REGION()                                                                            \
+  {                                                                                                \
+    __spread_region_t *r = __spread_region_begin(&c, 0, N, devs, ndev, 700);                       \
+    __spread_reduction(r, __SPREAD_RED_ADD, __SPREAD_TYPE_OF(s), (void *)&s, sizeof(s));          \
+    __spread_reduction(r, __SPREAD_RED_MAX, __SPREAD_TYPE_OF(m), (void *)&m, sizeof(m));          \
+    __spread_reduction(r, __SPREAD_RED_MUL, __SPREAD_TYPE_OF(p), (void *)&p, sizeof(p));          \
+    {                                                                                              \
+      const int64_t omp_spread_start = __spread_chunk_start(r);                                    \
+      const int64_t omp_spread_size = __spread_chunk_size(r);                                      \
+      __typeof__(s) *const rv0 = (__typeof__(s) *)__spread_reduction_slot(r, 0);                  \
+      __typeof__(m) *const rv1 = (__typeof__(m) *)__spread_reduction_slot(r, 1);                  \
+      __typeof__(p) *const rv2 = (__typeof__(p) *)__spread_reduction_slot(r, 2);                  \
+      _Pragma("omp target teams distribute parallel for device(__spread_chunk_device(r)) map(to : A[omp_spread_start : omp_spread_size]) reduction(+ : rv0[0:1]) map(tofrom : rv0[0:1]) reduction(max : rv1[0:1]) map(tofrom : rv1[0:1]) reduction(* : rv2[0:1]) map(tofrom : rv2[0:1])") \
+      for (int64_t i = omp_spread_start; i < omp_spread_start + omp_spread_size; i++) {            \
+        rv0[0] += A[i];                                                                            \
+        rv1[0] = rv1[0] > (int)A[i] % 1000 ? rv1[0] : (int)A[i] % 1000;                            \
+        if (i % 1000 == 0)                                                                         \
+          rv2[0] *= 3;                                                                             \
+      }                                                                                            \
+    }                                                                                              \
+    __spread_reductions_t *rd = __spread_region_reductions(r);                                     \
+    __spread_region_end(r);                                                                        \
+    __spread_reductions_finish(rd);                                                                \
+  }
+
 static double reduce_sum(int line, int kind, const int32_t *devs, int ndev, int nowait, int *mx, long long *prod) {
   double s = 0.5;
   int m = -7;
   long long p = 1;
-  const __spread_construct_t c = {"red.c", line, __SPREAD_KIND_TARGET, nowait ? __SPREAD_FLAG_NOWAIT : 0, kind};
-  __spread_region_t *r = __spread_region_begin(&c, 0, N, devs, ndev, 700);
-  __spread_reduction(r, __SPREAD_RED_ADD, __SPREAD_TYPE_OF(s), (void *)&s, sizeof(s));
-  __spread_reduction(r, __SPREAD_RED_MAX, __SPREAD_TYPE_OF(m), (void *)&m, sizeof(m));
-  __spread_reduction(r, __SPREAD_RED_MUL, __SPREAD_TYPE_OF(p), (void *)&p, sizeof(p));
-  {
-    const int64_t omp_spread_start = __spread_chunk_start(r);
-    const int64_t omp_spread_size = __spread_chunk_size(r);
-    __typeof__(s) *const rv0 = (__typeof__(s) *)__spread_reduction_slot(r, 0);
-    __typeof__(m) *const rv1 = (__typeof__(m) *)__spread_reduction_slot(r, 1);
-    __typeof__(p) *const rv2 = (__typeof__(p) *)__spread_reduction_slot(r, 2);
-    if (nowait) {
-#pragma omp target teams distribute parallel for device(__spread_chunk_device(r))                  \
-    map(to : A[omp_spread_start : omp_spread_size]) reduction(+ : rv0[0:1]) map(tofrom : rv0[0:1])  \
-    reduction(max : rv1[0:1]) map(tofrom : rv1[0:1]) reduction(* : rv2[0:1]) map(tofrom : rv2[0:1]) \
-    depend(inout : rv0[0], rv1[0], rv2[0]) nowait
-      for (int64_t i = omp_spread_start; i < omp_spread_start + omp_spread_size; i++) {
-        rv0[0] += A[i];
-        rv1[0] = rv1[0] > (int)A[i] % 1000 ? rv1[0] : (int)A[i] % 1000;
-        if (i % 1000 == 0)
-          rv2[0] *= 3;
-      }
-    } else {
-#pragma omp target teams distribute parallel for device(__spread_chunk_device(r))                  \
-    map(to : A[omp_spread_start : omp_spread_size]) reduction(+ : rv0[0:1]) map(tofrom : rv0[0:1])  \
-    reduction(max : rv1[0:1]) map(tofrom : rv1[0:1]) reduction(* : rv2[0:1]) map(tofrom : rv2[0:1])
-      for (int64_t i = omp_spread_start; i < omp_spread_start + omp_spread_size; i++) {
-        rv0[0] += A[i];
-        rv1[0] = rv1[0] > (int)A[i] % 1000 ? rv1[0] : (int)A[i] % 1000;
-        if (i % 1000 == 0)
-          rv2[0] *= 3;
-      }
-    }
-  }
-  __spread_reductions_t *rd = __spread_region_reductions(r);
-  __spread_region_end(r);
+  // (no __SPREAD_FLAG_NOWAIT: with nowait the region is synchronous inside its task)
+  const __spread_construct_t c = {"red.c", line, __SPREAD_KIND_TARGET, 0, kind};
   if (nowait) {
-#pragma omp task depend(inout : omp_all_memory)
-    __spread_reductions_finish(rd);
+#pragma omp task default(shared)
+    REDUCE_REGION()
 #pragma omp taskwait
   } else {
-    __spread_reductions_finish(rd);
+    REDUCE_REGION()
   }
   *mx = m;
   *prod = p;
@@ -185,3 +180,5 @@ int main(void) {
 // CHUNKS-DAG: spread: sched.c:110 chunk [{{[0-9]+}},{{[0-9]+}}) -> device {{[01]}} (dynamic)
 // CHUNKS-DAG: spread: sched.c:240 chunk [{{[0-9]+}},{{[0-9]+}}) -> device {{[0-9]}} (adaptive)
 // CHUNKS-DAG: spread: sched.c:230 chunk [{{[0-9]+}},{{[0-9]+}}) -> device 4
+// a nowait reduction's region, chunked inside its task, with a chunk on the host:
+// CHUNKS-DAG: spread: red.c:1031 chunk [1400,2100) -> device 4
