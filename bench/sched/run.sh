@@ -10,15 +10,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../spread/lib.sh"
 
-# spread_schedule(dynamic/adaptive) is new: with a spread-cc that rejects it, build the static part.
-OUTDIR="$ROOT/build/bench/spread/sched" # where lib.sh's build puts it too
-mkdir -p "$OUTDIR"
-# shellcheck disable=SC2086
-if ! "$SPREAD_CC" $BENCH_CFLAGS -Wall "$ROOT/bench/sched/unequal.c" -o "$OUTDIR/unequal" -lm \
-  2>"$OUTDIR/build.log"; then
-  echo "unequal: spread-cc rejected the full program (dynamic/adaptive?): static part only; see $OUTDIR/build.log"
-  build sched unequal -DUNEQUAL_STATIC_ONLY "$ROOT/bench/sched/unequal.c"
-fi
+build sched unequal "$ROOT/bench/sched/unequal.c"
 
 cpus=$(python3 -c 'import os; print(",".join(map(str, sorted(os.sched_getaffinity(0)))))')
 IFS=, read -r -a cpu <<<"$cpus"

@@ -25,9 +25,6 @@
  *
  * Ratios are against baselines measured in the same run; there are no thresholds.
  *
- * dynamic and adaptive are new syntax: a spread-cc that does not know them rejects this file, and
- * run.sh then builds it with -DUNEQUAL_STATIC_ONLY, which leaves those rows out.
- *
  * usage: unequal [n] [steps] [chunk] [D0] [D1] [chunks]   (default 32768 8 n/64 0 1 4096)
  * Exit 1 if a result is wrong.
  */
@@ -79,7 +76,6 @@ static void empty_static(void) {
   }
 }
 
-#ifndef UNEQUAL_STATIC_ONLY
 static void sched_dynamic(void) {
 #pragma omp target spread teams distribute parallel for devices(d0, d1)                        \
     spread_schedule(dynamic, chunk) map(to : A[omp_spread_start : omp_spread_size])            \
@@ -101,7 +97,6 @@ static void empty_dynamic(void) {
   for (int64_t i = 0; i < nchunks; i++) {
   }
 }
-#endif
 
 static int failed = 0;
 
@@ -212,24 +207,18 @@ int main(int argc, char **argv) {
   row("D0 alone", a0, ideal);
   row("D1 alone", a1, ideal);
   row("static", run_steps(sched_static, steps, "static"), ideal);
-#ifndef UNEQUAL_STATIC_ONLY
   char name[64];
   snprintf(name, sizeof name, "dynamic, %lld", (long long)chunk);
   row(name, run_steps(sched_dynamic, steps, "dynamic"), ideal);
   row("adaptive", run_steps(sched_adaptive, steps, "adaptive"), ideal);
-#else
-  printf("(dynamic and adaptive left out: built with -DUNEQUAL_STATIC_ONLY)\n");
-#endif
 
   double ts = per_call(empty_static);
   printf("\nscheduling overhead, empty body, %lld chunks of 1 iteration on 2 devices:\n",
          (long long)nchunks);
   printf("  static, 1    %8.2f us per chunk\n", 1e6 * ts / (double)nchunks);
-#ifndef UNEQUAL_STATIC_ONLY
   double td = per_call(empty_dynamic);
   printf("  dynamic, 1   %8.2f us per chunk (%+.2f us against static, ratio %.2f)\n",
          1e6 * td / (double)nchunks, 1e6 * (td - ts) / (double)nchunks, td / ts);
-#endif
   if (failed)
     return 1;
   printf("check OK\n");

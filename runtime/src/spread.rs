@@ -380,17 +380,20 @@ impl Region {
             device: list[0],
         };
         let what: Arc<str> = format!("{} {}", construct.name(), construct.at()).into();
+        // Model keys only for the policies that learn: a static construct allocates no strings.
+        let learns = matches!(spec.kind, Kind::Adaptive | Kind::StaticOpt);
         let resources: Vec<Resource> = list
             .iter()
             .map(|&d| Resource {
-                key: if d == host {
-                    "host".to_string()
-                } else {
-                    format!("device {d}")
+                key: match (learns, d == host) {
+                    (false, _) => String::new(),
+                    (true, true) => "host".to_string(),
+                    (true, false) => format!("device {d}"),
                 },
                 inline: d == host,
             })
             .collect();
+        let model_key = if learns { construct.at() } else { String::new() };
         let observed = construct.flags & FLAG_NOWAIT == 0;
         // Dynamic's default: about 8 chunks per device, each chunk costing a launch.
         let per = (list.len() as u64).saturating_mul(8).max(1);
@@ -399,7 +402,7 @@ impl Region {
             .max(1);
         let sched = Scheduler::new(
             &rt.sched_model,
-            &construct.at(),
+            &model_key,
             spec,
             (lb, ub),
             resources,
