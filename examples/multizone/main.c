@@ -393,13 +393,13 @@ static void add_stats(result_t *r) {
     n = MAX_CUS;
   r->ncus = n;
   for (int i = 0; i < n; i++) {
-    r->cu[i].cu = s[i].cu;
-    r->cu[i].is_gpu = s[i].is_gpu;
-    r->cu[i].device = s[i].device;
-    r->cu[i].cpus = s[i].cpus;
-    r->cu[i].units += s[i].units;
-    r->cu[i].iterations += s[i].iterations;
-    r->cu[i].busy_seconds += s[i].busy_seconds;
+    r->cu[i].spread_cu = s[i].spread_cu;
+    r->cu[i].spread_is_gpu = s[i].spread_is_gpu;
+    r->cu[i].spread_device = s[i].spread_device;
+    r->cu[i].spread_cpus = s[i].spread_cpus;
+    r->cu[i].spread_units += s[i].spread_units;
+    r->cu[i].spread_iterations += s[i].spread_iterations;
+    r->cu[i].spread_busy_seconds += s[i].spread_busy_seconds;
   }
 }
 
@@ -503,12 +503,12 @@ static void print_run(const mz_t *m, const char *sched, int cfg, const result_t 
     for (int i = 0; i < r->ncus; i++) {
       const spread_cu_stats_t *c = &r->cu[i];
       char kind[32];
-      if (c->is_gpu)
-        snprintf(kind, sizeof kind, "gpu dev %d", c->device);
+      if (c->spread_is_gpu)
+        snprintf(kind, sizeof kind, "gpu dev %d", c->spread_device);
       else
-        snprintf(kind, sizeof kind, "cpu x%d", c->cpus);
-      printf("  %-10s %-18s %2d  %-10s %6lld  %12.2f  %17.1f\n", "", "", c->cu, kind,
-             (long long)c->iterations, 1e3 * c->busy_seconds / m->steps, r->cu_mig[i] / 1024);
+        snprintf(kind, sizeof kind, "cpu x%d", c->spread_cpus);
+      printf("  %-10s %-18s %2d  %-10s %6lld  %12.2f  %17.1f\n", "", "", c->spread_cu, kind,
+             (long long)c->spread_iterations, 1e3 * c->spread_busy_seconds / m->steps, r->cu_mig[i] / 1024);
     }
   }
   printf("%s %-10s %-18s step %8.2f ms (comp %8.2f, exch %7.2f)  moved %8.1f KiB/step "
@@ -623,9 +623,9 @@ static int run_layout(const char *layout, char cls, int sched_mask, int cpus_n, 
       char tasks[128] = "", busy[160] = "";
       for (int i = 0; i < r->ncus; i++) {
         char t[32];
-        snprintf(t, sizeof t, "%s%lld", i ? "/" : "", (long long)r->cu[i].iterations);
+        snprintf(t, sizeof t, "%s%lld", i ? "/" : "", (long long)r->cu[i].spread_iterations);
         strncat(tasks, t, sizeof tasks - strlen(tasks) - 1);
-        snprintf(t, sizeof t, "%s%.1f", i ? "/" : "", 1e3 * r->cu[i].busy_seconds / m.steps);
+        snprintf(t, sizeof t, "%s%.1f", i ? "/" : "", 1e3 * r->cu[i].spread_busy_seconds / m.steps);
         strncat(busy, t, sizeof busy - strlen(busy) - 1);
       }
       printf("%-4s %-10s %-18s %9.2f %9.2f %9.2f %10.1f %10.1f  %-22s %s\n", layout,

@@ -393,7 +393,11 @@ impl Region {
                 inline: d == host,
             })
             .collect();
-        let model_key = if learns { construct.at() } else { String::new() };
+        let model_key = if learns {
+            construct.at()
+        } else {
+            String::new()
+        };
         let observed = construct.flags & FLAG_NOWAIT == 0;
         // Dynamic's default: about 8 chunks per device, each chunk costing a launch.
         let per = (list.len() as u64).saturating_mul(8).max(1);
