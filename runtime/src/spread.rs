@@ -20,7 +20,7 @@ pub const FLAG_NOWAIT: i32 = 1;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Construct {
     /// Source file of the pragma, as the user wrote it.
-    pub file: String,
+    pub file: Arc<str>,
     /// Line of the pragma.
     pub line: i32,
     /// `__SPREAD_KIND_*`.
@@ -48,7 +48,7 @@ impl Construct {
     /// The construct's source location, for error reports.
     pub fn location(&self) -> SourceLoc {
         SourceLoc {
-            file: self.file.clone(),
+            file: self.file.to_string(),
             function: String::new(),
             line: u32::try_from(self.line).unwrap_or(0),
             column: 0,

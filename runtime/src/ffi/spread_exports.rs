@@ -42,12 +42,31 @@ pub(super) fn construct_of(c: *const ConstructC, entry: &str) -> Construct {
         )
     };
     Construct {
-        file: mem::c_string(cc.file).unwrap_or_else(|| "unknown".into()),
+        file: file_name(cc.file),
         line: cc.line,
         kind: cc.kind,
         flags: cc.flags,
         schedule: cc.schedule,
     }
+}
+
+/// The source file a construct descriptor names, converted once per descriptor string: the
+/// lowering's descriptors are static, and a construct executed in a loop would otherwise decode
+/// its file name at every execution.
+fn file_name(p: *const c_char) -> std::sync::Arc<str> {
+    static FILES: parking_lot::Mutex<Vec<(usize, std::sync::Arc<str>)>> =
+        parking_lot::Mutex::new(Vec::new());
+    let key = p as usize;
+    let mut files = FILES.lock();
+    if let Some((_, f)) = files.iter().rev().find(|(k, _)| *k == key) {
+        return f.clone();
+    }
+    let f: std::sync::Arc<str> = mem::c_string(p).unwrap_or_else(|| "unknown".into()).into();
+    // A program has a bounded number of source files; a linear scan of a few is the fastest map.
+    if files.len() < 256 {
+        files.push((key, f.clone()));
+    }
+    f
 }
 
 /// Starts a spread construct over `[lb, ub)`.
