@@ -20,10 +20,9 @@
  *     offloads each half sweep to device(omp_get_gpu()) on the migrated (present) zone: the
  *     paper's Fig. 12 divergence on omp_is_cpu()/omp_is_gpu(). The commit of each task runs
  *     omp_synchronize() for a GPU CU (the lowering does it). The kernels are `target parallel
- *     for` by default: on host devices libomp 19 aborts on a `target teams` run by a thread of
- *     a parallel region after the initial thread ran one ("Assertion failure at
- *     kmp_csupport.cpp(539)", stock libomptarget too; see README). -DMZ_TEAMS compiles the
- *     paper's `target teams distribute parallel for` (for real GPUs), -DMZ_NOWAIT adds
+ *     for` by default: on host devices a `target teams` run by a CU thread costs a thread
+ *     hand-off per kernel (Spread's way around a libomp 19 abort, see README). -DMZ_TEAMS
+ *     compiles the paper's `target teams distribute parallel for`, -DMZ_NOWAIT adds
  *     `nowait depend(inout: zone)` so that the commit's omp_synchronize does the waiting.
  *
  * Layouts (--layout): sp  uniform small zones (8x8 at class S; SP-MZ)

@@ -112,10 +112,41 @@ impl DeviceSlot {
         }
         // The kernel follows the construct's copies on the same stream (and the waits for other
         // constructs' copies in flight): one wait, after the kernel, covers them all.
-        let launched = self
-            .dev
-            .launch(kernel, &params, cfg, &mut cx.stream)
-            .and_then(|_| self.dev.synchronize(&mut cx.stream));
+        let stream = &mut cx.stream;
+        let mut run = || {
+            self.dev
+                .launch(kernel, &params, cfg, stream)
+                .and_then(|_| self.dev.synchronize(stream))
+        };
+        let launched = if self.dev.info().kind == crate::device::DeviceKind::Host
+            && cfg.teams
+            && crate::ffi::kmp::level() > 0
+        {
+            // A host device's `teams` kernel forks a league from the calling thread; from a
+            // thread inside a parallel region (a compute unit's thread, a `target teams` in a
+            // `parallel`) libomp 19 aborts in `__kmpc_fork_teams` (`th_set_nproc >= 1`,
+            // llvm/llvm-project#146262; stock libomptarget too). A thread of its own, outside any
+            // parallel region, runs the kernel instead; this thread waits for it.
+            std::thread::scope(|scope| {
+                match std::thread::Builder::new()
+                    .name(format!("spread-teams-{}", self.id))
+                    .spawn_scoped(scope, run)
+                {
+                    Ok(h) => h.join().unwrap_or_else(|_| {
+                        Err(crate::error::Error::new(
+                            crate::error::ErrorKind::Backend,
+                            "a host device kernel's thread panicked",
+                        ))
+                    }),
+                    Err(e) => Err(crate::error::Error::new(
+                        crate::error::ErrorKind::Backend,
+                        format!("cannot start a thread for a teams kernel called from a parallel region: {e}"),
+                    )),
+                }
+            })
+        } else {
+            run()
+        };
         if let Err(e) = launched {
             self.free_privates(&privates);
             return Err(e.context("Executing target region abort target."));
