@@ -61,7 +61,8 @@ impl Construct {
         (2..=5).contains(&self.kind)
     }
 
-    fn at(&self) -> String {
+    /// `FILE:LINE`.
+    pub fn at(&self) -> String {
         format!("{}:{}", self.file, self.line)
     }
 }
@@ -123,7 +124,6 @@ pub struct Region {
 /// The reduction variables of one execution of a spread construct and their per-device
 /// partials; freed by [`Reductions::finish`] once every chunk is complete.
 pub struct Reductions {
-    what: Arc<str>,
     vars: Vec<reduction::Var>,
 }
 
@@ -139,11 +139,6 @@ impl Reductions {
             v.fold(&mut bytes[..size]);
             crate::ffi::access::transfer(v.original, bytes.as_ptr() as usize, size);
         }
-    }
-
-    /// `"target spread FILE:LINE"`.
-    pub fn what(&self) -> &str {
-        &self.what
     }
 }
 
@@ -292,8 +287,14 @@ impl Region {
                 ),
             ));
         }
-        let kind = match Kind::from_code(construct.schedule) {
-            Ok(k) => k,
+        let spec = match Spec::resolve(construct.schedule, chunk, rt.config.schedule) {
+            // Data constructs always deal statically (seed 000: their chunks must meet the
+            // compute chunks' devices).
+            Ok(_) if construct.has_range_clause() => Spec {
+                kind: Kind::Static,
+                chunk,
+            },
+            Ok(spec) => spec,
             Err(code) => {
                 return Err(Error::new(
                     ErrorKind::Invalid,
@@ -328,24 +329,6 @@ impl Region {
                     devices.len()
                 ),
             )
-        };
-        // The schedule: the clause's, else SPREAD_SCHEDULE's (its chunk when the clause gives
-        // none), else static. Data constructs always deal statically (seed 000: their chunks
-        // must meet the compute chunks' devices).
-        let spec = match (kind, rt.config.schedule) {
-            _ if construct.has_range_clause() => Spec {
-                kind: Kind::Static,
-                chunk,
-            },
-            (Some(kind), _) => Spec { kind, chunk },
-            (None, Some(env)) => Spec {
-                kind: env.kind,
-                chunk: if chunk > 0 { chunk } else { env.chunk },
-            },
-            (None, None) => Spec {
-                kind: Kind::Static,
-                chunk,
-            },
         };
         let mut list: Vec<i32> = if rt.policy() == Policy::Disabled || n == 0 {
             // Offloading is disabled (or there is no device): every chunk runs on the host.
@@ -496,10 +479,8 @@ impl Region {
                 self.current.hi,
                 self.current.device,
                 match self.sched.effective() {
-                    Kind::Static => "",
-                    Kind::Dynamic => " (dynamic)",
-                    Kind::Adaptive => " (adaptive)",
-                    Kind::StaticOpt => " (static_opt)",
+                    Kind::Static => String::new(),
+                    k => format!(" ({})", k.name()),
                 }
             );
         }
@@ -520,12 +501,9 @@ impl Region {
         self.registered += 1;
         let what = self.what.clone();
         let resources = self.devices.len();
-        let reds = self.reductions.get_or_insert_with(|| {
-            Box::new(Reductions {
-                what: what.clone(),
-                vars: Vec::new(),
-            })
-        });
+        let reds = self
+            .reductions
+            .get_or_insert_with(|| Box::new(Reductions { vars: Vec::new() }));
         match reds.vars.get(k) {
             Some(v) if v.same(op, ty, original) => Ok(()),
             Some(_) => Err(Error::new(
@@ -564,14 +542,6 @@ impl Region {
         self.reductions
             .as_mut()
             .map(|b| &mut **b as *mut Reductions)
-    }
-
-    /// Label of the current chunk in traces and errors.
-    pub fn label(&self) -> String {
-        format!(
-            "{} chunk [{},{})",
-            self.what, self.current.lo, self.current.hi
-        )
     }
 
     /// The chunks that queued operations on the current chunk's device before it; the first

@@ -62,19 +62,10 @@ thread_local! {
     static BOUND: RefCell<Option<(Arc<CuRegion>, usize)>> = const { RefCell::new(None) };
 }
 
-/// The schedule of a construct: its clause (`code`), else `SPREAD_SCHEDULE`, else `static`;
-/// a `chunk` argument above 0 wins over the specification's.
+/// The schedule of a construct ([`Spec::resolve`]), with a task per unit by default for the
+/// policies that are not static.
 pub fn spec_of(code: i32, chunk: i64, default: Option<Spec>) -> std::result::Result<Spec, i32> {
-    let mut spec = match Kind::from_code(code)? {
-        Some(kind) => Spec { kind, chunk: 0 },
-        None => default.unwrap_or(Spec {
-            kind: Kind::Static,
-            chunk: 0,
-        }),
-    };
-    if chunk > 0 {
-        spec.chunk = chunk;
-    }
+    let mut spec = Spec::resolve(code, chunk, default)?;
     if spec.chunk == 0 && spec.kind != Kind::Static {
         // A task per unit, so that a task's time is what the model learns (seed 004 profiles
         // the average task time per configuration) and dynamic balances task by task.
@@ -84,8 +75,8 @@ pub fn spec_of(code: i32, chunk: i64, default: Option<Spec>) -> std::result::Res
 }
 
 impl CuRegion {
-    /// A region of `construct` over `[lb, ub)` with descriptors `cuds`, scheduled by
-    /// `schedule` (`__SPREAD_SCHED_*`) and `chunk`; `model` keeps the rates.
+    /// A region of `construct` over `[lb, ub)` with descriptors `cuds`, scheduled by the
+    /// construct's schedule (`__SPREAD_SCHED_*`) and `chunk`; `model` keeps the rates.
     ///
     /// Errors name the construct: those of [`layout::evaluate`], a negative chunk, an unknown
     /// schedule code, a range of more iterations than an `int64_t` counts.
@@ -94,13 +85,12 @@ impl CuRegion {
         rt: &Runtime,
         model: &Model,
         construct: Construct,
-        schedule: i32,
         (lb, ub): (i64, i64),
         cuds: &[Descriptor],
         chunk: i64,
         thread_limit: i32,
     ) -> Result<CuRegion> {
-        let at = format!("{}:{}", construct.file, construct.line);
+        let at = construct.at();
         let what = format!("teams at {at}");
         let layout = layout::evaluate(
             &what,
@@ -125,7 +115,7 @@ impl CuRegion {
                 ),
             ));
         }
-        let spec = spec_of(schedule, chunk, rt.config.schedule).map_err(|code| {
+        let spec = spec_of(construct.schedule, chunk, rt.config.schedule).map_err(|code| {
             Error::new(
                 ErrorKind::Invalid,
                 format!("the {what} has an unknown dist_schedule kind (code {code})"),
@@ -275,13 +265,12 @@ fn handle_of(r: &Arc<CuRegion>) -> Handle {
 pub fn begin(
     rt: &Runtime,
     construct: Construct,
-    schedule: i32,
     range: (i64, i64),
     cuds: &[Descriptor],
     chunk: i64,
     thread_limit: i32,
 ) -> Result<Handle> {
-    let at = format!("{}:{}", construct.file, construct.line);
+    let at = construct.at();
     // Cloned out first: `current` takes the lock again.
     let outer = ACTIVE.read().clone();
     if let Some(outer) = outer {
@@ -305,7 +294,6 @@ pub fn begin(
         rt,
         &rt.sched_model,
         construct,
-        schedule,
         range,
         cuds,
         chunk,

@@ -57,7 +57,6 @@ pub extern "C" fn __spread_cu_begin(
     guard("__spread_cu_begin", || {
         let rt = runtime::get();
         let construct = construct_of(c, "__spread_cu_begin");
-        let schedule = mem::read(c).map_or(0, |cc| cc.schedule);
         let loc = construct.location();
         let descriptors: Vec<Descriptor> = mem::array(cuds, usize::try_from(ncud).unwrap_or(0))
             .into_iter()
@@ -67,15 +66,7 @@ pub extern "C" fn __spread_cu_begin(
                 size: d.size,
             })
             .collect();
-        match region::begin(
-            rt,
-            construct,
-            schedule,
-            (lb, ub),
-            &descriptors,
-            chunk,
-            thread_limit,
-        ) {
+        match region::begin(rt, construct, (lb, ub), &descriptors, chunk, thread_limit) {
             Ok(h) => h as *mut c_void,
             Err(e) => report::fatal_construct(rt, &e, Some(&loc)),
         }

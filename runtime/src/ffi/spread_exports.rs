@@ -101,7 +101,7 @@ pub extern "C" fn __spread_bad_value(c: *const ConstructC, what: i32, value: i64
         let rt = runtime::get();
         let construct = construct_of(c, "__spread_bad_value");
         let loc = construct.location();
-        let at = format!("{}:{}", construct.file, construct.line);
+        let at = construct.at();
         let err = match what {
             0 if construct.kind == 6 || construct.kind == 7 => Error::new(
                 ErrorKind::BadDevice,

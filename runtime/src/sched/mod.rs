@@ -77,6 +77,23 @@ pub struct Spec {
 }
 
 impl Spec {
+    /// The schedule of a construct: its clause (spread.h's `code`), else `default`
+    /// (`SPREAD_SCHEDULE`), else `static`; a `chunk` argument above 0 wins over the default's.
+    /// `Err` carries a code this runtime does not know.
+    pub fn resolve(code: i32, chunk: i64, default: Option<Spec>) -> Result<Spec, i32> {
+        Ok(match (Kind::from_code(code)?, default) {
+            (Some(kind), _) => Spec { kind, chunk },
+            (None, Some(d)) => Spec {
+                kind: d.kind,
+                chunk: if chunk > 0 { chunk } else { d.chunk },
+            },
+            (None, None) => Spec {
+                kind: Kind::Static,
+                chunk,
+            },
+        })
+    }
+
     /// Parses `KIND[,CHUNK]` (`SPREAD_SCHEDULE`); `None` when malformed.
     pub fn parse(v: &str) -> Option<Spec> {
         let (k, c) = match v.split_once(',') {
@@ -170,6 +187,18 @@ enum Deal {
     Dynamic { chunk: i64, cursor: i64 },
 }
 
+impl Deal {
+    /// Blocks `[bounds[r], bounds[r + 1])`, each resource starting at its block's first unit.
+    fn blocks(bounds: Vec<i64>, chunk: i64) -> Deal {
+        let cursor = bounds[..bounds.len().saturating_sub(1)].to_vec();
+        Deal::Blocks {
+            bounds,
+            chunk,
+            cursor,
+        }
+    }
+}
+
 /// One execution of a construct under one policy.
 pub struct Scheduler {
     lb: i64,
@@ -217,11 +246,8 @@ impl Scheduler {
         let total = length(lb, ub);
         let keys: Vec<String> = resources.iter().map(|r| r.key.clone()).collect();
         let observed = !matches!(mode, Mode::Push { observed: false });
-        let even_blocks = |chunk: i64| Deal::Blocks {
-            bounds: bounds_of(lb, ub, &even_split(total, n)),
-            chunk,
-            cursor: Vec::new(),
-        };
+        let even_blocks =
+            |chunk: i64| Deal::blocks(bounds_of(lb, ub, &even_split(total, n)), chunk);
         let static_deal = |chunk: i64| match mode {
             Mode::Push { .. } => Deal::Static(Schedule::new(
                 lb,
@@ -263,21 +289,19 @@ impl Scheduler {
                         // Units of `chunk` iterations (one when none is given).
                         let unit = u128::try_from(spec.chunk.max(1)).unwrap_or(1);
                         let units = total.div_ceil(unit);
-                        let best = split::split(units, &rates);
                         let previous = model.last_split(construct, &keys);
                         let counts = match (spec.kind, previous) {
                             (Kind::StaticOpt, Some(p)) if p.iter().sum::<u128>() == units => p,
-                            (_, p) => split::keep_if_close(p.as_deref(), best, units, &rates),
+                            (_, p) => {
+                                let best = split::split(units, &rates);
+                                split::keep_if_close(p.as_deref(), best, units, &rates)
+                            }
                         };
                         model.set_split(construct, &keys, &counts);
                         let iters: Vec<u128> =
                             counts.iter().map(|c| c.saturating_mul(unit)).collect();
                         (
-                            Deal::Blocks {
-                                bounds: bounds_of(lb, ub, &iters),
-                                chunk: spec.chunk,
-                                cursor: Vec::new(),
-                            },
+                            Deal::blocks(bounds_of(lb, ub, &iters), spec.chunk),
                             spec.kind,
                             Some((construct.to_string(), how)),
                         )
@@ -300,14 +324,6 @@ impl Scheduler {
                     None => (even_blocks(spec.chunk), Kind::Static, None),
                 }
             }
-        };
-        let deal = match deal {
-            Deal::Blocks { bounds, chunk, .. } => Deal::Blocks {
-                cursor: bounds[..n].to_vec(),
-                bounds,
-                chunk,
-            },
-            d => d,
         };
         Scheduler {
             lb,
@@ -341,11 +357,6 @@ impl Scheduler {
     /// Whether the execution needs to hear of completed units (it waits for room or learns).
     pub fn needs_completions(&self) -> bool {
         self.wait_for_room || self.learn.is_some()
-    }
-
-    /// The resources, in list order.
-    pub fn resources(&self) -> impl Iterator<Item = &Resource> {
-        self.res.iter().map(|r| &r.res)
     }
 
     /// Push mode: the next unit and the resource that takes it; `None` when all are dealt.

@@ -178,7 +178,19 @@ fn region_errors_name_the_construct() {
     let rt = rt(2, None);
     let model = Model::default();
     let new = |cuds: &[Descriptor], range, chunk, code| {
-        CuRegion::new(&rt, &model, construct(12), code, range, cuds, chunk, 0).map(|_| ())
+        CuRegion::new(
+            &rt,
+            &model,
+            Construct {
+                schedule: code,
+                ..construct(12)
+            },
+            range,
+            cuds,
+            chunk,
+            0,
+        )
+        .map(|_| ())
     };
     let m = new(&[cpu(1, 1), gpu(3, 1)], (0, 8), 0, 0)
         .expect_err("too many")
@@ -230,8 +242,10 @@ fn every_schedule_hands_out_every_task_exactly_once() {
             let r = CuRegion::new(
                 &rt,
                 &model,
-                construct(20 + code),
-                code,
+                Construct {
+                    schedule: code,
+                    ..construct(20 + code)
+                },
                 (3, 40),
                 &[cpu(2, 2), gpu(2, 1)],
                 0,
@@ -302,13 +316,24 @@ fn cu_views_follow_table_2_and_default_to_one_host_cu() {
 fn one_active_region_binds_its_cu_threads() {
     let rt = rt(2, None);
     assert!(current().is_none());
-    let h = begin(&rt, construct(30), 2, (0, 5), &[cpu(1, 2)], 0, 0).expect("begins");
+    let h = begin(
+        &rt,
+        Construct {
+            schedule: 2,
+            ..construct(30)
+        },
+        (0, 5),
+        &[cpu(1, 2)],
+        0,
+        0,
+    )
+    .expect("begins");
     assert_eq!(num_threads(h).expect("active"), 1);
     assert!(next(h).is_err(), "not entered yet");
     enter(h).expect("enters");
     let (r, cu) = current().expect("bound");
     assert_eq!((r.at.as_str(), cu), ("zones.c:30", 0));
-    let m = begin(&rt, construct(31), 0, (0, 5), &[cpu(1, 2)], 0, 0)
+    let m = begin(&rt, construct(31), (0, 5), &[cpu(1, 2)], 0, 0)
         .expect_err("nested")
         .message;
     assert!(
