@@ -3,7 +3,7 @@
 //! nor OpenMP 5.1's `num_teams(lower:upper)`, so the driver parses them here; the lowering
 //! (docs/spread-abi.md §5) is in [`crate::lower`].
 
-use crate::directive::{section_colons, Cursor, PError, ALL_CLAUSES};
+use crate::directive::{err, section_colons, Cursor, PError, ALL_CLAUSES};
 use crate::lexer::{matching_close, TokKind, Token};
 
 /// What the `num_teams` clause of a directive says.
@@ -23,13 +23,6 @@ pub enum NumTeams {
     },
     /// Compute-unit descriptors (or something that tries to be: errors come from [`parse`]).
     Cu,
-}
-
-fn err<T>(tok: usize, msg: impl Into<String>) -> Result<T, PError> {
-    Err(PError {
-        tok,
-        msg: msg.into(),
-    })
 }
 
 /// A descriptor's parts: split at top-level `:` and `::` (not the `:` of a `?:`).
@@ -250,17 +243,9 @@ const LEAVES: &[&str] = &["distribute", "parallel", "for", "simd", "loop"];
 pub fn parse(src: &str, toks: &[Token], first: usize, end: usize) -> Result<CuDirective, PError> {
     let c = Cursor { src, toks, end };
     let teams_tok = first + 3;
-    let mut i = teams_tok + 1;
-    let mut words = Vec::new();
-    let words_start = i;
-    while i < end
-        && toks[i].kind == TokKind::Ident
-        && LEAVES.contains(&c.text(i))
-        && c.text(i + 1) != "("
-    {
-        words.push(c.text(i));
-        i += 1;
-    }
+    let words_start = teams_tok + 1;
+    let words = c.leaf_words(words_start, LEAVES);
+    let i = words_start + words.len();
     let combined = words.join(" ");
     if !CU_COMBINED.contains(&combined.as_str()) {
         return err(

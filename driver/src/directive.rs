@@ -282,7 +282,8 @@ pub struct PError {
     pub msg: String,
 }
 
-fn err<T>(tok: usize, msg: impl Into<String>) -> Result<T, PError> {
+/// A parse error at token `tok`.
+pub(crate) fn err<T>(tok: usize, msg: impl Into<String>) -> Result<T, PError> {
     Err(PError {
         tok,
         msg: msg.into(),
@@ -461,6 +462,22 @@ impl<'a> Cursor<'a> {
             Some(t) if i < self.end => &self.src[t.start..t.end],
             _ => "",
         }
+    }
+
+    /// The construct words from token `from` on (identifiers in `leaves` not followed by `(`,
+    /// which would make them clauses): `teams distribute parallel for`.
+    pub(crate) fn leaf_words(&self, from: usize, leaves: &[&str]) -> Vec<&'a str> {
+        let mut words = Vec::new();
+        let mut i = from;
+        while i < self.end
+            && self.toks[i].kind == TokKind::Ident
+            && leaves.contains(&self.text(i))
+            && self.text(i + 1) != "("
+        {
+            words.push(self.text(i));
+            i += 1;
+        }
+        words
     }
 
     pub(crate) fn is_ident(&self, i: usize, w: &str) -> bool {
@@ -674,18 +691,13 @@ pub fn parse(
     let target_tok = first + 3;
 
     // combined constructs
-    let mut words: Vec<&str> = Vec::new();
     let combined_start = i;
-    if kind == Kind::Target {
-        while i < end
-            && toks[i].kind == TokKind::Ident
-            && LEAF_WORDS.contains(&c.text(i))
-            && c.text(i + 1) != "("
-        {
-            words.push(c.text(i));
-            i += 1;
-        }
-    }
+    let words = if kind == Kind::Target {
+        c.leaf_words(i, LEAF_WORDS)
+    } else {
+        Vec::new()
+    };
+    i += words.len();
     let combined = words.join(" ");
     if !COMBINED.contains(&combined.as_str()) {
         return err(
