@@ -301,6 +301,78 @@ void __spread_update_peer(const __spread_construct_t *, void *, size_t,
 /* `#pragma omp wait device(d)`. */
 void __spread_device_wait(const __spread_construct_t *, int32_t);
 
+/* --- task sharing: target device(any) (seed 002; docs/task-sharing.md) ------------------- */
+
+/* Kinds of device a version of an instance runs on: the host's own cores (no copies), Spread's
+ * host devices (x86_64 images with memory of their own) and NVIDIA GPUs. */
+enum { __SPREAD_ANY_HOST = 1, __SPREAD_ANY_CPU = 2, __SPREAD_ANY_NVIDIA = 3 };
+/* Version flags: FALLBACK = not a candidate; it runs only under if(false) or when no device is a
+ * candidate. COST_AUTO = resources(auto). */
+enum { __SPREAD_ANY_FALLBACK = 1, __SPREAD_ANY_COST_AUTO = 2 };
+/* One version of a device(any) site: which kind runs which arm of the lowered switch. */
+typedef struct {
+  int32_t __spread_kind;    /* __SPREAD_ANY_HOST / CPU / NVIDIA */
+  int32_t __spread_subarch; /* NVIDIA: compute capability XY (sm_90, cc90 -> 90); 0: any */
+  int32_t __spread_arm;     /* the switch arm that runs this version */
+  int32_t __spread_flags;   /* __SPREAD_ANY_FALLBACK | __SPREAD_ANY_COST_AUTO */
+} __spread_any_version_t;
+/* One `target device(any)` construct of the source. */
+typedef struct {
+  const char *__spread_file; /* source file */
+  int32_t __spread_line;     /* line of its pragma */
+  int32_t __spread_column;   /* column of its 'device(any)' clause */
+  int32_t __spread_nversions;
+  const __spread_any_version_t *__spread_versions;
+} __spread_any_site_t;
+/* One mapped range of an instance (map items with a known extent): locality and lazy coherence. */
+typedef struct {
+  const void *__spread_ptr; /* first byte */
+  int64_t __spread_bytes;
+  int32_t __spread_type; /* __SPREAD_ANY_MAP_TO | __SPREAD_ANY_MAP_FROM (0: alloc) */
+} __spread_any_map_t;
+enum { __SPREAD_ANY_MAP_TO = 1, __SPREAD_ANY_MAP_FROM = 2 };
+/* Flags of one instance. */
+enum { __SPREAD_ANY_NOWAIT = 1, __SPREAD_ANY_IF_FALSE = 2 };
+/* Where one instance runs: `target device(__spread_device)` in switch arm `__spread_arm`. */
+typedef struct {
+  int32_t __spread_device;  /* a device number, or omp_get_initial_device() for the host */
+  int32_t __spread_arm;     /* the arm to run */
+  int32_t __spread_threads; /* host versions: num_threads of their parallel construct */
+  int32_t __spread_reserved;
+  void *__spread_ticket;    /* the runtime's record of the instance */
+} __spread_any_pick_t;
+/* (site, costs[nversions] (resources values; 0 = none), maps, nmaps, __SPREAD_ANY_* flags):
+ * chooses the device of one instance, waiting (without holding a core) until a candidate has
+ * the tokens and a free slot, and takes them. */
+__spread_any_pick_t __spread_any_acquire(const __spread_any_site_t *, const int64_t *,
+                                         const __spread_any_map_t *, int32_t, int32_t);
+/* The instance has ended: returns its tokens and slot, feeds the model. */
+void __spread_any_release(__spread_any_pick_t *);
+/* First call of a `nowait` instance's task: marks it for the pass, which makes the task a
+ * hidden helper task (asynchronous even outside a parallel region). Does nothing at run time. */
+void __spread_any_deferred(void);
+
+/* What one device did for device(any) instances since the program started (or the last
+ * spread_any_stats_reset): instances, busy time and bytes moved. */
+typedef struct {
+  int32_t spread_device;     /* device number; omp_get_initial_device() for the host */
+  int32_t spread_kind;       /* __SPREAD_ANY_HOST / CPU / NVIDIA (as it served, aliases applied) */
+  int64_t spread_instances;  /* instances it ran */
+  int64_t spread_stolen;     /* of them, taken from another device's queue */
+  int64_t spread_bytes_in;   /* bytes copied to it for instances (host to device, peer) */
+  int64_t spread_bytes_out;  /* bytes copied back from it (device to host) */
+  int32_t spread_max_tokens; /* most tokens in use at once */
+  int32_t spread_max_running; /* most instances running at once */
+  double spread_busy_seconds; /* summed time from acquire to release of its instances */
+} spread_any_stats_t;
+/* (out, n): fills out[0 .. min(n, devices + 1)) (devices, then the host) and returns that count. */
+int spread_any_stats(spread_any_stats_t *, int);
+/* Zeroes the counters of spread_any_stats. */
+void spread_any_stats_reset(void);
+/* Makes every device(any) output visible on the host now (lazy coherence; a no-op in the default
+ * copy mode). taskwait, taskgroup, barriers and program exit do it too. */
+void spread_any_flush(void);
+
 /* --- peer copies and device waits (seed 003; docs/memory.md) ------------------------------ */
 
 /* Copies `bytes` of mapped data from device `src_device` (the data mapped there for host address
