@@ -22,6 +22,8 @@ pub struct Config {
     /// `SPREAD_SCHED_PROFILE=[load:|record:]FILE`: the rates of the model-based schedules, read
     /// at start and/or written at exit.
     pub sched_profile: Option<crate::sched::model::ProfileFile>,
+    /// `SPREAD_INFO=any`: print where each `device(any)` instance runs and what it moved.
+    pub info_any: bool,
     /// `SPREAD_INFO=chunks`: print each chunk of a spread construct as it is handed out.
     pub info_chunks: bool,
     /// `SPREAD_INFO=memory`: print memory-space and allocator decisions (and why a space or an
@@ -158,6 +160,7 @@ impl Config {
         let mut info_memory = false;
         let mut info_devices = false;
         let mut info_placement = false;
+        let mut info_any = false;
         for word in var("SPREAD_INFO")
             .unwrap_or_default()
             .split(',')
@@ -169,8 +172,9 @@ impl Config {
                 "memory" => info_memory = true,
                 "devices" => info_devices = true,
                 "placement" => info_placement = true,
+                "any" => info_any = true,
                 other => warnings.push(format!(
-                    "SPREAD_INFO: unknown item {other:?} (known: chunks, memory, devices, placement)"
+                    "SPREAD_INFO: unknown item {other:?} (known: chunks, memory, devices, placement, any)"
                 )),
             }
         }
@@ -262,6 +266,7 @@ impl Config {
             trace,
             info_devices,
             info_placement,
+            info_any,
             cu_devices,
             devices,
             streams_per_device,

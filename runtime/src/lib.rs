@@ -10,11 +10,12 @@
 //! devices), [`queue`] (per-device workers), [`runtime`] (global state and constructs), [`api`]
 //! (`omp_target_*`), [`memory`] (multi-device memory spaces and allocators), [`peer`] (peer copies
 //! and device waits), [`sched`] (the scheduling core), [`cu`] (compute units and data
-//! placement), [`report`] and [`info`] (diagnostics). All `unsafe` code is in `ffi`.
+//! placement), [`any`] (`device(any)` task sharing), [`report`] and [`info`] (diagnostics). All `unsafe` code is in `ffi`.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod abi;
+pub mod any;
 pub mod api;
 pub mod config;
 pub mod cu;

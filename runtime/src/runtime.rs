@@ -351,6 +351,14 @@ impl Runtime {
     /// theirs may still be running kernels. When no active image is left, the program is
     /// exiting: see [`exit::park_if_exiting`](crate::exit::park_if_exiting).
     pub fn unregister(&self, desc: usize) {
+        if self
+            .images
+            .read()
+            .iter()
+            .all(|i| !i.active || i.desc == desc)
+        {
+            crate::any::flush_at_exit(self);
+        }
         let mut regs = self.images.write();
         // Decided before anything is retired: a construct that fails because of what follows
         // must find the program exiting.

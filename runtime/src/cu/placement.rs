@@ -58,7 +58,7 @@ fn invalid(msg: String) -> Error {
 }
 
 /// The device-side address of the data mapped for `[host, host+len)` on `slot`.
-fn target_on(slot: &DeviceSlot, host: usize, len: usize) -> Option<usize> {
+pub(crate) fn target_on(slot: &DeviceSlot, host: usize, len: usize) -> Option<usize> {
     if crate::memory::accessible(slot.id, host, len) {
         return Some(host); // memory of a space the device reaches: used where it is
     }
@@ -68,7 +68,7 @@ fn target_on(slot: &DeviceSlot, host: usize, len: usize) -> Option<usize> {
         .map(|e| e.target_of(host))
 }
 
-fn one_entry(p: usize, len: usize, types: i64) -> MapArgs {
+pub(crate) fn one_entry(p: usize, len: usize, types: i64) -> MapArgs {
     MapArgs {
         bases: vec![p],
         begins: vec![p],

@@ -131,6 +131,19 @@ type StartTool = extern "C" fn(c_uint, *const c_char) -> *const StartToolResult;
 
 const CALLBACK_PARALLEL_BEGIN: c_int = 3;
 const CALLBACK_IMPLICIT_TASK: c_int = 7;
+const CALLBACK_SYNC_REGION: c_int = 23;
+/// `ompt_sync_region_t` values after which `device(any)` outputs must be visible on the host.
+const SYNC_BARRIER_IMPLICIT: c_int = 2;
+const SYNC_BARRIER_EXPLICIT: c_int = 3;
+const SYNC_TASKWAIT: c_int = 5;
+const SYNC_TASKGROUP: c_int = 6;
+const SYNC_BARRIER_IMPLICIT_PARALLEL: c_int = 9;
+/// Low bit of a parallel region's tool data: the region belongs to a kernel or an instance
+/// (its sync points are not the program's).
+const REGION_INNER: u64 = 1;
+/// Bits of an implicit task's tool data.
+const TASK_PINNED: u64 = 1;
+const TASK_INNER: u64 = 2;
 const SCOPE_BEGIN: c_int = 1;
 const SCOPE_END: c_int = 2;
 /// `ompt_set_never` and worse: the callback will not be called.
@@ -150,8 +163,48 @@ pub fn tool_active() -> bool {
     TOOL_STATE.load(Ordering::Acquire) == 1
 }
 
+/// Whether `device(any)` runs with lazy coherence, whose outputs the tool brings home at sync
+/// points.
+fn lazy_coherence() -> bool {
+    std::env::var("SPREAD_COHERENCE").is_ok_and(|v| v.trim() == "lazy")
+}
+
+thread_local! {
+    /// Kernels of host devices (and parallel regions inside them) the thread is running.
+    static INNER: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Marks the current thread as running a host device's kernel while the guard lives.
+pub struct InnerScope(());
+
+impl InnerScope {
+    /// Enters.
+    pub fn enter() -> Self {
+        INNER.with(|c| c.set(c.get() + 1));
+        InnerScope(())
+    }
+}
+
+impl Drop for InnerScope {
+    fn drop(&mut self) {
+        INNER.with(|c| c.set(c.get().saturating_sub(1)));
+    }
+}
+
+fn inner() -> bool {
+    INNER.with(Cell::get) > 0 || crate::any::in_instance()
+}
+
+/// Whether the tool brings lazy `device(any)` outputs home at sync points; when it does not (another
+/// tool is loaded), the program must call `spread_any_flush` itself.
+pub fn sync_points_seen() -> bool {
+    SYNC_SEEN.load(Ordering::Acquire)
+}
+
+static SYNC_SEEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// libomp asks for an OMPT tool when it initializes. Spread offers one only where it is needed
-/// (`SPREAD_HOST_DEVICE_CORES` is set) and no other tool is around: a tool found after Spread
+/// (`SPREAD_HOST_DEVICE_CORES` is set, or `SPREAD_COHERENCE=lazy`) and no other tool is around: a tool found after Spread
 /// in symbol order is passed on, and with `OMP_TOOL_LIBRARIES` set Spread stands back so that
 /// libomp loads those (one tool per process is all OMPT allows).
 #[no_mangle]
@@ -170,7 +223,8 @@ pub extern "C" fn ompt_start_tool(
             return other;
         }
     }
-    let wanted = std::env::var("SPREAD_HOST_DEVICE_CORES").is_ok_and(|v| !v.trim().is_empty());
+    let wanted = std::env::var("SPREAD_HOST_DEVICE_CORES").is_ok_and(|v| !v.trim().is_empty())
+        || lazy_coherence();
     let other_tools = std::env::var("OMP_TOOL_LIBRARIES").is_ok_and(|v| !v.trim().is_empty());
     if wanted && !other_tools {
         &TOOL
@@ -189,7 +243,12 @@ extern "C" fn tool_initialize(lookup: Lookup, _device: c_int, _data: *mut OmptDa
     let set = unsafe { std::mem::transmute::<*const c_void, SetCallback>(set) };
     let begin = set(CALLBACK_PARALLEL_BEGIN, parallel_begin as *const c_void);
     let task = set(CALLBACK_IMPLICIT_TASK, implicit_task as *const c_void);
-    let ok = begin > SET_NEVER && task > SET_NEVER;
+    let mut ok = begin > SET_NEVER && task > SET_NEVER;
+    if ok && lazy_coherence() {
+        let sync = set(CALLBACK_SYNC_REGION, sync_region as *const c_void);
+        ok = sync > SET_NEVER;
+        SYNC_SEEN.store(ok, Ordering::Release);
+    }
     TOOL_STATE.store(if ok { 1 } else { 2 }, Ordering::Release);
     // Returning 0 tells libomp to deactivate the tool when it cannot do its job.
     c_int::from(ok)
@@ -208,10 +267,12 @@ extern "C" fn parallel_begin(
     _codeptr: *const c_void,
 ) {
     let set = KERNEL_SET.with(Cell::get);
+    let mark = if inner() { REGION_INNER } else { 0 };
     if !parallel.is_null() {
         // SAFETY: libomp passes the new region's tool data, which nobody else writes (Spread is
-        // the only tool). Unpinned regions get 0, so a reused record carries nothing stale.
-        unsafe { (*parallel).value = set as u64 };
+        // the only tool). Unpinned regions get 0, so a reused record carries nothing stale. A
+        // core set's address is aligned, so its low bit is free for the mark.
+        unsafe { (*parallel).value = set as u64 | mark };
     }
 }
 
@@ -230,13 +291,18 @@ extern "C" fn implicit_task(
     }
     match endpoint {
         SCOPE_BEGIN => {
-            let set = if parallel.is_null() {
+            let value = if parallel.is_null() {
                 0
             } else {
                 // SAFETY: at begin libomp passes the region's tool data, written by
                 // `parallel_begin` (or zero-initialised by libomp for regions forked before).
-                unsafe { (*parallel).value as usize }
+                unsafe { (*parallel).value }
             };
+            let set = (value & !REGION_INNER) as usize;
+            let marked = value & REGION_INNER != 0;
+            if marked {
+                INNER.with(|c| c.set(c.get() + 1));
+            }
             let outer = KERNEL_SET.with(Cell::get);
             let mut pinned = false;
             if set != 0 && set != outer {
@@ -251,20 +317,58 @@ extern "C" fn implicit_task(
                     }
                 }
             }
-            // SAFETY: the implicit task's own tool data: marks whether its end must restore.
-            unsafe { (*task).value = u64::from(pinned) };
+            let bits = if pinned { TASK_PINNED } else { 0 } | if marked { TASK_INNER } else { 0 };
+            // SAFETY: the implicit task's own tool data: marks what its end must undo.
+            unsafe { (*task).value = bits };
         }
-        // SAFETY: the same implicit task's tool data, as written at its beginning.
-        SCOPE_END if unsafe { (*task).value } == 1 => {
-            if let Some((old, outer)) = SAVED.with(|s| s.borrow_mut().pop()) {
-                set_mask(&old);
-                KERNEL_SET.with(|k| k.set(outer));
+        SCOPE_END => {
+            // SAFETY: the same implicit task's tool data, as written at its beginning.
+            let bits = unsafe { (*task).value };
+            if bits & TASK_PINNED != 0 {
+                if let Some((old, outer)) = SAVED.with(|s| s.borrow_mut().pop()) {
+                    set_mask(&old);
+                    KERNEL_SET.with(|k| k.set(outer));
+                }
+            }
+            if bits & TASK_INNER != 0 {
+                INNER.with(|c| c.set(c.get().saturating_sub(1)));
             }
             // SAFETY: as above.
             unsafe { (*task).value = 0 };
         }
         _ => {}
     }
+}
+
+/// `ompt_callback_sync_region`: at the end of a `taskwait`, `taskgroup` or barrier of the program
+/// (not of a kernel or an instance), lazy `device(any)` outputs come home.
+extern "C" fn sync_region(
+    kind: c_int,
+    endpoint: c_int,
+    parallel: *mut OmptData,
+    _task: *mut OmptData,
+    _codeptr: *const c_void,
+) {
+    if endpoint != SCOPE_END
+        || !matches!(
+            kind,
+            SYNC_BARRIER_IMPLICIT
+                | SYNC_BARRIER_EXPLICIT
+                | SYNC_TASKWAIT
+                | SYNC_TASKGROUP
+                | SYNC_BARRIER_IMPLICIT_PARALLEL
+        )
+        || inner()
+    {
+        return;
+    }
+    if !parallel.is_null() {
+        // SAFETY: the region's tool data, written by `parallel_begin` (or zero).
+        if unsafe { (*parallel).value } & REGION_INNER != 0 {
+            return;
+        }
+    }
+    crate::any::flush_at_sync_point();
 }
 
 // libomp calls `ompt_start_tool@VERSION` (its own, weak, definition's version): Spread's

@@ -16,6 +16,7 @@
 pub(crate) mod access;
 pub(crate) mod affinity;
 pub(crate) mod call;
+mod any_exports;
 mod cu_exports;
 pub(crate) mod cuda;
 pub(crate) mod dl;

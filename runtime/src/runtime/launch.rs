@@ -114,6 +114,8 @@ impl DeviceSlot {
         // constructs' copies in flight): one wait, after the kernel, covers them all.
         let stream = &mut cx.stream;
         let mut run = || {
+            // The kernel's parallel regions and barriers are not the program's sync points.
+            let _inner = crate::ffi::affinity::InnerScope::enter();
             self.dev
                 .launch(kernel, &params, cfg, stream)
                 .and_then(|_| self.dev.synchronize(stream))

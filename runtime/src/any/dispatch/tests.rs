@@ -1,0 +1,224 @@
+use super::*;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+fn servers(kinds: &[(Kind, u32)]) -> Vec<ServerSpec> {
+    kinds
+        .iter()
+        .map(|&(kind, slots)| ServerSpec { kind, slots })
+        .collect()
+}
+
+fn cand(server: usize, cost: u32) -> Candidate {
+    Candidate {
+        server,
+        version: 0,
+        cost,
+        saved: 0.0,
+    }
+}
+
+#[test]
+fn tokens_bound_concurrency_and_come_back() {
+    let d = Dispatcher::new(
+        servers(&[(Kind::Host, 1)]),
+        Pools::PerServer,
+        Policy::Model,
+        true,
+    );
+    let a = d.acquire(0, vec![cand(0, 40)]);
+    let b = d.acquire(0, vec![cand(0, 40)]);
+    // A third 40-token instance does not fit (80 + 40 > 100): it waits until one ends.
+    let d = Arc::new(d);
+    let d2 = Arc::clone(&d);
+    let h = std::thread::spawn(move || d2.acquire(0, vec![cand(0, 40)]));
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(!h.is_finished());
+    d.release(0, &a, Duration::from_millis(1));
+    let c = h.join().unwrap();
+    assert_eq!(c.cand.server, 0);
+    d.release(0, &b, Duration::from_millis(1));
+    d.release(0, &c, Duration::from_millis(1));
+    let t = &d.tallies()[0];
+    assert_eq!(t.instances, 3);
+    assert_eq!(t.max_tokens, 80);
+    assert_eq!(t.max_running, 2);
+}
+
+#[test]
+fn a_busy_server_sends_instances_elsewhere() {
+    let d = Dispatcher::new(
+        servers(&[(Kind::Nvidia, 4), (Kind::Host, 1)]),
+        Pools::PerServer,
+        Policy::Tokens,
+        true,
+    );
+    let cands = || vec![cand(0, 50), cand(1, 60)];
+    let a = d.acquire(0, cands());
+    let b = d.acquire(0, cands());
+    let c = d.acquire(0, cands());
+    // The GPU first (accelerators on ties), twice (50 + 50), then the host.
+    assert_eq!(
+        [a.cand.server, b.cand.server, c.cand.server],
+        [0, 0, 1]
+    );
+}
+
+#[test]
+fn global_pool_is_shared() {
+    let d = Dispatcher::new(
+        servers(&[(Kind::Cpu, 1), (Kind::Cpu, 1)]),
+        Pools::Global,
+        Policy::First,
+        true,
+    );
+    let a = d.acquire(0, vec![cand(0, 60), cand(1, 60)]);
+    assert_eq!(a.cand.server, 0);
+    // 60 of the one pool are in use: 60 more fit nowhere until `a` ends.
+    let d = Arc::new(d);
+    let d2 = Arc::clone(&d);
+    let h = std::thread::spawn(move || d2.acquire(0, vec![cand(0, 60), cand(1, 60)]));
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(!h.is_finished());
+    d.release(0, &a, Duration::from_millis(1));
+    let b = h.join().unwrap();
+    d.release(0, &b, Duration::from_millis(1));
+}
+
+#[test]
+fn zero_cost_instances_use_slots() {
+    let d = Dispatcher::new(
+        servers(&[(Kind::Cpu, 2)]),
+        Pools::PerServer,
+        Policy::Model,
+        true,
+    );
+    let a = d.acquire(0, vec![cand(0, 0)]);
+    let b = d.acquire(0, vec![cand(0, 0)]);
+    let d = Arc::new(d);
+    let d2 = Arc::clone(&d);
+    let h = std::thread::spawn(move || d2.acquire(0, vec![cand(0, 0)]));
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(!h.is_finished());
+    d.release(0, &a, Duration::ZERO);
+    let c = h.join().unwrap();
+    d.release(0, &b, Duration::ZERO);
+    d.release(0, &c, Duration::ZERO);
+    assert_eq!(d.tallies()[0].max_running, 2);
+}
+
+#[test]
+fn an_idle_server_steals_a_queued_instance() {
+    let d = Arc::new(Dispatcher::new(
+        servers(&[(Kind::Cpu, 1), (Kind::Cpu, 1)]),
+        Pools::PerServer,
+        Policy::First,
+        true,
+    ));
+    // Both busy; the next instance is assigned to server 0's queue (First).
+    let a = d.acquire(0, vec![cand(0, 0), cand(1, 0)]);
+    let b = d.acquire(0, vec![cand(1, 0)]);
+    assert_eq!((a.cand.server, b.cand.server), (0, 1));
+    let d2 = Arc::clone(&d);
+    let h = std::thread::spawn(move || d2.acquire(0, vec![cand(0, 0), cand(1, 0)]));
+    std::thread::sleep(Duration::from_millis(50));
+    // Server 1 ends first: its queue is empty, so it takes the instance waiting for server 0.
+    d.release(0, &b, Duration::ZERO);
+    let c = h.join().unwrap();
+    assert_eq!(c.cand.server, 1);
+    assert!(c.stolen);
+    assert_eq!(c.assigned, Some(0));
+    d.release(0, &a, Duration::ZERO);
+    d.release(0, &c, Duration::ZERO);
+    assert_eq!(d.tallies()[1].stolen, 1);
+}
+
+#[test]
+fn without_stealing_an_instance_waits_for_its_server() {
+    let d = Arc::new(Dispatcher::new(
+        servers(&[(Kind::Cpu, 1), (Kind::Cpu, 1)]),
+        Pools::PerServer,
+        Policy::First,
+        false,
+    ));
+    let a = d.acquire(0, vec![cand(0, 0), cand(1, 0)]);
+    let b = d.acquire(0, vec![cand(1, 0)]);
+    let d2 = Arc::clone(&d);
+    let h = std::thread::spawn(move || d2.acquire(0, vec![cand(0, 0), cand(1, 0)]));
+    std::thread::sleep(Duration::from_millis(50));
+    d.release(0, &b, Duration::ZERO);
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(!h.is_finished());
+    d.release(0, &a, Duration::ZERO);
+    let c = h.join().unwrap();
+    assert_eq!((c.cand.server, c.stolen), (0, false));
+    d.release(0, &c, Duration::ZERO);
+}
+
+#[test]
+fn the_model_tries_every_server_then_prefers_the_fast_one() {
+    let d = Dispatcher::new(
+        servers(&[(Kind::Cpu, 1), (Kind::Cpu, 1)]),
+        Pools::PerServer,
+        Policy::Model,
+        true,
+    );
+    let both = || vec![cand(0, 0), cand(1, 0)];
+    let a = d.acquire(7, both());
+    d.release(7, &a, Duration::from_millis(10));
+    let b = d.acquire(7, both());
+    assert_ne!(a.cand.server, b.cand.server, "the untried server is tried");
+    let (slow, fast) = if a.cand.server == 0 { (a, b) } else { (b, a) };
+    d.release(7, &b, if b.cand.server == slow.cand.server {
+        Duration::from_millis(40)
+    } else {
+        Duration::from_millis(1)
+    });
+    let _ = fast;
+    let c = d.acquire(7, both());
+    let fastest = if d.mean_time(7, 0).unwrap() < d.mean_time(7, 1).unwrap() {
+        0
+    } else {
+        1
+    };
+    assert_eq!(c.cand.server, fastest);
+    d.release(7, &c, Duration::ZERO);
+}
+
+#[test]
+fn many_threads_never_exceed_the_tokens() {
+    let d = Arc::new(Dispatcher::new(
+        servers(&[(Kind::Nvidia, 4), (Kind::Host, 1)]),
+        Pools::PerServer,
+        Policy::Model,
+        true,
+    ));
+    let in_use = Arc::new([AtomicU32::new(0), AtomicU32::new(0)]);
+    let worst = Arc::new([AtomicU32::new(0), AtomicU32::new(0)]);
+    let costs = [30u32, 45];
+    let hs: Vec<_> = (0..8)
+        .map(|_| {
+            let (d, in_use, worst) = (Arc::clone(&d), Arc::clone(&in_use), Arc::clone(&worst));
+            std::thread::spawn(move || {
+                for _ in 0..40 {
+                    let g = d.acquire(1, vec![cand(0, costs[0]), cand(1, costs[1])]);
+                    let s = g.cand.server;
+                    let now = in_use[s].fetch_add(costs[s], Ordering::SeqCst) + costs[s];
+                    worst[s].fetch_max(now, Ordering::SeqCst);
+                    std::thread::sleep(Duration::from_micros(200));
+                    in_use[s].fetch_sub(costs[s], Ordering::SeqCst);
+                    d.release(1, &g, Duration::from_micros(200));
+                }
+            })
+        })
+        .collect();
+    for h in hs {
+        h.join().unwrap();
+    }
+    for s in 0..2 {
+        assert!(worst[s].load(Ordering::SeqCst) <= POOL, "server {s}");
+    }
+    let t = d.tallies();
+    assert_eq!(t[0].instances + t[1].instances, 8 * 40);
+    assert!(t[0].max_tokens <= 90 && t[1].max_tokens <= 90);
+}

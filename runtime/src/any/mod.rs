@@ -1,0 +1,697 @@
+//! Task sharing over host and devices (seed 002; docs/task-sharing.md): each instance of a
+//! `target device(any)` construct runs on the host's cores, on a host device or on a GPU, chosen
+//! when the instance is ready.
+//!
+//! The driver lowers a construct into a task whose body asks [`acquire`] where to run, runs the
+//! version (switch arm) for that kind of device with `target device(chosen)`, and calls
+//! [`release`]. This module turns the construct's versions into candidate servers, hands them to
+//! the [`dispatch::Dispatcher`] (tokens, slots, queues, stealing, the measured time per
+//! instance), keeps the [`coherence::Directory`] in lazy mode and counts what each server did.
+//!
+//! Decisions the paper leaves open (docs/task-sharing.md "Open questions, settled"): one token
+//! pool of 100 per server (`SPREAD_TOKEN_POOL=global` for one pool); an omitted `resources` costs
+//! nothing and is bounded by the server's slots (`SPREAD_ANY_SLOTS`); with no candidate the
+//! construct's host version runs on the host, with a warning once per construct.
+
+pub mod coherence;
+pub mod dispatch;
+
+use crate::error::Result;
+use crate::runtime::Runtime;
+use dispatch::{Candidate, Dispatcher, Grant, Kind, Policy, Pools, ServerSpec};
+use parking_lot::Mutex;
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+/// One version of a construct (`__spread_any_version_t`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Version {
+    /// The kind of device it is for.
+    pub kind: Kind,
+    /// NVIDIA: the lowest compute capability it is for (`sm_90` → 90); 0: any.
+    pub subarch: u32,
+    /// The switch arm that runs it.
+    pub arm: i32,
+    /// Runs only under `if(false)` or when no device is a candidate.
+    pub fallback: bool,
+    /// `resources(auto)`.
+    pub auto_cost: bool,
+}
+
+/// A `target device(any)` construct (`__spread_any_site_t`).
+#[derive(Debug, Clone)]
+pub struct Site {
+    /// Source file.
+    pub file: String,
+    /// Line of its pragma.
+    pub line: u32,
+    /// Column of `device(any)`.
+    pub column: u32,
+    /// Its versions.
+    pub versions: Vec<Version>,
+}
+
+impl Site {
+    /// `FILE:LINE:COL`.
+    pub fn at(&self) -> String {
+        format!("{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// One mapped range of an instance (`__spread_any_map_t`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MapItem {
+    /// First byte.
+    pub ptr: usize,
+    /// Length in bytes.
+    pub bytes: usize,
+    /// The instance reads it (`to`, `tofrom`).
+    pub to: bool,
+    /// The instance writes it (`from`, `tofrom`).
+    pub from: bool,
+}
+
+/// How instances' data reach devices (`SPREAD_COHERENCE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coherence {
+    /// OpenMP's copy semantics per instance (default).
+    Copy,
+    /// Outputs stay where they were produced until needed elsewhere.
+    Lazy,
+}
+
+/// The task-sharing settings, from the environment.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// `SPREAD_TOKEN_POOL=server|global`.
+    pub pools: Pools,
+    /// `SPREAD_ANY_POLICY=model|tokens|first`.
+    pub policy: Policy,
+    /// `SPREAD_STEAL=1|0`.
+    pub steal: bool,
+    /// `SPREAD_COHERENCE=copy|lazy`.
+    pub coherence: Coherence,
+    /// `SPREAD_ANY_SLOTS=host=1,cpu=1,nvidia=4`: instances without tokens at once per server.
+    pub slots: [u32; 3],
+    /// `SPREAD_ANY_HOST_THREADS`: threads of the host's share (default: the cores available).
+    pub host_threads: u32,
+    /// `SPREAD_KIND_ALIAS=nvidia:0,1`: host devices that serve as that kind.
+    pub alias: Vec<(usize, Kind)>,
+}
+
+fn kind_index(k: Kind) -> usize {
+    match k {
+        Kind::Host => 0,
+        Kind::Cpu => 1,
+        Kind::Nvidia => 2,
+    }
+}
+
+fn parse_kind(s: &str) -> Option<Kind> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "host" => Some(Kind::Host),
+        "cpu" | "x86_64" => Some(Kind::Cpu),
+        "nvidia" | "nvptx" | "nvptx64" => Some(Kind::Nvidia),
+        _ => None,
+    }
+}
+
+impl Settings {
+    /// Reads the settings through `var`; what cannot be read is reported in `warnings`.
+    pub fn from_lookup(var: impl Fn(&str) -> Option<String>, warnings: &mut Vec<String>) -> Self {
+        let mut bad = |name: &str, v: &str, want: &str| {
+            warnings.push(format!("{name}={v:?}: expected {want}; using the default"))
+        };
+        let pools = match var("SPREAD_TOKEN_POOL").as_deref().map(str::trim) {
+            None | Some("") | Some("server") | Some("device") => Pools::PerServer,
+            Some("global") => Pools::Global,
+            Some(v) => {
+                bad("SPREAD_TOKEN_POOL", v, "server or global");
+                Pools::PerServer
+            }
+        };
+        let policy = match var("SPREAD_ANY_POLICY").as_deref().map(str::trim) {
+            None | Some("") | Some("model") => Policy::Model,
+            Some("tokens") => Policy::Tokens,
+            Some("first") => Policy::First,
+            Some(v) => {
+                bad("SPREAD_ANY_POLICY", v, "model, tokens or first");
+                Policy::Model
+            }
+        };
+        let steal = match var("SPREAD_STEAL").as_deref().map(str::trim) {
+            None | Some("") | Some("1") => true,
+            Some("0") => false,
+            Some(v) => {
+                bad("SPREAD_STEAL", v, "0 or 1");
+                true
+            }
+        };
+        let coherence = match var("SPREAD_COHERENCE").as_deref().map(str::trim) {
+            None | Some("") | Some("copy") => Coherence::Copy,
+            Some("lazy") => Coherence::Lazy,
+            Some(v) => {
+                bad("SPREAD_COHERENCE", v, "copy or lazy");
+                Coherence::Copy
+            }
+        };
+        let mut slots = [1, 1, 4];
+        if let Some(v) = var("SPREAD_ANY_SLOTS").filter(|v| !v.trim().is_empty()) {
+            for part in v.split(',') {
+                let parsed = part.split_once('=').and_then(|(k, n)| {
+                    Some((parse_kind(k)?, n.trim().parse::<u32>().ok().filter(|&n| n >= 1)?))
+                });
+                match parsed {
+                    Some((k, n)) => slots[kind_index(k)] = n,
+                    None => bad("SPREAD_ANY_SLOTS", &v, "kind=count,... (host, cpu, nvidia)"),
+                }
+            }
+        }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+        let host_threads = match var("SPREAD_ANY_HOST_THREADS").filter(|v| !v.trim().is_empty()) {
+            None => cores,
+            Some(v) => match v.trim().parse::<u32>() {
+                Ok(n) if n >= 1 => n,
+                _ => {
+                    bad("SPREAD_ANY_HOST_THREADS", &v, "a positive number");
+                    cores
+                }
+            },
+        };
+        let mut alias = Vec::new();
+        if let Some(v) = var("SPREAD_KIND_ALIAS").filter(|v| !v.trim().is_empty()) {
+            for group in v.split(';') {
+                let parsed = group.split_once(':').and_then(|(k, list)| {
+                    let k = parse_kind(k).filter(|&k| k != Kind::Host)?;
+                    let ds: Option<Vec<usize>> =
+                        list.split(',').map(|d| d.trim().parse().ok()).collect();
+                    Some((k, ds?))
+                });
+                match parsed {
+                    Some((k, ds)) => alias.extend(ds.into_iter().map(|d| (d, k))),
+                    None => bad("SPREAD_KIND_ALIAS", &v, "kind:device,...[;kind:...]"),
+                }
+            }
+        }
+        Settings {
+            pools,
+            policy,
+            steal,
+            coherence,
+            slots,
+            host_threads,
+            alias,
+        }
+    }
+}
+
+/// What one server did (see `spread_any_stats_t`).
+#[derive(Debug, Clone, Default)]
+pub struct ServerStats {
+    /// Device number, or `None` for the host.
+    pub device: Option<usize>,
+    /// Kind it served as.
+    pub kind: Option<Kind>,
+    /// Counters of the dispatcher.
+    pub tally: dispatch::Tally,
+    /// Bytes copied to it.
+    pub bytes_in: u64,
+    /// Bytes copied back from it.
+    pub bytes_out: u64,
+}
+
+struct Server {
+    device: Option<usize>,
+    kind: Kind,
+    /// NVIDIA compute capability (`u32::MAX` for an alias: every version fits).
+    capability: u32,
+}
+
+/// An instance between acquire and release.
+struct Ticket {
+    site: Arc<Site>,
+    site_key: usize,
+    grant: Option<Grant>,
+    server: usize,
+    items: Vec<MapItem>,
+    nowait: bool,
+    start: Instant,
+}
+
+/// The process's task-sharing state.
+pub struct Any {
+    settings: Settings,
+    servers: Vec<Server>,
+    dispatcher: Dispatcher,
+    directory: coherence::Directory,
+    sites: Mutex<HashMap<usize, Arc<Site>>>,
+    tickets: Mutex<HashMap<u64, Ticket>>,
+    next_ticket: AtomicU64,
+    bytes: Mutex<Vec<(u64, u64)>>,
+    warned: Mutex<HashSet<(usize, u8)>>,
+}
+
+/// Nominal bytes per second of a host-device copy, to weigh data already on a device against
+/// measured instance times (locality).
+const COPY_BYTES_PER_SEC: f64 = 8e9;
+
+/// What [`acquire`] tells the lowered code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pick {
+    /// Device number for `target device(...)`, or the initial device.
+    pub device: i64,
+    /// Switch arm.
+    pub arm: i32,
+    /// Threads of a host version's parallel construct.
+    pub threads: u32,
+    /// Ticket for [`release`] (0: nothing to release).
+    pub ticket: u64,
+}
+
+/// The process's task-sharing state, created on first use.
+pub fn state(rt: &Runtime) -> &'static Any {
+    static ANY: OnceLock<Any> = OnceLock::new();
+    ANY.get_or_init(|| {
+        let mut warnings = Vec::new();
+        let settings = Settings::from_lookup(|k| std::env::var(k).ok(), &mut warnings);
+        for w in &warnings {
+            eprintln!("spread: warning: {w}");
+        }
+        Any::new(rt, settings)
+    })
+}
+
+impl Any {
+    fn new(rt: &Runtime, settings: Settings) -> Self {
+        let mut servers: Vec<Server> = rt
+            .devices
+            .iter()
+            .map(|slot| {
+                let info = slot.dev.info();
+                match info.kind {
+                    crate::device::DeviceKind::Host => Server {
+                        device: Some(slot.id),
+                        kind: Kind::Cpu,
+                        capability: 0,
+                    },
+                    crate::device::DeviceKind::Cuda => Server {
+                        device: Some(slot.id),
+                        kind: Kind::Nvidia,
+                        capability: info
+                            .details
+                            .iter()
+                            .find(|(k, _)| k == "Compute Capabilities")
+                            .and_then(|(_, v)| v.trim_start_matches("sm_").parse().ok())
+                            .unwrap_or(0),
+                    },
+                }
+            })
+            .collect();
+        for &(d, k) in &settings.alias {
+            match servers.get_mut(d) {
+                Some(s) if s.kind == Kind::Cpu => {
+                    s.kind = k;
+                    s.capability = u32::MAX;
+                }
+                _ => eprintln!(
+                    "spread: warning: SPREAD_KIND_ALIAS: device {d} is not a host device; ignored"
+                ),
+            }
+        }
+        servers.push(Server {
+            device: None,
+            kind: Kind::Host,
+            capability: 0,
+        });
+        let specs = servers
+            .iter()
+            .map(|s| ServerSpec {
+                kind: s.kind,
+                slots: settings.slots[kind_index(s.kind)],
+            })
+            .collect();
+        let n = servers.len();
+        if settings.coherence == Coherence::Lazy && !crate::ffi::affinity::sync_points_seen() {
+            eprintln!(
+                "spread: warning: SPREAD_COHERENCE=lazy: taskwait, taskgroup and barriers are not observed (another OMPT tool is loaded); device(any) outputs come home only at spread_any_flush(), after an instance without nowait, before a host instance and at exit"
+            );
+        }
+        Any {
+            dispatcher: Dispatcher::new(specs, settings.pools, settings.policy, settings.steal),
+            settings,
+            servers,
+            directory: coherence::Directory::new(),
+            sites: Mutex::new(HashMap::new()),
+            tickets: Mutex::new(HashMap::new()),
+            next_ticket: AtomicU64::new(1),
+            bytes: Mutex::new(vec![(0, 0); n]),
+            warned: Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The site registered under `key` (the descriptor's address), parsed by `parse` the first
+    /// time.
+    pub fn site(&self, key: usize, parse: impl FnOnce() -> Site) -> Arc<Site> {
+        Arc::clone(self.sites.lock().entry(key).or_insert_with(|| Arc::new(parse())))
+    }
+
+    fn warn_once(&self, key: usize, what: u8, msg: impl FnOnce() -> String) {
+        if self.warned.lock().insert((key, what)) {
+            eprintln!("spread: warning: {}", msg());
+        }
+    }
+
+    /// The version of `site` that `server` runs best, if any: for a GPU the highest listed
+    /// compute capability it has, then an entry without one.
+    fn version_for(&self, site: &Site, server: &Server) -> Option<usize> {
+        site.versions
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| !v.fallback && v.kind == server.kind)
+            .filter(|(_, v)| v.kind != Kind::Nvidia || v.subarch <= server.capability)
+            .max_by_key(|(_, v)| v.subarch)
+            .map(|(i, _)| i)
+    }
+
+    /// The host version of `site` (listed or fallback), if it has one.
+    fn host_version(site: &Site) -> Option<usize> {
+        site.versions
+            .iter()
+            .position(|v| v.kind == Kind::Host && !v.fallback)
+            .or_else(|| site.versions.iter().position(|v| v.kind == Kind::Host))
+    }
+
+    fn host_threads(&self, cost: u32) -> u32 {
+        let width = self.settings.host_threads.max(1);
+        if cost > 0 {
+            ((width * cost).div_ceil(dispatch::POOL)).max(1)
+        } else {
+            (width / self.settings.slots[0].max(1)).max(1)
+        }
+    }
+
+    fn clamp_cost(&self, key: usize, site: &Site, raw: i64) -> u32 {
+        if (0..=i64::from(dispatch::POOL)).contains(&raw) {
+            return raw as u32;
+        }
+        self.warn_once(key, 1, || {
+            format!(
+                "device(any) at {}: resources({raw}) is outside 0..100; using {}",
+                site.at(),
+                raw.clamp(0, 100)
+            )
+        });
+        raw.clamp(0, i64::from(dispatch::POOL)) as u32
+    }
+
+    /// Chooses where one instance of `site` runs (see `__spread_any_acquire`).
+    pub fn acquire(
+        &self,
+        rt: &Runtime,
+        key: usize,
+        site: Arc<Site>,
+        costs: &[i64],
+        items: Vec<MapItem>,
+        nowait: bool,
+        if_false: bool,
+    ) -> Result<Pick> {
+        let initial = rt.initial_device();
+        let on_host = |this: &Self, version: Option<usize>| -> Pick {
+            let v = version.and_then(|v| site.versions.get(v));
+            Pick {
+                device: initial,
+                arm: v.map_or(0, |v| v.arm),
+                threads: this.host_threads(0),
+                ticket: 0,
+            }
+        };
+        if if_false {
+            // if(false): the host, as OpenMP's host fallback, outside the token accounting.
+            return Ok(on_host(self, Self::host_version(&site)));
+        }
+        let cands: Vec<Candidate> = self
+            .servers
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| {
+                let v = self.version_for(&site, s)?;
+                let cost = self.clamp_cost(key, &site, costs.get(v).copied().unwrap_or(0));
+                let saved = match s.device {
+                    None => 0.0,
+                    Some(d) => {
+                        let bytes = match self.settings.coherence {
+                            Coherence::Lazy => self.directory.valid_bytes(d, &items),
+                            Coherence::Copy => present_bytes(rt, d, &items),
+                        };
+                        bytes as f64 / COPY_BYTES_PER_SEC
+                    }
+                };
+                Some(Candidate {
+                    server: i,
+                    version: v,
+                    cost,
+                    saved,
+                })
+            })
+            .collect();
+        if cands.is_empty() {
+            self.warn_once(key, 0, || {
+                format!(
+                    "device(any) at {}: no device has a version of it ({}); its instances run on the host",
+                    site.at(),
+                    self.kinds_text()
+                )
+            });
+            return Ok(on_host(self, Self::host_version(&site)));
+        }
+        let grant = self.dispatcher.acquire(key, cands);
+        let server = grant.cand.server;
+        let version = site.versions[grant.cand.version];
+        let ticket = self.next_ticket.fetch_add(1, Ordering::Relaxed);
+        let device = self.servers[server].device;
+        let moved = match (self.settings.coherence, device) {
+            (Coherence::Lazy, Some(d)) => self.directory.prepare(rt, d, &items),
+            (Coherence::Lazy, None) => self.directory.reclaim(rt, &items),
+            (Coherence::Copy, Some(d)) => {
+                // The construct's own map does the copies; count what is not there already.
+                let present = present_bytes(rt, d, &items);
+                let to: u64 = items.iter().filter(|i| i.to).map(|i| i.bytes as u64).sum();
+                Ok(coherence::Moved {
+                    into: vec![(d, to.saturating_sub(present))],
+                    out: Vec::new(),
+                })
+            }
+            (Coherence::Copy, None) => Ok(coherence::Moved::default()),
+        };
+        let moved = match moved {
+            Ok(m) => m,
+            Err(e) => {
+                self.dispatcher.release(key, &grant, Duration::ZERO);
+                return Err(e.context(format!("device(any) at {}", site.at())));
+            }
+        };
+        self.count(&moved);
+        if rt.config.info_any {
+            let moved_in: u64 = moved.into.iter().map(|m| m.1).sum();
+            let moved_out: u64 = moved.out.iter().map(|m| m.1).sum();
+            let how = match (grant.assigned, grant.stolen) {
+                (Some(a), true) => format!(", stolen from {}", self.server_name(a)),
+                (Some(_), false) => ", after waiting".to_string(),
+                _ => String::new(),
+            };
+            crate::info::spread_line(&format!(
+                "device(any) {} instance {ticket} -> {} ({}, arm {}, tokens {}/{}{how}), moved in {moved_in} B, out {moved_out} B",
+                site.at(),
+                self.server_name(server),
+                version.kind.name(),
+                version.arm,
+                grant.cand.cost,
+                dispatch::POOL,
+            ));
+        }
+        self.tickets.lock().insert(
+            ticket,
+            Ticket {
+                site: Arc::clone(&site),
+                site_key: key,
+                grant: Some(grant),
+                server,
+                items,
+                nowait,
+                start: Instant::now(),
+            },
+        );
+        Ok(Pick {
+            device: device.map_or(initial, |d| d as i64),
+            arm: version.arm,
+            threads: if device.is_none() {
+                self.host_threads(grant.cand.cost)
+            } else {
+                0
+            },
+            ticket,
+        })
+    }
+
+    /// The instance of `ticket` ended (see `__spread_any_release`).
+    pub fn release(&self, rt: &Runtime, ticket: u64) -> Result<()> {
+        let Some(t) = self.tickets.lock().remove(&ticket) else {
+            return Ok(()); // host fallback: nothing was taken
+        };
+        let took = t.start.elapsed();
+        let mut result = Ok(());
+        if let (Coherence::Lazy, Some(d)) = (self.settings.coherence, self.servers[t.server].device)
+        {
+            self.directory.produced(d, &t.items);
+            if !t.nowait {
+                // The host reads the outputs right after a construct without nowait.
+                let outs: Vec<MapItem> = t.items.iter().filter(|i| i.from).copied().collect();
+                match self.directory.reclaim(rt, &outs) {
+                    Ok(m) => self.count(&m),
+                    Err(e) => result = Err(e.context(format!("device(any) at {}", t.site.at()))),
+                }
+            }
+        }
+        if let Some(g) = &t.grant {
+            self.dispatcher.release(t.site_key, g, took);
+        }
+        result
+    }
+
+    /// Brings every output home and releases the directory's mappings (lazy mode; nothing to
+    /// do otherwise).
+    pub fn flush(&self, rt: &Runtime) -> Result<()> {
+        if !self.needs_flush() {
+            return Ok(());
+        }
+        let m = self.directory.flush(rt)?;
+        self.count(&m);
+        Ok(())
+    }
+
+    /// Whether a flush has work to do.
+    pub fn needs_flush(&self) -> bool {
+        self.settings.coherence == Coherence::Lazy && self.directory.has_ranges()
+    }
+
+    fn count(&self, m: &coherence::Moved) {
+        let mut b = self.bytes.lock();
+        for &(d, n) in &m.into {
+            b[d].0 += n;
+        }
+        for &(d, n) in &m.out {
+            b[d].1 += n;
+        }
+    }
+
+    fn server_name(&self, i: usize) -> String {
+        match self.servers[i].device {
+            Some(d) => format!("device {d}"),
+            None => "host".into(),
+        }
+    }
+
+    fn kinds_text(&self) -> String {
+        let mut kinds: Vec<&str> = self.servers.iter().map(|s| s.kind.name()).collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        format!("available: {}", kinds.join(", "))
+    }
+
+    /// Per-server statistics: devices in order, then the host.
+    pub fn stats(&self) -> Vec<ServerStats> {
+        let tallies = self.dispatcher.tallies();
+        let bytes = self.bytes.lock();
+        self.servers
+            .iter()
+            .zip(tallies)
+            .enumerate()
+            .map(|(i, (s, tally))| ServerStats {
+                device: s.device,
+                kind: Some(s.kind),
+                tally,
+                bytes_in: bytes[i].0,
+                bytes_out: bytes[i].1,
+            })
+            .collect()
+    }
+
+    /// Zeroes the statistics.
+    pub fn reset_stats(&self) {
+        self.dispatcher.reset_tallies();
+        for b in self.bytes.lock().iter_mut() {
+            *b = (0, 0);
+        }
+    }
+}
+
+/// Bytes of `items` already mapped on device `d`.
+fn present_bytes(rt: &Runtime, d: usize, items: &[MapItem]) -> u64 {
+    let Ok(slot) = rt.device(d as i64) else {
+        return 0;
+    };
+    items
+        .iter()
+        .filter(|it| it.bytes > 0 && crate::cu::placement::target_on(slot, it.ptr, it.bytes).is_some())
+        .map(|it| it.bytes as u64)
+        .sum()
+}
+
+thread_local! {
+    /// Instances the current thread is inside of (between acquire and release).
+    static IN_INSTANCE: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Marks the current thread as running an instance (or not), so that the sync points of the
+/// instance's own parallel regions do not flush.
+pub fn enter_instance(inside: bool) {
+    IN_INSTANCE.with(|c| c.set(if inside { c.get() + 1 } else { c.get().saturating_sub(1) }));
+}
+
+/// Whether the current thread runs an instance.
+pub fn in_instance() -> bool {
+    IN_INSTANCE.with(|c| c.get() > 0)
+}
+
+/// The process's task-sharing state if it was created.
+pub fn started() -> Option<&'static Any> {
+    STARTED.get().copied()
+}
+
+static STARTED: OnceLock<&'static Any> = OnceLock::new();
+
+/// [`state`], remembering that it exists (for the flush at sync points and at exit).
+pub fn get(rt: &Runtime) -> &'static Any {
+    let a = state(rt);
+    let _ = STARTED.set(a);
+    a
+}
+
+/// A `taskwait`, `taskgroup` or barrier of the program ended (seen through OMPT): in lazy mode,
+/// every output comes home.
+pub fn flush_at_sync_point() {
+    let Some(a) = started() else { return };
+    if !a.needs_flush() {
+        return;
+    }
+    let rt = crate::runtime::get();
+    if let Err(e) = a.flush(rt) {
+        crate::report::fatal_construct(rt, &e, None)
+    }
+}
+
+/// The program exits: in lazy mode, every output comes home first.
+pub fn flush_at_exit(rt: &Runtime) {
+    if let Some(a) = started() {
+        if let Err(e) = a.flush(rt) {
+            eprintln!("spread: warning: device(any) outputs could not be brought home at exit: {e}");
+        }
+    }
+}

@@ -1,0 +1,267 @@
+//! The C ABI of `target device(any)` (spread.h "task sharing"; docs/task-sharing.md): the
+//! `__spread_any_*` calls of the driver's lowering and the `spread_any_*` routines.
+
+use super::guard::guard;
+use super::mem;
+use crate::any::dispatch::Kind;
+use crate::any::{self, MapItem, Site, Version};
+use crate::report;
+use crate::runtime;
+use std::ffi::{c_char, c_int, c_void};
+
+/// `__spread_any_version_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct VersionC {
+    pub kind: i32,
+    pub subarch: i32,
+    pub arm: i32,
+    pub flags: i32,
+}
+
+/// `__spread_any_site_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SiteC {
+    pub file: *const c_char,
+    pub line: i32,
+    pub column: i32,
+    pub nversions: i32,
+    pub versions: *const VersionC,
+}
+
+/// `__spread_any_map_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct MapC {
+    pub ptr: *const c_void,
+    pub bytes: i64,
+    pub kind: i32,
+}
+
+impl Default for MapC {
+    fn default() -> Self {
+        MapC {
+            ptr: std::ptr::null(),
+            bytes: 0,
+            kind: 0,
+        }
+    }
+}
+
+/// `__spread_any_pick_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct PickC {
+    pub device: i32,
+    pub arm: i32,
+    pub threads: i32,
+    pub reserved: i32,
+    pub ticket: *mut c_void,
+}
+
+/// `spread_any_stats_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StatsC {
+    pub device: i32,
+    pub kind: i32,
+    pub instances: i64,
+    pub stolen: i64,
+    pub bytes_in: i64,
+    pub bytes_out: i64,
+    pub max_tokens: i32,
+    pub max_running: i32,
+    pub busy_seconds: f64,
+}
+
+const KIND_HOST: i32 = 1;
+const KIND_CPU: i32 = 2;
+const KIND_NVIDIA: i32 = 3;
+const FLAG_FALLBACK: i32 = 1;
+const FLAG_COST_AUTO: i32 = 2;
+const MAP_TO: i32 = 1;
+const MAP_FROM: i32 = 2;
+const NOWAIT: i32 = 1;
+const IF_FALSE: i32 = 2;
+
+fn kind_code(k: Kind) -> i32 {
+    match k {
+        Kind::Host => KIND_HOST,
+        Kind::Cpu => KIND_CPU,
+        Kind::Nvidia => KIND_NVIDIA,
+    }
+}
+
+/// Decodes a site descriptor; a malformed one (wrong kinds, no versions) is fatal, naming it.
+fn site_of(c: &SiteC) -> Site {
+    let file = mem::c_string(c.file).unwrap_or_else(|| "unknown".into());
+    let n = usize::try_from(c.nversions).unwrap_or(0);
+    let versions: Vec<Version> = mem::array(c.versions, n)
+        .into_iter()
+        .map(|v| {
+            let kind = match v.kind {
+                KIND_HOST => Kind::Host,
+                KIND_CPU => Kind::Cpu,
+                KIND_NVIDIA => Kind::Nvidia,
+                other => report::fatal(
+                    1,
+                    &format!(
+                        "spread: device(any) at {file}:{}: version of unknown kind {other} (was the file lowered by another spread-cc?)",
+                        c.line
+                    ),
+                ),
+            };
+            Version {
+                kind,
+                subarch: u32::try_from(v.subarch).unwrap_or(0),
+                arm: v.arm,
+                fallback: v.flags & FLAG_FALLBACK != 0,
+                auto_cost: v.flags & FLAG_COST_AUTO != 0,
+            }
+        })
+        .collect();
+    if versions.is_empty() {
+        report::fatal(
+            1,
+            &format!("spread: device(any) at {file}:{}: the construct has no versions", c.line),
+        );
+    }
+    Site {
+        file,
+        line: u32::try_from(c.line).unwrap_or(0),
+        column: u32::try_from(c.column).unwrap_or(0),
+        versions,
+    }
+}
+
+/// Chooses where one instance of a `target device(any)` construct runs and takes its tokens.
+#[no_mangle]
+pub extern "C" fn __spread_any_acquire(
+    site: *const SiteC,
+    costs: *const i64,
+    maps: *const MapC,
+    nmaps: i32,
+    flags: i32,
+) -> PickC {
+    guard("__spread_any_acquire", || {
+        let rt = runtime::get();
+        let Some(sc) = mem::read(site) else {
+            report::fatal(1, "spread: __spread_any_acquire received no site description")
+        };
+        let state = any::get(rt);
+        let key = site as usize;
+        let site = state.site(key, || site_of(&sc));
+        let costs = mem::array(costs, site.versions.len());
+        let items: Vec<MapItem> = mem::array(maps, usize::try_from(nmaps).unwrap_or(0))
+            .into_iter()
+            .filter(|m| !m.ptr.is_null() && m.bytes > 0)
+            .map(|m| MapItem {
+                ptr: m.ptr as usize,
+                bytes: usize::try_from(m.bytes).unwrap_or(0),
+                to: m.kind & MAP_TO != 0,
+                from: m.kind & MAP_FROM != 0,
+            })
+            .collect();
+        let nowait = flags & NOWAIT != 0;
+        match state.acquire(
+            rt,
+            key,
+            site.clone(),
+            &costs,
+            items,
+            nowait,
+            flags & IF_FALSE != 0,
+        ) {
+            Ok(p) => {
+                if p.ticket != 0 {
+                    any::enter_instance(true);
+                }
+                PickC {
+                    device: i32::try_from(p.device).unwrap_or(i32::MAX),
+                    arm: p.arm,
+                    threads: i32::try_from(p.threads).unwrap_or(i32::MAX),
+                    reserved: 0,
+                    // The ticket travels as an opaque number in the pointer-sized field.
+                    ticket: p.ticket as usize as *mut c_void,
+                }
+            }
+            Err(e) => report::fatal_construct(rt, &e, None),
+        }
+    })
+}
+
+/// The instance ended: returns its tokens, feeds the model, and (lazy coherence) records where
+/// its outputs are.
+#[no_mangle]
+pub extern "C" fn __spread_any_release(pick: *mut PickC) {
+    guard("__spread_any_release", || {
+        let Some(p) = mem::read(pick as *const PickC) else {
+            return;
+        };
+        let ticket = p.ticket as usize as u64;
+        if ticket == 0 {
+            return;
+        }
+        any::enter_instance(false);
+        let rt = runtime::get();
+        if let Err(e) = any::get(rt).release(rt, ticket) {
+            report::fatal_construct(rt, &e, None)
+        }
+    })
+}
+
+/// The pass's marker of a `nowait` instance's task (see spread.h); nothing to do at run time.
+#[no_mangle]
+pub extern "C" fn __spread_any_deferred() {}
+
+/// Per-server statistics of `device(any)` instances: devices, then the host.
+#[no_mangle]
+pub extern "C" fn spread_any_stats(out: *mut StatsC, n: c_int) -> c_int {
+    guard("spread_any_stats", || {
+        let rt = runtime::get();
+        let initial = i32::try_from(rt.initial_device()).unwrap_or(i32::MAX);
+        let stats = any::get(rt).stats();
+        let room = usize::try_from(n).unwrap_or(0).min(stats.len());
+        let big = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+        let rows: Vec<StatsC> = stats[..room]
+            .iter()
+            .map(|s| StatsC {
+                device: s
+                    .device
+                    .map_or(initial, |d| i32::try_from(d).unwrap_or(i32::MAX)),
+                kind: s.kind.map_or(0, kind_code),
+                instances: big(s.tally.instances),
+                stolen: big(s.tally.stolen),
+                bytes_in: big(s.bytes_in),
+                bytes_out: big(s.bytes_out),
+                max_tokens: i32::try_from(s.tally.max_tokens).unwrap_or(i32::MAX),
+                max_running: i32::try_from(s.tally.max_running).unwrap_or(i32::MAX),
+                busy_seconds: s.tally.busy.as_secs_f64(),
+            })
+            .collect();
+        // SAFETY: the caller passes room for `n` elements (spread.h); `rows` has at most `n`,
+        // and write_array skips a null `out`.
+        unsafe { mem::write_array(out, &rows) };
+        c_int::try_from(stats.len()).unwrap_or(c_int::MAX)
+    })
+}
+
+/// Zeroes the statistics of `spread_any_stats`.
+#[no_mangle]
+pub extern "C" fn spread_any_stats_reset() {
+    guard("spread_any_stats_reset", || {
+        any::get(runtime::get()).reset_stats();
+    })
+}
+
+/// Brings every `device(any)` output home (lazy coherence).
+#[no_mangle]
+pub extern "C" fn spread_any_flush() {
+    guard("spread_any_flush", || {
+        let rt = runtime::get();
+        if let Err(e) = any::get(rt).flush(rt) {
+            report::fatal_construct(rt, &e, None)
+        }
+    })
+}
