@@ -1033,6 +1033,15 @@ fn lower_any(
             entries.push((e, eline));
         }
     }
+    if let (Some(tok), false) = (t.set_tok, entries.is_empty()) {
+        return Err(ctx.perror(
+            directive::PError {
+                tok,
+                msg: "a 'target device(any)' with 'if_device' entries cannot also have a construct-set of its own (which version would it belong to?); move it into an 'if_device' entry".into(),
+            },
+            dl,
+        ));
+    }
     if let (Some((_, tok)), false) = (&t.cost, entries.is_empty()) {
         return Err(ctx.perror(
             directive::PError {
