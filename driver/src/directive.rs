@@ -62,7 +62,22 @@ pub const COMBINED: &[&str] = &[
     "parallel loop",
 ];
 
-const LEAF_WORDS: &[&str] = &["teams", "distribute", "parallel", "for", "simd", "loop"];
+pub(crate) const LEAF_WORDS: &[&str] = &["teams", "distribute", "parallel", "for", "simd", "loop"];
+
+/// The clauses leaf construct `word` (`target`, `teams`, `distribute`, `parallel`, `for`, `simd`, `loop`)
+/// takes; shared with `target device(any)`'s construct-sets (crate::any).
+pub(crate) fn word_clauses(word: &str) -> &'static [&'static str] {
+    match word {
+        "teams" => TEAMS_CLAUSES,
+        "distribute" => DISTRIBUTE_CLAUSES,
+        "parallel" => PARALLEL_CLAUSES,
+        "for" => FOR_CLAUSES,
+        "simd" => SIMD_CLAUSES,
+        "loop" => LOOP_CLAUSES,
+        "target" => TARGET_CLAUSES,
+        _ => &[],
+    }
+}
 
 const TARGET_CLAUSES: &[&str] = &[
     "if",
@@ -597,14 +612,7 @@ fn allowed_clauses(kind: Kind, combined: &str) -> Vec<&'static str> {
         Kind::Target => {
             v.extend_from_slice(TARGET_CLAUSES);
             for w in combined.split_whitespace() {
-                v.extend_from_slice(match w {
-                    "teams" => TEAMS_CLAUSES,
-                    "distribute" => DISTRIBUTE_CLAUSES,
-                    "parallel" => PARALLEL_CLAUSES,
-                    "for" => FOR_CLAUSES,
-                    "simd" => SIMD_CLAUSES,
-                    _ => LOOP_CLAUSES,
-                });
+                v.extend_from_slice(word_clauses(w));
             }
             v.extend_from_slice(&["devices", "spread_schedule"]);
         }

@@ -10,6 +10,7 @@
 
 #![warn(missing_docs)]
 
+pub mod any;
 pub mod args;
 pub mod compile;
 pub mod cu;

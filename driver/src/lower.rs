@@ -2,6 +2,7 @@
 //! `__spread_*` entry points (docs/spread-abi.md §2). The result is a list of edits on the
 //! preprocessed text; `splice` projects them onto the user's source.
 
+use crate::any;
 use crate::cu::{self, CuDirective};
 use crate::directive::{self, Kind, SpreadDirective};
 use crate::lexer::TokKind;
@@ -87,6 +88,9 @@ pub struct Lowering {
 /// lexing).
 pub fn may_contain_spread(text: &str) -> bool {
     text.contains("spread")
+        || text.contains("any")
+        || text.contains("if_device")
+        || text.contains("resources")
         || text.contains("peer")
         || text.contains("wait")
         || text.contains("num_teams")
@@ -893,6 +897,358 @@ fn lower_cu(
     })
 }
 
+/// The lowering of one `target device(any)` construct.
+struct AnyLowering {
+    edits: Vec<Edit>,
+    warnings: Vec<LowerError>,
+    /// Byte range of its statement (copied once per arm: nothing in it may be lowered).
+    body: (usize, usize),
+}
+
+/// The statement between byte offsets `from` and `to` of the preprocessed text, as pieces: one
+/// more copy of it for another arm of a `target device(any)` switch, each line at its presumed
+/// line (so clang's diagnostics and the debug information of every copy point at the source).
+fn copy_statement(ctx: &Ctx, from: usize, to: usize) -> Result<Vec<Piece>, LowerError> {
+    let pp = ctx.pp;
+    let src = pp.text.as_str();
+    let mut pieces = Vec::new();
+    let (p0, p1) = (pp.phys_line_of(from), pp.phys_line_of(to.saturating_sub(1)));
+    for p in p0..=p1 {
+        let info = pp.line_info(p);
+        if info.marker {
+            continue;
+        }
+        let (ls, le) = pp.lexed.line_range(src, p);
+        if info.file != pp.main_file {
+            return Err(LowerError {
+                off: ls,
+                msg: "the statement of a 'target device(any)' construct cannot span an #include or lines of another file".into(),
+            });
+        }
+        if !pp
+            .lexed
+            .lines
+            .get(p as usize)
+            .is_none_or(|l| l.starts_clean)
+        {
+            return Err(LowerError {
+                off: ls,
+                msg: "the statement of a 'target device(any)' construct is copied once per version, line by line: a token spanning lines (a raw string) cannot be in it".into(),
+            });
+        }
+        let a = if p == p0 && !src[ls..from].trim().is_empty() {
+            from
+        } else {
+            ls
+        };
+        let b = if p == p1 { to.min(le.max(ls)) } else { le };
+        let text = &src[a..b.max(a)];
+        if text.trim().is_empty() {
+            continue;
+        }
+        let in_directive = pp
+            .lexed
+            .lines
+            .get(p as usize)
+            .is_some_and(|l| l.in_directive);
+        if in_directive && text.trim_start().starts_with('#') {
+            pieces.push(Piece::Directive {
+                line: info.line,
+                text: text.trim().to_string(),
+            });
+        } else {
+            pieces.push(Piece::Line(info.line));
+            pieces.push(Piece::Text(text.to_string()));
+        }
+    }
+    Ok(pieces)
+}
+
+/// A `target device(any)` construct (seed 002; docs/task-sharing-lowering.md): the pragma at
+/// view item `k` (directive `di`), construct number `n`, the pragma's presumed line and the
+/// offset of its line. `consumed` is set past the `if_device` lines that belong to it (also
+/// on error, so they are not reported again as misplaced). Each instance asks the runtime for a
+/// device and a version (`__spread_any_acquire`) and runs the switch arm of that version, a
+/// `target device(d)` with the version's construct-set around its own copy of the statement.
+fn lower_any(
+    ctx: &Ctx,
+    k: usize,
+    di: usize,
+    n: usize,
+    guard: bool,
+    (line, line_start): (u32, usize),
+    consumed: &mut usize,
+) -> Result<AnyLowering, LowerError> {
+    let pp = ctx.pp;
+    let (src, toks) = (pp.text.as_str(), &pp.lexed.tokens);
+    let dl = pp.lexed.directives[di];
+    // the if_device lines come right after the target line
+    let mut j = k + 1;
+    let mut entry_lines: Vec<(usize, crate::lexer::DirectiveLine)> = Vec::new();
+    while let Some(Item::Pragma(p)) = ctx.view.items.get(j) {
+        let pl = pp.lexed.directives[*p];
+        if any::classify(src, toks, pl.first_tok, pl.end_tok) != any::Found::Entries {
+            break;
+        }
+        entry_lines.push((j, pl));
+        j += 1;
+    }
+    *consumed = j;
+    let t =
+        any::parse_target(src, toks, dl.first_tok, dl.end_tok).map_err(|e| ctx.perror(e, dl))?;
+    let mut warnings: Vec<LowerError> = t
+        .warnings
+        .iter()
+        .map(|e| ctx.perror(e.clone(), dl))
+        .collect();
+    // (entry, presumed line of its pragma)
+    let mut entries: Vec<(any::Entry, u32)> = t.entries.iter().map(|e| (e.clone(), line)).collect();
+    for &(_, pl) in &entry_lines {
+        let mut w = Vec::new();
+        let es = any::parse_entries(src, toks, pl.first_tok + 3, pl.end_tok, &mut w)
+            .map_err(|e| ctx.perror(e, pl))?;
+        warnings.extend(w.into_iter().map(|e| ctx.perror(e, pl)));
+        let eline = ctx.presumed_line_of(pl.start);
+        for e in es {
+            if entries
+                .iter()
+                .any(|(p, _)| p.arch == e.arch && p.subarch == e.subarch)
+            {
+                let sub = if e.subarch == 0 {
+                    String::new()
+                } else {
+                    format!(", sm_{}", e.subarch)
+                };
+                return Err(ctx.perror(
+                    directive::PError {
+                        tok: e.tok,
+                        msg: format!(
+                            "'if_device({}{sub})' duplicates an earlier entry of this 'target device(any)': each device kind and subarch can have one construct-set",
+                            pp.lexed.text(src, e.tok)
+                        ),
+                    },
+                    pl,
+                ));
+            }
+            entries.push((e, eline));
+        }
+    }
+    if let (Some(tok), false) = (t.set_tok, entries.is_empty()) {
+        return Err(ctx.perror(
+            directive::PError {
+                tok,
+                msg: "a 'target device(any)' with 'if_device' entries cannot also have a construct-set of its own (which version would it belong to?); move it into an 'if_device' entry".into(),
+            },
+            dl,
+        ));
+    }
+    if let (Some((_, tok)), false) = (&t.cost, entries.is_empty()) {
+        return Err(ctx.perror(
+            directive::PError {
+                tok: *tok,
+                msg: "'resources' on the 'target device(any)' line belongs to no version when there are 'if_device' entries; write it after each entry's construct-set".into(),
+            },
+            dl,
+        ));
+    }
+    let last_dl = entry_lines.last().map_or(dl, |&(_, pl)| pl);
+    let plain: Vec<any::Entry> = entries.iter().map(|(e, _)| e.clone()).collect();
+    let plan = any::plan(&t, &plain);
+    if plan.missing_host {
+        warnings.push(LowerError {
+            off: ctx.tok_off(t.device_tok),
+            msg: "no 'if_device(host)': the host does not share this construct's instances; it runs them (with the first entry's construct-set, reduced for the host) only under if(false) or when no device can".into(),
+        });
+    }
+    // the statement: a loop when some construct-set is a loop construct
+    let stmt = j;
+    let what = "'target device(any)' must be followed by a structured block or a for loop";
+    let at = |e: usize| LowerError {
+        off: if e >= ctx.view.items.len() {
+            last_dl.end
+        } else {
+            ctx.item_off(e)
+        },
+        msg: what.into(),
+    };
+    if !matches!(ctx.view.items.get(stmt), Some(Item::Tok(_))) {
+        return Err(at(stmt));
+    }
+    let stmt_end = ctx.view.statement_end(stmt).map_err(at)?;
+    let loop_words = ["distribute", "for", "loop", "simd"];
+    if let Some(arm) = plan
+        .arms
+        .iter()
+        .find(|a| a.set.words.iter().any(|w| loop_words.contains(&w.as_str())))
+    {
+        if ctx.view.text(stmt) != "for" {
+            return Err(LowerError {
+                off: ctx.item_off(stmt),
+                msg: format!(
+                    "'target device(any)' with the construct-set '{}' must be followed by a for loop",
+                    arm.set.name()
+                ),
+            });
+        }
+    }
+    let (from, to) = (ctx.item_off(stmt), ctx.item_end(stmt_end));
+    let copy = copy_statement(ctx, from, to)?;
+
+    let cxx = pp.cxx;
+    let p = format!("__spread_any_p_{n}");
+    let versions: Vec<String> = plan.versions.iter().map(|v| v.initializer()).collect();
+    let col = toks[t.device_tok].col + 1;
+    let mut head = format!(
+        "{{ static const __spread_any_version_t __spread_any_v_{n}[] = {{ {} }}; static const __spread_any_site_t __spread_any_s_{n} = {{ \"{}\", {line}, {col}, {}, __spread_any_v_{n} }};",
+        versions.join(", "),
+        ctx.file_lit,
+        versions.len()
+    );
+    // the task shares what the instance maps (a local array mapped tofrom gets its results) and
+    // captures everything else by value as tasks do (a loop's `k` at the encounter)
+    let mut shared = t.shared.clone();
+    let mut red_maps: Vec<Vec<String>> = Vec::new();
+    for arm in &plan.arms {
+        let extra: Vec<String> = arm
+            .set
+            .reduction_vars
+            .iter()
+            .filter(|v| !t.shared.contains(v))
+            .cloned()
+            .collect();
+        for v in &extra {
+            if !shared.contains(v) {
+                shared.push(v.clone());
+            }
+        }
+        red_maps.push(extra);
+    }
+    let mut pieces = vec![Piece::Line(line)];
+    let task = t.nowait || !t.depend.is_empty();
+    if task {
+        let mut d = "#pragma omp task".to_string();
+        if !t.nowait {
+            // without nowait the encountering thread waits, after the dependences
+            d.push_str(" if(0)");
+        }
+        if !shared.is_empty() {
+            d.push_str(&format!(" shared({})", shared.join(", ")));
+        }
+        for c in &t.depend {
+            d.push(' ');
+            d.push_str(c);
+        }
+        pieces.push(Piece::Text(head));
+        pieces.push(Piece::Directive { line, text: d });
+        pieces.push(Piece::Line(line));
+        head = String::new();
+    }
+    head.push_str(" {");
+    if t.nowait {
+        head.push_str(" __spread_any_deferred();");
+    }
+    let (cost_decl, costs) = any::cost_inits(&plan, &format!("__spread_any_r_{n}"), cxx);
+    head.push_str(&format!(
+        " {cost_decl}const int64_t __spread_any_cost_{n}[] = {{ {} }};",
+        costs.join(", ")
+    ));
+    let (maps, nmaps) = if t.maps.is_empty() {
+        ("(const __spread_any_map_t *)0".to_string(), 0)
+    } else {
+        let items: Vec<String> = t
+            .maps
+            .iter()
+            .map(|m| {
+                format!(
+                    "{{ (const void *){}, {}, {} }}",
+                    m.ptr,
+                    if cxx { &m.cxx_bytes } else { &m.bytes },
+                    m.map_type
+                )
+            })
+            .collect();
+        head.push_str(&format!(
+            " const __spread_any_map_t __spread_any_map_{n}[] = {{ {} }};",
+            items.join(", ")
+        ));
+        (format!("__spread_any_map_{n}"), t.maps.len())
+    };
+    let mut flags = Vec::new();
+    if t.nowait {
+        flags.push("__SPREAD_ANY_NOWAIT".to_string());
+    }
+    if let Some(c) = &t.cond {
+        flags.push(format!("(({c}) ? 0 : __SPREAD_ANY_IF_FALSE)"));
+    }
+    let flags = if flags.is_empty() {
+        "0".to_string()
+    } else {
+        flags.join(" | ")
+    };
+    head.push_str(&format!(
+        " __spread_any_pick_t {p} = __spread_any_acquire(&__spread_any_s_{n}, __spread_any_cost_{n}, {maps}, {nmaps}, {flags}); switch ({p}.__spread_arm) {{"
+    ));
+    pieces.push(Piece::Text(head));
+    // the line each arm's directives are attributed to: its if_device entry's
+    let arm_line = |a: usize| -> u32 {
+        plan.versions
+            .iter()
+            .find(|v| v.arm == a && !v.fallback)
+            .and_then(|v| {
+                entries
+                    .iter()
+                    .find(|(e, _)| e.arch == v.arch && e.subarch == v.subarch)
+            })
+            .map_or(line, |(_, l)| *l)
+    };
+    let threads = format!("{p}.__spread_threads");
+    let last = plan.arms.len() - 1;
+    for (a, arm) in plan.arms.iter().enumerate() {
+        let aline = arm_line(a);
+        if a == last {
+            pieces.push(Piece::Text(format!(" case {a}: default: {{")));
+        } else {
+            pieces.push(Piece::Text(format!(" case {a}: {{")));
+        }
+        let mut tgt = format!("#pragma omp target device({p}.__spread_device)");
+        for c in &t.target_clauses {
+            tgt.push(' ');
+            tgt.push_str(c);
+        }
+        if !red_maps[a].is_empty() {
+            tgt.push_str(&format!(" map(tofrom: {})", red_maps[a].join(", ")));
+        }
+        pieces.extend(directive_pieces(guard, aline, tgt));
+        if let Some(d) = arm.pragma(&threads) {
+            pieces.push(Piece::Directive {
+                line: aline,
+                text: d,
+            });
+        }
+        if a != last {
+            pieces.extend(copy.iter().cloned());
+            pieces.push(Piece::Text(" } break;".into()));
+        }
+    }
+    let tail = format!(" }} break; }} __spread_any_release(&{p}); }} }}");
+    Ok(AnyLowering {
+        edits: vec![
+            Edit {
+                start: line_start,
+                end: last_dl.end,
+                pieces,
+            },
+            Edit {
+                start: to,
+                end: to,
+                pieces: vec![Piece::Text(tail)],
+            },
+        ],
+        warnings,
+        body: (from, to),
+    })
+}
+
 /// Lowers every spread construct of `pp` with the default [`Options`]; errors are collected
 /// for all constructs.
 pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
@@ -911,6 +1267,10 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
     let mut bodies: Vec<(usize, usize)> = Vec::new();
     // byte ranges of the loops and blocks of compute-unit regions, to reject nested ones
     let mut cu_bodies: Vec<(usize, usize)> = Vec::new();
+    // byte ranges of the statements of target device(any) constructs, and the view item past
+    // the if_device lines of the last one
+    let mut any_bodies: Vec<(usize, usize)> = Vec::new();
+    let mut any_consumed = 0usize;
     let src = pp.text.as_str();
     let toks = &pp.lexed.tokens;
     // brace depth of the code before item `scanned` (0: outside every function)
@@ -929,6 +1289,76 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
         }
         scanned = k;
         let dl = pp.lexed.directives[di];
+        if k < any_consumed {
+            // an if_device line of the construct just lowered
+            continue;
+        }
+        let found = any::classify(src, toks, dl.first_tok, dl.end_tok);
+        if any_bodies
+            .last()
+            .is_some_and(|&(s, e)| dl.start >= s && dl.start < e)
+            && (found == any::Found::Target
+                || directive::classify(src, toks, dl.first_tok, dl.end_tok).is_some()
+                || cu::num_teams_range(src, toks, dl.first_tok, dl.end_tok).is_some())
+        {
+            errors.push(LowerError {
+                off: dl.start,
+                msg: "a construct the driver lowers cannot be nested in the statement of a 'target device(any)' (the statement is copied once per version)".into(),
+            });
+            continue;
+        }
+        match found {
+            any::Found::Other => {}
+            any::Found::Misplaced(e) => {
+                errors.push(ctx.perror(e, dl));
+                continue;
+            }
+            any::Found::Entries => {
+                errors.push(LowerError {
+                    off: ctx.tok_off(dl.first_tok + 3),
+                    msg: "'if_device' must follow a '#pragma omp target device(any)' line (directly, or after other 'if_device' lines of it)".into(),
+                });
+                continue;
+            }
+            any::Found::Target => {
+                let info = pp.line_info(dl.line);
+                let msg = if info.file != main {
+                    Some(format!("'target device(any)' is only supported in the source file being compiled, not in included file '{}'", pp.file_name(info.file)))
+                } else if bodies
+                    .last()
+                    .is_some_and(|&(s, e)| dl.start >= s && dl.start < e)
+                {
+                    Some("'target device(any)' cannot be nested inside the loop of a 'target spread' construct".into())
+                } else if depth <= 0 {
+                    Some("'target device(any)' must be inside a function".into())
+                } else {
+                    None
+                };
+                if let Some(msg) = msg {
+                    errors.push(LowerError { off: dl.start, msg });
+                    continue;
+                }
+                let line_start = pp.lexed.line_starts[dl.line as usize];
+                match lower_any(
+                    &ctx,
+                    k,
+                    di,
+                    out.constructs,
+                    opts.guard_device_macro,
+                    (info.line, line_start),
+                    &mut any_consumed,
+                ) {
+                    Ok(l) => {
+                        out.edits.extend(l.edits);
+                        out.warnings.extend(l.warnings);
+                        any_bodies.push(l.body);
+                        out.constructs += 1;
+                    }
+                    Err(e) => errors.push(e),
+                }
+                continue;
+            }
+        }
         let Some((kind, _)) = directive::classify(src, toks, dl.first_tok, dl.end_tok) else {
             // OpenMP 5.1's `num_teams(lower:upper)`, which clang 19 rejects, on a `teams` of
             // clang's: `num_teams(upper)` is a conforming number of teams
