@@ -108,9 +108,8 @@ pub fn hide_instance_tasks(module: &Module<'_>) -> bool {
             let Ok(new) = builder.build_call(target_alloc, &args, "") else {
                 continue;
             };
-            let Some(new) = ffi::as_instruction(inkwell::values::AnyValue::as_any_value_enum(
-                &new,
-            )) else {
+            let Some(new) = ffi::as_instruction(inkwell::values::AnyValue::as_any_value_enum(&new))
+            else {
                 continue;
             };
             new.set_debug_location(call.get_debug_location());

@@ -150,7 +150,10 @@ pub(crate) fn callee_name(inst: InstructionValue<'_>) -> Option<String> {
     ffi::called_function(inst).map(|f| f.get_name().to_string_lossy().into_owned())
 }
 
-pub(crate) fn value_operand<'ctx>(inst: InstructionValue<'ctx>, i: u32) -> Option<BasicValueEnum<'ctx>> {
+pub(crate) fn value_operand<'ctx>(
+    inst: InstructionValue<'ctx>,
+    i: u32,
+) -> Option<BasicValueEnum<'ctx>> {
     match inst.get_operand(i)? {
         Operand::Value(v) => Some(v),
         Operand::Block(_) => None,

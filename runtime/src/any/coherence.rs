@@ -184,7 +184,12 @@ impl Directory {
     /// An instance on device `d` ended: its outputs are valid there alone.
     pub fn produced(&self, d: usize, items: &[MapItem]) {
         for it in items.iter().filter(|it| it.from && it.bytes > 0) {
-            let r = self.ranges.lock().get(&it.ptr).filter(|r| r.len == it.bytes).cloned();
+            let r = self
+                .ranges
+                .lock()
+                .get(&it.ptr)
+                .filter(|r| r.len == it.bytes)
+                .cloned();
             let Some(r) = r else { continue };
             let mut st = r.st.lock();
             if !st.live || !st.held.contains(&d) {
@@ -250,8 +255,7 @@ impl Directory {
             self.dirty.fetch_sub(1, Ordering::AcqRel);
         }
         for &d in &st.held {
-            rt.device(d as i64)?
-                .data_end(rt, &one_entry(p, r.len, 0))?;
+            rt.device(d as i64)?.data_end(rt, &one_entry(p, r.len, 0))?;
         }
         st.held.clear();
         st.valid.clear();

@@ -320,7 +320,12 @@ impl Dispatcher {
         let tie = |a: &Candidate, b: &Candidate| {
             load(a)
                 .total_cmp(&load(b))
-                .then(st.servers[b.server].spec.kind.cmp(&st.servers[a.server].spec.kind))
+                .then(
+                    st.servers[b.server]
+                        .spec
+                        .kind
+                        .cmp(&st.servers[a.server].spec.kind),
+                )
                 .then(a.server.cmp(&b.server))
         };
         match self.policy {
@@ -374,7 +379,11 @@ impl Dispatcher {
                 };
                 cands
                     .iter()
-                    .min_by(|a, b| finish(a).total_cmp(&finish(b)).then(a.server.cmp(&b.server)))
+                    .min_by(|a, b| {
+                        finish(a)
+                            .total_cmp(&finish(b))
+                            .then(a.server.cmp(&b.server))
+                    })
                     .map_or(first, |c| c.server)
             }
         }
@@ -387,9 +396,10 @@ impl Dispatcher {
             let mut started = false;
             for s in 0..st.servers.len() {
                 if let Some(&t) = st.servers[s].queue.front() {
-                    let cand = st.waiters.get(&t).and_then(|w| {
-                        w.cands.iter().find(|c| c.server == s).copied()
-                    });
+                    let cand = st
+                        .waiters
+                        .get(&t)
+                        .and_then(|w| w.cands.iter().find(|c| c.server == s).copied());
                     if let Some(c) = cand.filter(|c| self.fits(st, c)) {
                         st.servers[s].queue.pop_front();
                         self.grant(st, t, c, false);

@@ -161,7 +161,10 @@ impl Settings {
         if let Some(v) = var("SPREAD_ANY_SLOTS").filter(|v| !v.trim().is_empty()) {
             for part in v.split(',') {
                 let parsed = part.split_once('=').and_then(|(k, n)| {
-                    Some((parse_kind(k)?, n.trim().parse::<u32>().ok().filter(|&n| n >= 1)?))
+                    Some((
+                        parse_kind(k)?,
+                        n.trim().parse::<u32>().ok().filter(|&n| n >= 1)?,
+                    ))
                 });
                 match parsed {
                     Some((k, n)) => slots[kind_index(k)] = n,
@@ -359,7 +362,12 @@ impl Any {
     /// The site registered under `key` (the descriptor's address), parsed by `parse` the first
     /// time.
     pub fn site(&self, key: usize, parse: impl FnOnce() -> Site) -> Arc<Site> {
-        Arc::clone(self.sites.lock().entry(key).or_insert_with(|| Arc::new(parse())))
+        Arc::clone(
+            self.sites
+                .lock()
+                .entry(key)
+                .or_insert_with(|| Arc::new(parse())),
+        )
     }
 
     fn warn_once(&self, key: usize, what: u8, msg: impl FnOnce() -> String) {
@@ -481,11 +489,17 @@ impl Any {
             (Coherence::Lazy, None) => self.directory.reclaim(rt, &items),
             (Coherence::Copy, Some(d)) => {
                 // The construct's own map does the copies; count what is not there already.
-                let present = present_bytes(rt, d, &items);
-                let to: u64 = items.iter().filter(|i| i.to).map(|i| i.bytes as u64).sum();
+                let absent: Vec<MapItem> = items
+                    .iter()
+                    .filter(|it| present_bytes(rt, d, std::slice::from_ref(*it)) == 0)
+                    .copied()
+                    .collect();
+                let sum = |f: fn(&MapItem) -> bool| -> u64 {
+                    absent.iter().filter(|i| f(i)).map(|i| i.bytes as u64).sum()
+                };
                 Ok(coherence::Moved {
-                    into: vec![(d, to.saturating_sub(present))],
-                    out: Vec::new(),
+                    into: vec![(d, sum(|i| i.to))],
+                    out: vec![(d, sum(|i| i.from))],
                 })
             }
             (Coherence::Copy, None) => Ok(coherence::Moved::default()),
@@ -639,7 +653,9 @@ fn present_bytes(rt: &Runtime, d: usize, items: &[MapItem]) -> u64 {
     };
     items
         .iter()
-        .filter(|it| it.bytes > 0 && crate::cu::placement::target_on(slot, it.ptr, it.bytes).is_some())
+        .filter(|it| {
+            it.bytes > 0 && crate::cu::placement::target_on(slot, it.ptr, it.bytes).is_some()
+        })
         .map(|it| it.bytes as u64)
         .sum()
 }
@@ -652,7 +668,13 @@ thread_local! {
 /// Marks the current thread as running an instance (or not), so that the sync points of the
 /// instance's own parallel regions do not flush.
 pub fn enter_instance(inside: bool) {
-    IN_INSTANCE.with(|c| c.set(if inside { c.get() + 1 } else { c.get().saturating_sub(1) }));
+    IN_INSTANCE.with(|c| {
+        c.set(if inside {
+            c.get() + 1
+        } else {
+            c.get().saturating_sub(1)
+        })
+    });
 }
 
 /// Whether the current thread runs an instance.
@@ -691,7 +713,9 @@ pub fn flush_at_sync_point() {
 pub fn flush_at_exit(rt: &Runtime) {
     if let Some(a) = started() {
         if let Err(e) = a.flush(rt) {
-            eprintln!("spread: warning: device(any) outputs could not be brought home at exit: {e}");
+            eprintln!(
+                "spread: warning: device(any) outputs could not be brought home at exit: {e}"
+            );
         }
     }
 }

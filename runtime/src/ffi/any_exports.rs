@@ -124,7 +124,10 @@ fn site_of(c: &SiteC) -> Site {
     if versions.is_empty() {
         report::fatal(
             1,
-            &format!("spread: device(any) at {file}:{}: the construct has no versions", c.line),
+            &format!(
+                "spread: device(any) at {file}:{}: the construct has no versions",
+                c.line
+            ),
         );
     }
     Site {
@@ -147,7 +150,10 @@ pub extern "C" fn __spread_any_acquire(
     guard("__spread_any_acquire", || {
         let rt = runtime::get();
         let Some(sc) = mem::read(site) else {
-            report::fatal(1, "spread: __spread_any_acquire received no site description")
+            report::fatal(
+                1,
+                "spread: __spread_any_acquire received no site description",
+            )
         };
         let state = any::get(rt);
         let key = site as usize;

@@ -15,8 +15,8 @@
 
 pub(crate) mod access;
 pub(crate) mod affinity;
-pub(crate) mod call;
 mod any_exports;
+pub(crate) mod call;
 mod cu_exports;
 pub(crate) mod cuda;
 pub(crate) mod dl;

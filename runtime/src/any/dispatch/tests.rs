@@ -58,10 +58,7 @@ fn a_busy_server_sends_instances_elsewhere() {
     let b = d.acquire(0, cands());
     let c = d.acquire(0, cands());
     // The GPU first (accelerators on ties), twice (50 + 50), then the host.
-    assert_eq!(
-        [a.cand.server, b.cand.server, c.cand.server],
-        [0, 0, 1]
-    );
+    assert_eq!([a.cand.server, b.cand.server, c.cand.server], [0, 0, 1]);
 }
 
 #[test]
@@ -169,11 +166,15 @@ fn the_model_tries_every_server_then_prefers_the_fast_one() {
     let b = d.acquire(7, both());
     assert_ne!(a.cand.server, b.cand.server, "the untried server is tried");
     let (slow, fast) = if a.cand.server == 0 { (a, b) } else { (b, a) };
-    d.release(7, &b, if b.cand.server == slow.cand.server {
-        Duration::from_millis(40)
-    } else {
-        Duration::from_millis(1)
-    });
+    d.release(
+        7,
+        &b,
+        if b.cand.server == slow.cand.server {
+            Duration::from_millis(40)
+        } else {
+            Duration::from_millis(1)
+        },
+    );
     let _ = fast;
     let c = d.acquire(7, both());
     let fastest = if d.mean_time(7, 0).unwrap() < d.mean_time(7, 1).unwrap() {
