@@ -23,6 +23,8 @@
 // CHECK: all ok
 // WARN: warning: device(any) at {{.*}}versions.c:{{[0-9]+}}:{{[0-9]+}}: no device has a version of it
 // WARN-NOT: no device has a version
+// WARN: warning: device(any) at {{.*}}versions.c:{{[0-9]+}}:{{[0-9]+}}: resources(150) is outside 0..100; using 100
+// WARN-NOT: resources(150)
 
 #include <omp.h>
 #include <spread.h>
@@ -177,10 +179,12 @@ int main(void) {
     fails += !ok;
   }
 
-  // One directive set for every kind (the host gets its reduction: parallel for).
+  // One directive set for every kind (the host gets its reduction: parallel for); a run-time
+  // resources value outside 0..100 is clamped, with a warning once.
   reset();
+  int too_much = 150;
   for (int k = 0; k < N; k += BS) {
-#pragma omp target device(any) teams distribute parallel for map(to: a[k:BS]) map(tofrom: b[k:BS]) nowait
+#pragma omp target device(any) teams distribute parallel for map(to: a[k:BS]) map(tofrom: b[k:BS]) nowait resources(too_much)
     for (int i = k; i < k + BS; i++)
       b[i] = 3 * a[i];
   }
