@@ -27,6 +27,4 @@ pub mod region;
 #[cfg(any(not(test), feature = "test-llvm"))]
 mod ffi;
 #[cfg(any(not(test), feature = "test-llvm"))]
-pub mod instances;
-#[cfg(any(not(test), feature = "test-llvm"))]
 pub mod rewrite;

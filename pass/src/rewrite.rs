@@ -74,15 +74,14 @@ pub fn run_on_module(module: &Module<'_>) -> bool {
     if module.get_flag(DEVICE_FLAG).is_some() {
         return false;
     }
-    let hidden = crate::instances::hide_instance_tasks(module);
     let Some(begin_fn) = module.get_function(REGION_BEGIN) else {
-        return hidden;
+        return false;
     };
     let end_fn = module.get_function(REGION_END);
     let ctx = module.get_context();
     let done_kind = ctx.get_kind_id(REWRITTEN_MD);
     let functions: Vec<FunctionValue<'_>> = module.get_functions().collect();
-    let mut changed = hidden;
+    let mut changed = false;
     for func in functions {
         if func.count_basic_blocks() == 0 {
             continue;
@@ -146,14 +145,11 @@ fn instructions<'ctx>(func: FunctionValue<'ctx>) -> impl Iterator<Item = Instruc
 }
 
 /// The name of the function `inst` calls directly.
-pub(crate) fn callee_name(inst: InstructionValue<'_>) -> Option<String> {
+fn callee_name(inst: InstructionValue<'_>) -> Option<String> {
     ffi::called_function(inst).map(|f| f.get_name().to_string_lossy().into_owned())
 }
 
-pub(crate) fn value_operand<'ctx>(
-    inst: InstructionValue<'ctx>,
-    i: u32,
-) -> Option<BasicValueEnum<'ctx>> {
+fn value_operand<'ctx>(inst: InstructionValue<'ctx>, i: u32) -> Option<BasicValueEnum<'ctx>> {
     match inst.get_operand(i)? {
         Operand::Value(v) => Some(v),
         Operand::Block(_) => None,

@@ -338,7 +338,7 @@ typedef struct {
   int32_t __spread_device;  /* a device number, or omp_get_initial_device() for the host */
   int32_t __spread_arm;     /* the arm to run */
   int32_t __spread_threads; /* host versions: num_threads of their parallel construct */
-  int32_t __spread_reserved;
+  int32_t __spread_reserved; /* the runtime's (a setting release restores) */
   void *__spread_ticket;    /* the runtime's record of the instance */
 } __spread_any_pick_t;
 /* (site, costs[nversions] (resources values; 0 = none), maps, nmaps, __SPREAD_ANY_* flags):
@@ -348,8 +348,8 @@ __spread_any_pick_t __spread_any_acquire(const __spread_any_site_t *, const int6
                                          const __spread_any_map_t *, int32_t, int32_t);
 /* The instance has ended: returns its tokens and slot, feeds the model. */
 void __spread_any_release(__spread_any_pick_t *);
-/* First call of a `nowait` instance's task: marks it for the pass, which makes the task a
- * hidden helper task (asynchronous even outside a parallel region). Does nothing at run time. */
+/* First call of a `nowait` instance's task: warns once when instances are created outside a
+ * parallel region (libomp then runs each task at once, so they run one after the other). */
 void __spread_any_deferred(void);
 
 /* What one device did for device(any) instances since the program started (or the last

@@ -260,7 +260,24 @@ pub struct Any {
 /// measured instance times (locality).
 const COPY_BYTES_PER_SEC: f64 = 8e9;
 
-/// What [`acquire`] tells the lowered code.
+/// One instance asking where to run.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The site's key (its descriptor's address).
+    pub key: usize,
+    /// The site.
+    pub site: Arc<Site>,
+    /// `resources` values, one per version.
+    pub costs: Vec<i64>,
+    /// Mapped ranges with a known extent.
+    pub items: Vec<MapItem>,
+    /// The construct has `nowait`.
+    pub nowait: bool,
+    /// Its `if` clause is false.
+    pub if_false: bool,
+}
+
+/// What [`Any::acquire`] tells the lowered code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pick {
     /// Device number for `target device(...)`, or the initial device.
@@ -336,11 +353,6 @@ impl Any {
             })
             .collect();
         let n = servers.len();
-        if settings.coherence == Coherence::Lazy && !crate::ffi::affinity::sync_points_seen() {
-            eprintln!(
-                "spread: warning: SPREAD_COHERENCE=lazy: taskwait, taskgroup and barriers are not observed (another OMPT tool is loaded); device(any) outputs come home only at spread_any_flush(), after an instance without nowait, before a host instance and at exit"
-            );
-        }
         Any {
             dispatcher: Dispatcher::new(specs, settings.pools, settings.policy, settings.steal),
             settings,
@@ -419,17 +431,16 @@ impl Any {
         raw.clamp(0, i64::from(dispatch::POOL)) as u32
     }
 
-    /// Chooses where one instance of `site` runs (see `__spread_any_acquire`).
-    pub fn acquire(
-        &self,
-        rt: &Runtime,
-        key: usize,
-        site: Arc<Site>,
-        costs: &[i64],
-        items: Vec<MapItem>,
-        nowait: bool,
-        if_false: bool,
-    ) -> Result<Pick> {
+    /// Chooses where one instance runs (see `__spread_any_acquire`).
+    pub fn acquire(&self, rt: &Runtime, req: Request) -> Result<Pick> {
+        let Request {
+            key,
+            site,
+            costs,
+            items,
+            nowait,
+            if_false,
+        } = req;
         let initial = rt.initial_device();
         let on_host = |this: &Self, version: Option<usize>| -> Pick {
             let v = version.and_then(|v| site.versions.get(v));
@@ -564,6 +575,12 @@ impl Any {
         if let (Coherence::Lazy, Some(d)) = (self.settings.coherence, self.servers[t.server].device)
         {
             self.directory.produced(d, &t.items);
+            // Checked here, not at start: libomp starts its tool at its first parallel region.
+            if !crate::ffi::affinity::sync_points_seen() {
+                self.warn_once(0, 2, || {
+                    "SPREAD_COHERENCE=lazy: taskwait, taskgroup and barriers are not observed (another OMPT tool is loaded, or OpenMP's tool interface is off); device(any) outputs come home only at spread_any_flush(), after an instance without nowait, before a host instance and at exit".to_string()
+                });
+            }
             if !t.nowait {
                 // The host reads the outputs right after a construct without nowait.
                 let outs: Vec<MapItem> = t.items.iter().filter(|i| i.from).copied().collect();

@@ -2,6 +2,7 @@
 //! `__spread_any_*` calls of the driver's lowering and the `spread_any_*` routines.
 
 use super::guard::guard;
+use super::kmp;
 use super::mem;
 use crate::any::dispatch::Kind;
 use crate::any::{self, MapItem, Site, Version};
@@ -170,24 +171,35 @@ pub extern "C" fn __spread_any_acquire(
             })
             .collect();
         let nowait = flags & NOWAIT != 0;
-        match state.acquire(
-            rt,
+        let req = any::Request {
             key,
-            site.clone(),
-            &costs,
+            site: site.clone(),
+            costs,
             items,
             nowait,
-            flags & IF_FALSE != 0,
-        ) {
+            if_false: flags & IF_FALSE != 0,
+        };
+        match state.acquire(rt, req) {
             Ok(p) => {
                 if p.ticket != 0 {
                     any::enter_instance(true);
+                }
+                // A host version's parallel construct is nested when the instance runs in a
+                // team's task: it gets its threads only if one more active level is allowed. The
+                // setting is the instance's (restored by release for an undeferred one).
+                let mut restore = 0;
+                if p.device == rt.initial_device() && p.threads > 1 {
+                    let (need, old) = (kmp::active_level() + 1, kmp::max_active_levels());
+                    if old < need {
+                        kmp::set_max_active_levels(need);
+                        restore = old + 1;
+                    }
                 }
                 PickC {
                     device: i32::try_from(p.device).unwrap_or(i32::MAX),
                     arm: p.arm,
                     threads: i32::try_from(p.threads).unwrap_or(i32::MAX),
-                    reserved: 0,
+                    reserved: restore,
                     // The ticket travels as an opaque number in the pointer-sized field.
                     ticket: p.ticket as usize as *mut c_void,
                 }
@@ -205,6 +217,9 @@ pub extern "C" fn __spread_any_release(pick: *mut PickC) {
         let Some(p) = mem::read(pick as *const PickC) else {
             return;
         };
+        if p.reserved > 0 {
+            kmp::set_max_active_levels(p.reserved - 1);
+        }
         let ticket = p.ticket as usize as u64;
         if ticket == 0 {
             return;
@@ -217,9 +232,22 @@ pub extern "C" fn __spread_any_release(pick: *mut PickC) {
     })
 }
 
-/// The pass's marker of a `nowait` instance's task (see spread.h); nothing to do at run time.
+/// First call of a `nowait` instance's task. libomp runs a task created outside a parallel
+/// region at once (its team is serialized), so such instances run one after the other; this says
+/// so, once, instead of letting the program lose its concurrency silently.
 #[no_mangle]
-pub extern "C" fn __spread_any_deferred() {}
+pub extern "C" fn __spread_any_deferred() {
+    guard("__spread_any_deferred", || {
+        static WARNED: std::sync::Once = std::sync::Once::new();
+        if kmp::level() == 0 {
+            WARNED.call_once(|| {
+                eprintln!(
+                    "spread: warning: device(any) nowait instances created outside a parallel region run one after the other, as they are created (libomp runs such tasks at once); create them in '#pragma omp parallel' + '#pragma omp single' to share them over the host and the devices at once"
+                )
+            });
+        }
+    })
+}
 
 /// Per-server statistics of `device(any)` instances: devices, then the host.
 #[no_mangle]

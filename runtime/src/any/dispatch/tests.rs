@@ -57,8 +57,9 @@ fn a_busy_server_sends_instances_elsewhere() {
     let a = d.acquire(0, cands());
     let b = d.acquire(0, cands());
     let c = d.acquire(0, cands());
-    // The GPU first (accelerators on ties), twice (50 + 50), then the host.
-    assert_eq!([a.cand.server, b.cand.server, c.cand.server], [0, 0, 1]);
+    // The GPU first (accelerators on ties), then the least used pool: the host (0 of 100 in
+    // use against the GPU's 50), then the GPU again (50 against the host's 60).
+    assert_eq!([a.cand.server, b.cand.server, c.cand.server], [0, 1, 0]);
 }
 
 #[test]
