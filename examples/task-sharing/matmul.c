@@ -40,6 +40,11 @@
 
 /* Instances for C blocks (bi, bj) with bi in [bi0, bi1). */
 static void mm_devices(const double *A, const double *B, double *C, int n, int b, int bi0, int bi1) {
+  /* The team's threads run the instances at once (a task created outside a parallel region
+   * would run at once, on the thread that creates it). */
+#pragma omp parallel
+#pragma omp single
+  {
   const int nb = n / b;
   for (int bi = bi0; bi < bi1; ++bi)
     for (int bj = 0; bj < nb; ++bj) {
@@ -51,9 +56,15 @@ static void mm_devices(const double *A, const double *B, double *C, int n, int b
       for (int ii = 0; ii < b; ++ii) MM_ROW(ii);
     }
 #pragma omp taskwait
+  }
 }
 
 static void mm_host(const double *A, const double *B, double *C, int n, int b, int bi0, int bi1) {
+  /* The team's threads run the instances at once (a task created outside a parallel region
+   * would run at once, on the thread that creates it). */
+#pragma omp parallel
+#pragma omp single
+  {
   const int nb = n / b;
   for (int bi = bi0; bi < bi1; ++bi)
     for (int bj = 0; bj < nb; ++bj) {
@@ -64,9 +75,15 @@ static void mm_host(const double *A, const double *B, double *C, int n, int b, i
       for (int ii = 0; ii < b; ++ii) MM_ROW(ii);
     }
 #pragma omp taskwait
+  }
 }
 
 static void mm_hybrid(const double *A, const double *B, double *C, int n, int b, int bi0, int bi1) {
+  /* The team's threads run the instances at once (a task created outside a parallel region
+   * would run at once, on the thread that creates it). */
+#pragma omp parallel
+#pragma omp single
+  {
   const int nb = n / b;
   for (int bi = bi0; bi < bi1; ++bi)
     for (int bj = 0; bj < nb; ++bj) {
@@ -79,6 +96,7 @@ static void mm_hybrid(const double *A, const double *B, double *C, int n, int b,
       for (int ii = 0; ii < b; ++ii) MM_ROW(ii);
     }
 #pragma omp taskwait
+  }
 }
 
 static void mm_serial(const double *A, const double *B, double *C, int n, int b) {

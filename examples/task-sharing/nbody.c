@@ -52,6 +52,11 @@
 
 static void step_devices(float *x, float *y, float *z, float *vx, float *vy, float *vz, int n,
                          int BS, float dt) {
+  /* The team's threads run the instances at once (a task created outside a parallel region
+   * would run at once, on the thread that creates it). */
+#pragma omp parallel
+#pragma omp single
+  {
   for (int k = 0; k < n; k += BS) {
 #pragma omp target device(any) map(tofrom: vx[k:BS], vy[k:BS], vz[k:BS]) map(to: x[0:n], y[0:n], z[0:n]) nowait
 #pragma omp if_device(NVIDIA, cc35) teams distribute parallel for resources(ts_res[TS_R_NVIDIA])
@@ -59,20 +64,32 @@ static void step_devices(float *x, float *y, float *z, float *vx, float *vy, flo
     for (int i = k; i < k + BS; ++i) NB_FORCE(i);
   }
 #pragma omp taskwait
+  }
 }
 
 static void step_host(float *x, float *y, float *z, float *vx, float *vy, float *vz, int n,
                       int BS, float dt) {
+  /* The team's threads run the instances at once (a task created outside a parallel region
+   * would run at once, on the thread that creates it). */
+#pragma omp parallel
+#pragma omp single
+  {
   for (int k = 0; k < n; k += BS) {
 #pragma omp target device(any) map(tofrom: vx[k:BS], vy[k:BS], vz[k:BS]) map(to: x[0:n], y[0:n], z[0:n]) nowait
 #pragma omp if_device(host) parallel for resources(ts_res[TS_R_HOST])
     for (int i = k; i < k + BS; ++i) NB_FORCE(i);
   }
 #pragma omp taskwait
+  }
 }
 
 static void step_hybrid(float *x, float *y, float *z, float *vx, float *vy, float *vz, int n,
                         int BS, float dt) {
+  /* The team's threads run the instances at once (a task created outside a parallel region
+   * would run at once, on the thread that creates it). */
+#pragma omp parallel
+#pragma omp single
+  {
   for (int k = 0; k < n; k += BS) {
 #pragma omp target device(any) map(tofrom: vx[k:BS], vy[k:BS], vz[k:BS]) map(to: x[0:n], y[0:n], z[0:n]) nowait
 #pragma omp if_device(NVIDIA, cc35) teams distribute parallel for resources(ts_res[TS_R_NVIDIA])
@@ -81,6 +98,7 @@ static void step_hybrid(float *x, float *y, float *z, float *vx, float *vy, floa
     for (int i = k; i < k + BS; ++i) NB_FORCE(i);
   }
 #pragma omp taskwait
+  }
 }
 
 static void step_serial(float *x, float *y, float *z, float *vx, float *vy, float *vz, int n,

@@ -12,9 +12,6 @@
 # Resources: each app's defaults ("app") and -r 100,100,100 ("100": one instance at a time per
 # device and on the host).
 #
-# libomp 19 aborts at random (kmp_tasking.cpp: task_team != NULL) when host versions run their
-# `parallel for` on hidden helper threads (README.md, "Known problems"); a run that aborts is
-# run again, up to 5 times, and the table says how many aborted.
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -32,7 +29,6 @@ declare -A conf=(
   [2dev]="SPREAD_HOST_DEVICES=2 SPREAD_HOST_DEVICE_THREADS=1,1 SPREAD_ANY_HOST_THREADS=2"
 )
 status=0
-aborts=0
 printf '%-6s %-4s %-4s %-4s %9s %9s %9s %8s %6s %9s %9s %s\n' app conf coh res devices_s host_s hybrid_s hyb/best "%sum" MiB_dev MiB_hyb verified
 for app in nbody matmul stream; do
   for c in 1dev 2dev; do
@@ -40,12 +36,8 @@ for app in nbody matmul stream; do
       for res in app 100; do
         ropt=(); [ "$res" = 100 ] && ropt=(-r 100,100,100)
         out="$tmp/out"
-        for try in 1 2 3 4 5; do
-          (env ${conf[$c]} SPREAD_COHERENCE=$coh "$tmp/$app" -Q "${ropt[@]}" "$@" >"$out") 2>"$tmp/err"
-          rc=$?
-          [ $rc -ne 134 ] && break
-          aborts=$((aborts + 1))
-        done
+        (env ${conf[$c]} SPREAD_COHERENCE=$coh "$tmp/$app" -Q "${ropt[@]}" "$@" >"$out") 2>"$tmp/err"
+        rc=$?
         [ $rc -ne 0 ] && status=1
         awk -v app=$app -v c=$c -v coh=$coh -v res=$res -v rc=$rc '
           $1 == app && $2 == "devices-only" && $4 == "s" { td = $3 }
@@ -62,5 +54,5 @@ for app in nbody matmul stream; do
 done
 echo "($(nproc) cores; devices_s/host_s/hybrid_s: timed part of each mode; hyb/best: hybrid rate over the"
 echo " better of devices-only and host-only; %sum: hybrid rate over the sum of both; MiB_dev/MiB_hyb:"
-echo " bytes moved by the devices-only/hybrid modes; $aborts libomp aborts retried)"
+echo " bytes moved by the devices-only/hybrid modes)"
 exit $status

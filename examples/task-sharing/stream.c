@@ -32,6 +32,11 @@
 
 /* devices: `iters` iterations of the four kernels over every tile. */
 static void stream_devices(double *a, double *b, double *c, long n, long T, int iters) {
+  /* The team's threads run the instances at once (a task created outside a parallel region
+   * would run at once, on the thread that creates it). */
+#pragma omp parallel
+#pragma omp single
+  {
   const double scalar = SCALAR;
   for (int it = 0; it < iters; ++it)
     for (long k = 0; k < n; k += T) {
@@ -57,10 +62,16 @@ static void stream_devices(double *a, double *b, double *c, long n, long T, int 
       for (long i = k; i < k + T; ++i) a[i] = b[i] + scalar * c[i];
     }
 #pragma omp taskwait
+  }
 }
 
 /* host: `iters` iterations of the four kernels over every tile. */
 static void stream_host(double *a, double *b, double *c, long n, long T, int iters) {
+  /* The team's threads run the instances at once (a task created outside a parallel region
+   * would run at once, on the thread that creates it). */
+#pragma omp parallel
+#pragma omp single
+  {
   const double scalar = SCALAR;
   for (int it = 0; it < iters; ++it)
     for (long k = 0; k < n; k += T) {
@@ -82,10 +93,16 @@ static void stream_host(double *a, double *b, double *c, long n, long T, int ite
       for (long i = k; i < k + T; ++i) a[i] = b[i] + scalar * c[i];
     }
 #pragma omp taskwait
+  }
 }
 
 /* hybrid: `iters` iterations of the four kernels over every tile. */
 static void stream_hybrid(double *a, double *b, double *c, long n, long T, int iters) {
+  /* The team's threads run the instances at once (a task created outside a parallel region
+   * would run at once, on the thread that creates it). */
+#pragma omp parallel
+#pragma omp single
+  {
   const double scalar = SCALAR;
   for (int it = 0; it < iters; ++it)
     for (long k = 0; k < n; k += T) {
@@ -115,6 +132,7 @@ static void stream_hybrid(double *a, double *b, double *c, long n, long T, int i
       for (long i = k; i < k + T; ++i) a[i] = b[i] + scalar * c[i];
     }
 #pragma omp taskwait
+  }
 }
 
 static void stream_serial(double *a, double *b, double *c, long n, long T, int iters) {
