@@ -45,6 +45,9 @@ struct RangeState {
     held: BTreeSet<usize>,
     /// False once brought home and forgotten: a holder of the old record must look again.
     live: bool,
+    /// Instances between prepare and their end that use the range: a flush at a sync point leaves
+    /// it alone meanwhile (the sync point that covers such an instance waits for it first).
+    users: u32,
 }
 
 struct Range {
@@ -123,9 +126,13 @@ impl Directory {
         let mut moved = Moved::default();
         let slot = rt.device(d as i64)?;
         for it in items.iter().filter(|it| it.bytes > 0) {
+            // The record may be brought home between the lookup and the lock: look again.
             let r = loop {
                 let r = self.record(rt, it.ptr, it.bytes, &mut moved)?;
-                if r.st.lock().live {
+                let mut st = r.st.lock();
+                if st.live {
+                    st.users += 1;
+                    drop(st);
                     break r;
                 }
             };
@@ -181,9 +188,10 @@ impl Directory {
             .sum()
     }
 
-    /// An instance on device `d` ended: its outputs are valid there alone.
+    /// An instance on device `d` ended: its outputs are valid there alone, and it no longer uses
+    /// its ranges.
     pub fn produced(&self, d: usize, items: &[MapItem]) {
-        for it in items.iter().filter(|it| it.from && it.bytes > 0) {
+        for it in items.iter().filter(|it| it.bytes > 0) {
             let r = self
                 .ranges
                 .lock()
@@ -192,7 +200,8 @@ impl Directory {
                 .cloned();
             let Some(r) = r else { continue };
             let mut st = r.st.lock();
-            if !st.live || !st.held.contains(&d) {
+            st.users = st.users.saturating_sub(1);
+            if !it.from || !st.live || !st.held.contains(&d) {
                 // Brought home while the instance ran: its own mapping copied the data back.
                 continue;
             }
@@ -234,6 +243,9 @@ impl Directory {
             .map(|(&q, r)| (q, Arc::clone(r)))
             .collect();
         for (q, r) in all {
+            if r.st.lock().users > 0 {
+                continue;
+            }
             self.bring_home(rt, q, &r, &mut moved)?;
         }
         Ok(moved)

@@ -607,6 +607,11 @@ impl Any {
         Ok(())
     }
 
+    /// Instances between acquire and release.
+    pub fn live_instances(&self) -> usize {
+        self.tickets.lock().len()
+    }
+
     /// Whether a flush has work to do.
     pub fn needs_flush(&self) -> bool {
         self.settings.coherence == Coherence::Lazy && self.directory.has_ranges()

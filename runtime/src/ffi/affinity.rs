@@ -172,6 +172,9 @@ fn lazy_coherence() -> bool {
 thread_local! {
     /// Kernels of host devices (and parallel regions inside them) the thread is running.
     static INNER: Cell<u32> = const { Cell::new(0) };
+    /// The implicit task that just ended was a kernel's or an instance's: libomp reports the end
+    /// of its region's barrier after the task's end, with no region data.
+    static LEFT_INNER: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Marks the current thread as running a host device's kernel while the guard lives.
@@ -300,6 +303,7 @@ extern "C" fn implicit_task(
             };
             let set = (value & !REGION_INNER) as usize;
             let marked = value & REGION_INNER != 0;
+            LEFT_INNER.with(|c| c.set(false));
             if marked {
                 INNER.with(|c| c.set(c.get() + 1));
             }
@@ -333,6 +337,7 @@ extern "C" fn implicit_task(
             if bits & TASK_INNER != 0 {
                 INNER.with(|c| c.set(c.get().saturating_sub(1)));
             }
+            LEFT_INNER.with(|c| c.set(bits & TASK_INNER != 0));
             // SAFETY: as above.
             unsafe { (*task).value = 0 };
         }
@@ -359,6 +364,11 @@ extern "C" fn sync_region(
                 | SYNC_BARRIER_IMPLICIT_PARALLEL
         )
         || inner()
+    {
+        return;
+    }
+    if matches!(kind, SYNC_BARRIER_IMPLICIT | SYNC_BARRIER_IMPLICIT_PARALLEL)
+        && LEFT_INNER.with(|c| c.replace(false))
     {
         return;
     }
