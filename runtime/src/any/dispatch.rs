@@ -70,6 +70,9 @@ pub struct ServerSpec {
     pub kind: Kind,
     /// Instances that cost no tokens it runs at once.
     pub slots: u32,
+    /// Instances it runs at once whatever their tokens (the host: its threads, since each
+    /// instance has one at least).
+    pub max_running: u32,
 }
 
 /// One candidate server of an instance.
@@ -279,6 +282,9 @@ impl Dispatcher {
     }
 
     fn fits(&self, st: &State, c: &Candidate) -> bool {
+        if st.servers[c.server].running >= st.servers[c.server].spec.max_running.max(1) {
+            return false;
+        }
         if c.cost > 0 {
             self.free_tokens(st, c.server) >= c.cost
         } else {

@@ -350,6 +350,11 @@ impl Any {
             .map(|s| ServerSpec {
                 kind: s.kind,
                 slots: settings.slots[kind_index(s.kind)],
+                max_running: if s.kind == Kind::Host {
+                    settings.host_threads
+                } else {
+                    u32::MAX
+                },
             })
             .collect();
         let n = servers.len();

@@ -5,7 +5,11 @@ use std::sync::Arc;
 fn servers(kinds: &[(Kind, u32)]) -> Vec<ServerSpec> {
     kinds
         .iter()
-        .map(|&(kind, slots)| ServerSpec { kind, slots })
+        .map(|&(kind, slots)| ServerSpec {
+            kind,
+            slots,
+            max_running: u32::MAX,
+        })
         .collect()
 }
 
