@@ -14,6 +14,13 @@
 // RUN: env SPREAD_HOST_DEVICES=2 SPREAD_COHERENCE=lazy %t all | FileCheck %s --implicit-check-not=FAIL
 // RUN: env SPREAD_HOST_DEVICES=2 SPREAD_COHERENCE=lazy SPREAD_ANY_POLICY=tokens %t all | FileCheck %s --implicit-check-not=FAIL
 // RUN: env SPREAD_HOST_DEVICES=2 %t all | FileCheck %s --implicit-check-not=FAIL
+// Instance times feed the scheduling core's model: a recorded profile has them, and a run that
+// loads it starts from them.
+// RUN: env SPREAD_HOST_DEVICES=2 SPREAD_SCHED_PROFILE=record:%t.prof %t all > /dev/null
+// RUN: FileCheck %s --check-prefix=PROF < %t.prof
+// RUN: env SPREAD_HOST_DEVICES=2 SPREAD_SCHED_PROFILE=load:%t.prof %t all | FileCheck %s --implicit-check-not=FAIL
+// PROF-DAG: device(any) {{.*}}lazy_chain.c:{{[0-9]+}}:{{[0-9]+}}{{[[:space:]]}}host{{[[:space:]]}}
+// PROF-DAG: device(any) {{.*}}lazy_chain.c:{{[0-9]+}}:{{[0-9]+}}{{[[:space:]]}}device 0{{[[:space:]]}}
 // CHECK: after taskwait: ok
 // CHECK: checksum {{[0-9.e+]+}} ok
 // LESS: lazy moves less:

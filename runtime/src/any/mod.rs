@@ -5,8 +5,8 @@
 //! The driver lowers a construct into a task whose body asks [`acquire`] where to run, runs the
 //! version (switch arm) for that kind of device with `target device(chosen)`, and calls
 //! [`release`]. This module turns the construct's versions into candidate servers, hands them to
-//! the [`dispatch::Dispatcher`] (tokens, slots, queues, stealing, the measured time per
-//! instance), keeps the [`coherence::Directory`] in lazy mode and counts what each server did.
+//! the scheduling core's [`dispatch::Dispatcher`] (tokens, slots, queues, stealing, the measured
+//! time per instance, fed to and seeded from the core's model), keeps the [`coherence::Directory`] in lazy mode and counts what each server did.
 //!
 //! Decisions the paper leaves open (docs/task-sharing.md "Open questions, settled"): one token
 //! pool of 100 per server (`SPREAD_TOKEN_POOL=global` for one pool); an omitted `resources` costs
@@ -14,7 +14,9 @@
 //! construct's host version runs on the host, with a warning once per construct.
 
 pub mod coherence;
-pub mod dispatch;
+
+/// The dispatcher lives in the scheduling core.
+pub use crate::sched::sharing as dispatch;
 
 use crate::error::Result;
 use crate::runtime::Runtime;
@@ -254,6 +256,7 @@ pub struct Any {
     next_ticket: AtomicU64,
     bytes: Mutex<Vec<(u64, u64)>>,
     warned: Mutex<HashSet<(usize, u8)>>,
+    seeded: Mutex<HashSet<usize>>,
 }
 
 /// Nominal bytes per second of a host-device copy, to weigh data already on a device against
@@ -368,6 +371,7 @@ impl Any {
             next_ticket: AtomicU64::new(1),
             bytes: Mutex::new(vec![(0, 0); n]),
             warned: Mutex::new(HashSet::new()),
+            seeded: Mutex::new(HashSet::new()),
         }
     }
 
@@ -385,6 +389,31 @@ impl Any {
                 .entry(key)
                 .or_insert_with(|| Arc::new(parse())),
         )
+    }
+
+    /// The model key of a construct and of a server (shared with the scheduling core's model,
+    /// so that `SPREAD_SCHED_PROFILE` records and loads instance times too).
+    fn model_keys(&self, site: &Site) -> (String, Vec<String>) {
+        let keys = self.servers.iter().map(|s| match s.device {
+            Some(d) => format!("device {d}"),
+            None => "host".to_string(),
+        });
+        (format!("device(any) {}", site.at()), keys.collect())
+    }
+
+    /// The first time a construct runs, its expected times come from the model (a profile).
+    fn seed_once(&self, rt: &Runtime, key: usize, site: &Site) {
+        if !self.seeded.lock().insert(key) {
+            return;
+        }
+        let (construct, keys) = self.model_keys(site);
+        if let Some(rates) = rt.sched_model.rates(&construct, &keys) {
+            for (server, rate) in rates.into_iter().enumerate() {
+                if rate > 0.0 {
+                    self.dispatcher.seed(key, server, 1.0 / rate);
+                }
+            }
+        }
     }
 
     fn warn_once(&self, key: usize, what: u8, msg: impl FnOnce() -> String) {
@@ -456,6 +485,7 @@ impl Any {
                 ticket: 0,
             }
         };
+        self.seed_once(rt, key, &site);
         if if_false {
             // if(false): the host, as OpenMP's host fallback, outside the token accounting.
             return Ok(on_host(self, Self::host_version(&site)));
@@ -597,6 +627,16 @@ impl Any {
         }
         if let Some(g) = &t.grant {
             self.dispatcher.release(t.site_key, g, took);
+            let (construct, keys) = self.model_keys(&t.site);
+            rt.sched_model.learn(
+                &construct,
+                &[crate::sched::model::Observation {
+                    key: keys[t.server].clone(),
+                    units: 1,
+                    busy: took,
+                }],
+                crate::sched::model::Learn::Always,
+            );
         }
         result
     }

@@ -16,6 +16,7 @@
 //! execution measures them under `dynamic`.
 
 pub mod model;
+pub mod sharing;
 mod split;
 mod static_rule;
 

@@ -1,5 +1,7 @@
-//! Where each `device(any)` instance runs: token pools, in-flight slots, per-server queues and
-//! stealing (seed 002 §3.1, §3.3, §4.3; docs/task-sharing.md "Scheduling").
+//! The scheduling core's front end for task sharing: where each `device(any)` instance runs —
+//! token pools, in-flight slots, per-server queues and stealing (seed 002 §3.1, §3.3, §4.3;
+//! docs/task-sharing.md "Scheduling"). Measured times per construct and server also feed the
+//! core's [`Model`](super::model::Model) (and so `SPREAD_SCHED_PROFILE`), which seeds them.
 //!
 //! A *server* is a device or the host. An instance arrives with its candidates (the servers that
 //! have a version for it, each with the tokens that version costs). If a candidate can take it now
@@ -266,6 +268,17 @@ impl Dispatcher {
                 max_running: s.running,
                 ..Tally::default()
             };
+        }
+    }
+
+    /// Seeds the expected time of `site` on `server` (a profile), unless it was measured.
+    pub fn seed(&self, site: usize, server: usize, secs: f64) {
+        if secs.is_finite() && secs > 0.0 {
+            self.st
+                .lock()
+                .times
+                .entry((site, server))
+                .or_insert((0, secs));
         }
     }
 
