@@ -599,27 +599,7 @@ fn map_items(c: &Cursor, open: usize, close: usize) -> (Vec<MapItem>, Vec<String
 /// One map item of known extent: a variable, or `base[lower:length]` where only the last
 /// subscript is a section.
 fn map_item(c: &Cursor, lo: usize, hi: usize, map_type: &'static str) -> Option<MapItem> {
-    let mut groups = Vec::new();
-    let mut depth = 0i32;
-    let mut open = 0;
-    for k in lo..hi {
-        if c.toks[k].kind != TokKind::Punct {
-            continue;
-        }
-        match c.text(k) {
-            "[" if depth == 0 => {
-                open = k;
-                depth += 1;
-            }
-            "]" if depth == 1 => {
-                groups.push((open, k));
-                depth -= 1;
-            }
-            "(" | "[" | "{" => depth += 1,
-            ")" | "]" | "}" => depth -= 1,
-            _ => {}
-        }
-    }
+    let groups = c.subscripts(lo, hi);
     let sections: Vec<usize> = groups
         .iter()
         .enumerate()

@@ -472,6 +472,32 @@ pub(crate) struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
+    /// The subscripts at the top level of the list item in tokens `lo..hi`: (`[`, `]`) pairs.
+    pub fn subscripts(&self, lo: usize, hi: usize) -> Vec<(usize, usize)> {
+        let mut groups = Vec::new();
+        let mut depth = 0i32;
+        let mut open = 0;
+        for k in lo..hi {
+            if self.toks[k].kind != TokKind::Punct {
+                continue;
+            }
+            match self.text(k) {
+                "[" if depth == 0 => {
+                    open = k;
+                    depth += 1;
+                }
+                "]" if depth == 1 => {
+                    groups.push((open, k));
+                    depth -= 1;
+                }
+                "(" | "[" | "{" => depth += 1,
+                ")" | "]" | "}" => depth -= 1,
+                _ => {}
+            }
+        }
+        groups
+    }
+
     pub(crate) fn text(&self, i: usize) -> &'a str {
         match self.toks.get(i) {
             Some(t) if i < self.end => &self.src[t.start..t.end],
@@ -1097,28 +1123,7 @@ fn peer_item(c: &Cursor, name: &str, lo: usize, hi: usize) -> Result<PeerItem, P
             format!("expected a variable or an array section in '{name}' (modifiers are not supported on 'target update peer')"),
         );
     }
-    // the subscripts at the item's top level: (open, close)
-    let mut groups = Vec::new();
-    let mut depth = 0i32;
-    let mut open = 0;
-    for k in lo..hi {
-        if c.toks[k].kind != TokKind::Punct {
-            continue;
-        }
-        match c.text(k) {
-            "[" if depth == 0 => {
-                open = k;
-                depth += 1;
-            }
-            "]" if depth == 1 => {
-                groups.push((open, k));
-                depth -= 1;
-            }
-            "(" | "[" | "{" => depth += 1,
-            ")" | "]" | "}" => depth -= 1,
-            _ => {}
-        }
-    }
+    let groups = c.subscripts(lo, hi);
     let last = groups.len().saturating_sub(1);
     for (g, &(open, close)) in groups.iter().enumerate() {
         let colons = section_colons(c, open + 1, close);
