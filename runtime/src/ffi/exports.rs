@@ -276,19 +276,7 @@ fn target_kernel(
             return 0;
         }
     }
-    // A device(any) instance runs on one of libomp's hidden helper threads: a host device's
-    // kernel started there never returns (its league forked from a thread spawned by a hidden
-    // helper hangs in libomp 19), so the device's worker runs it and this thread waits.
-    let launched =
-        if crate::any::in_instance() && slot.dev.info().kind == crate::device::DeviceKind::Host {
-            let ev = slot
-                .queue()
-                .submit(move || slot.launch(rt, region, &mut args, &cfg));
-            ev.wait()
-        } else {
-            slot.launch(rt, region, &mut args, &cfg)
-        };
-    match launched {
+    match slot.launch(rt, region, &mut args, &cfg) {
         Ok(()) => {
             after_success(rt, loc.as_ref());
             0
