@@ -84,6 +84,17 @@ pub enum Coherence {
     Lazy,
 }
 
+impl Coherence {
+    /// The mode a `SPREAD_COHERENCE` value names (unset or empty: copy); `None` for anything else.
+    pub fn parse(v: Option<&str>) -> Option<Coherence> {
+        match v.map(str::trim) {
+            None | Some("") | Some("copy") => Some(Coherence::Copy),
+            Some("lazy") => Some(Coherence::Lazy),
+            Some(_) => None,
+        }
+    }
+}
+
 /// The task-sharing settings, from the environment.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -151,14 +162,15 @@ impl Settings {
                 true
             }
         };
-        let coherence = match var("SPREAD_COHERENCE").as_deref().map(str::trim) {
-            None | Some("") | Some("copy") => Coherence::Copy,
-            Some("lazy") => Coherence::Lazy,
-            Some(v) => {
-                bad("SPREAD_COHERENCE", v, "copy or lazy");
-                Coherence::Copy
-            }
-        };
+        let coherence = var("SPREAD_COHERENCE");
+        let coherence = Coherence::parse(coherence.as_deref()).unwrap_or_else(|| {
+            bad(
+                "SPREAD_COHERENCE",
+                coherence.as_deref().unwrap_or(""),
+                "copy or lazy",
+            );
+            Coherence::Copy
+        });
         let mut slots = [1, 1, 4];
         if let Some(v) = var("SPREAD_ANY_SLOTS").filter(|v| !v.trim().is_empty()) {
             for part in v.split(',') {

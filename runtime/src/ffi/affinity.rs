@@ -18,6 +18,10 @@
 //! The launching thread itself is pinned by [`KernelPin`] for the whole launch. Without the tool
 //! (libomp lacks OMPT, `OMP_TOOL=disabled`, another tool is loaded) only the launching thread is
 //! pinned; [`tool_active`] tells, so the runtime can say so.
+//!
+//! The same tool serves lazy `device(any)` coherence (`SPREAD_COHERENCE=lazy`): at the end of a
+//! `taskwait`, `taskgroup` or barrier of the program (not of a kernel's or an instance's own
+//! regions, which the tool marks) it brings instances' outputs home ([`sync_points_seen`]).
 
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_int, c_uint, c_void};
@@ -165,8 +169,10 @@ pub fn tool_active() -> bool {
 
 /// Whether `device(any)` runs with lazy coherence, whose outputs the tool brings home at sync
 /// points.
+/// (Read here, not from the runtime's settings: libomp starts its tool before the runtime exists.)
 fn lazy_coherence() -> bool {
-    std::env::var("SPREAD_COHERENCE").is_ok_and(|v| v.trim() == "lazy")
+    let v = std::env::var("SPREAD_COHERENCE").ok();
+    crate::any::Coherence::parse(v.as_deref()) == Some(crate::any::Coherence::Lazy)
 }
 
 thread_local! {
