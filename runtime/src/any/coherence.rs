@@ -59,8 +59,6 @@ struct Range {
 #[derive(Default)]
 pub struct Directory {
     ranges: Mutex<BTreeMap<usize, Arc<Range>>>,
-    /// Ranges whose only valid copies are on devices.
-    dirty: AtomicUsize,
     /// Ranges known.
     known: AtomicUsize,
 }
@@ -73,11 +71,6 @@ impl Directory {
     /// An empty directory.
     pub fn new() -> Self {
         Self::default()
-    }
-
-    /// Whether some range's valid copy is on a device only.
-    pub fn has_dirty(&self) -> bool {
-        self.dirty.load(Ordering::Acquire) > 0
     }
 
     /// Whether the directory knows any range (and so holds mappings a flush releases).
@@ -205,9 +198,6 @@ impl Directory {
                 // Brought home while the instance ran: its own mapping copied the data back.
                 continue;
             }
-            if st.host_valid {
-                self.dirty.fetch_add(1, Ordering::AcqRel);
-            }
             st.host_valid = false;
             st.valid.clear();
             st.valid.insert(d);
@@ -264,7 +254,6 @@ impl Directory {
                 moved.out.push((e, r.len as u64));
             }
             st.host_valid = true;
-            self.dirty.fetch_sub(1, Ordering::AcqRel);
         }
         for &d in &st.held {
             rt.device(d as i64)?.data_end(rt, &one_entry(p, r.len, 0))?;

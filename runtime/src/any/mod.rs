@@ -38,8 +38,6 @@ pub struct Version {
     pub arm: i32,
     /// Runs only under `if(false)` or when no device is a candidate.
     pub fallback: bool,
-    /// `resources(auto)`.
-    pub auto_cost: bool,
 }
 
 /// A `target device(any)` construct (`__spread_any_site_t`).
@@ -53,9 +51,23 @@ pub struct Site {
     pub column: u32,
     /// Its versions.
     pub versions: Vec<Version>,
+    /// Its key in the scheduling core's model: `device(any) FILE:LINE:COL`.
+    pub model_key: String,
 }
 
 impl Site {
+    /// The construct at `file:line:column` with `versions`.
+    pub fn new(file: String, line: u32, column: u32, versions: Vec<Version>) -> Self {
+        let model_key = format!("device(any) {file}:{line}:{column}");
+        Site {
+            file,
+            line,
+            column,
+            versions,
+            model_key,
+        }
+    }
+
     /// `FILE:LINE:COL`.
     pub fn at(&self) -> String {
         format!("{}:{}:{}", self.file, self.line, self.column)
@@ -244,6 +256,8 @@ struct Server {
     kind: Kind,
     /// NVIDIA compute capability (`u32::MAX` for an alias: every version fits).
     capability: u32,
+    /// `device N` or `host`: its name in the trace and its model key.
+    name: String,
 }
 
 /// An instance between acquire and release.
@@ -268,7 +282,6 @@ pub struct Any {
     next_ticket: AtomicU64,
     bytes: Mutex<Vec<(u64, u64)>>,
     warned: Mutex<HashSet<(usize, u8)>>,
-    seeded: Mutex<HashSet<usize>>,
 }
 
 /// Nominal bytes per second of a host-device copy, to weigh data already on a device against
@@ -306,17 +319,7 @@ pub struct Pick {
 }
 
 /// The process's task-sharing state, created on first use.
-pub fn state(rt: &Runtime) -> &'static Any {
-    static ANY: OnceLock<Any> = OnceLock::new();
-    ANY.get_or_init(|| {
-        let mut warnings = Vec::new();
-        let settings = Settings::from_lookup(|k| std::env::var(k).ok(), &mut warnings);
-        for w in &warnings {
-            eprintln!("spread: warning: {w}");
-        }
-        Any::new(rt, settings)
-    })
-}
+static ANY: OnceLock<Any> = OnceLock::new();
 
 impl Any {
     fn new(rt: &Runtime, settings: Settings) -> Self {
@@ -330,10 +333,12 @@ impl Any {
                         device: Some(slot.id),
                         kind: Kind::Cpu,
                         capability: 0,
+                        name: format!("device {}", slot.id),
                     },
                     crate::device::DeviceKind::Cuda => Server {
                         device: Some(slot.id),
                         kind: Kind::Nvidia,
+                        name: format!("device {}", slot.id),
                         capability: info
                             .details
                             .iter()
@@ -359,6 +364,7 @@ impl Any {
             device: None,
             kind: Kind::Host,
             capability: 0,
+            name: "host".into(),
         });
         let specs = servers
             .iter()
@@ -383,49 +389,27 @@ impl Any {
             next_ticket: AtomicU64::new(1),
             bytes: Mutex::new(vec![(0, 0); n]),
             warned: Mutex::new(HashSet::new()),
-            seeded: Mutex::new(HashSet::new()),
         }
-    }
-
-    /// The settings in force.
-    pub fn settings(&self) -> &Settings {
-        &self.settings
     }
 
     /// The site registered under `key` (the descriptor's address), parsed by `parse` the first
-    /// time.
-    pub fn site(&self, key: usize, parse: impl FnOnce() -> Site) -> Arc<Site> {
-        Arc::clone(
-            self.sites
-                .lock()
-                .entry(key)
-                .or_insert_with(|| Arc::new(parse())),
-        )
-    }
-
-    /// The model key of a construct and of a server (shared with the scheduling core's model,
-    /// so that `SPREAD_SCHED_PROFILE` records and loads instance times too).
-    fn model_keys(&self, site: &Site) -> (String, Vec<String>) {
-        let keys = self.servers.iter().map(|s| match s.device {
-            Some(d) => format!("device {d}"),
-            None => "host".to_string(),
-        });
-        (format!("device(any) {}", site.at()), keys.collect())
-    }
-
-    /// The first time a construct runs, its expected times come from the model (a profile).
-    fn seed_once(&self, rt: &Runtime, key: usize, site: &Site) {
-        if !self.seeded.lock().insert(key) {
-            return;
+    /// time; its expected times then come from the scheduling core's model (a loaded profile).
+    pub fn site(&self, rt: &Runtime, key: usize, parse: impl FnOnce() -> Site) -> Arc<Site> {
+        let mut sites = self.sites.lock();
+        if let Some(site) = sites.get(&key) {
+            return Arc::clone(site);
         }
-        let (construct, keys) = self.model_keys(site);
-        if let Some(rates) = rt.sched_model.rates(&construct, &keys) {
+        let site = Arc::new(parse());
+        let keys: Vec<String> = self.servers.iter().map(|s| s.name.clone()).collect();
+        if let Some(rates) = rt.sched_model.rates(&site.model_key, &keys) {
             for (server, rate) in rates.into_iter().enumerate() {
                 if rate > 0.0 {
                     self.dispatcher.seed(key, server, 1.0 / rate);
                 }
             }
         }
+        sites.insert(key, Arc::clone(&site));
+        site
     }
 
     fn warn_once(&self, key: usize, what: u8, msg: impl FnOnce() -> String) {
@@ -497,7 +481,6 @@ impl Any {
                 ticket: 0,
             }
         };
-        self.seed_once(rt, key, &site);
         if if_false {
             // if(false): the host, as OpenMP's host fallback, outside the token accounting.
             return Ok(on_host(self, Self::host_version(&site)));
@@ -574,14 +557,14 @@ impl Any {
             let moved_in: u64 = moved.into.iter().map(|m| m.1).sum();
             let moved_out: u64 = moved.out.iter().map(|m| m.1).sum();
             let how = match (grant.assigned, grant.stolen) {
-                (Some(a), true) => format!(", stolen from {}", self.server_name(a)),
+                (Some(a), true) => format!(", stolen from {}", self.servers[a].name),
                 (Some(_), false) => ", after waiting".to_string(),
                 _ => String::new(),
             };
             crate::info::spread_line(&format!(
                 "device(any) {} instance {ticket} -> {} ({}, arm {}, tokens {}/{}{how}), moved in {moved_in} B, out {moved_out} B",
                 site.at(),
-                self.server_name(server),
+                self.servers[server].name,
                 version.kind.name(),
                 version.arm,
                 grant.cand.cost,
@@ -639,11 +622,10 @@ impl Any {
         }
         if let Some(g) = &t.grant {
             self.dispatcher.release(t.site_key, g, took);
-            let (construct, keys) = self.model_keys(&t.site);
             rt.sched_model.learn(
-                &construct,
+                &t.site.model_key,
                 &[crate::sched::model::Observation {
-                    key: keys[t.server].clone(),
+                    key: self.servers[t.server].name.clone(),
                     units: 1,
                     busy: took,
                 }],
@@ -664,11 +646,6 @@ impl Any {
         Ok(())
     }
 
-    /// Instances between acquire and release.
-    pub fn live_instances(&self) -> usize {
-        self.tickets.lock().len()
-    }
-
     /// Whether a flush has work to do.
     pub fn needs_flush(&self) -> bool {
         self.settings.coherence == Coherence::Lazy && self.directory.has_ranges()
@@ -681,13 +658,6 @@ impl Any {
         }
         for &(d, n) in &m.out {
             b[d].1 += n;
-        }
-    }
-
-    fn server_name(&self, i: usize) -> String {
-        match self.servers[i].device {
-            Some(d) => format!("device {d}"),
-            None => "host".into(),
         }
     }
 
@@ -763,16 +733,19 @@ pub fn in_instance() -> bool {
 
 /// The process's task-sharing state if it was created.
 pub fn started() -> Option<&'static Any> {
-    STARTED.get().copied()
+    ANY.get()
 }
 
-static STARTED: OnceLock<&'static Any> = OnceLock::new();
-
-/// [`state`], remembering that it exists (for the flush at sync points and at exit).
+/// The process's task-sharing state, created on first use from the environment.
 pub fn get(rt: &Runtime) -> &'static Any {
-    let a = state(rt);
-    let _ = STARTED.set(a);
-    a
+    ANY.get_or_init(|| {
+        let mut warnings = Vec::new();
+        let settings = Settings::from_lookup(|k| std::env::var(k).ok(), &mut warnings);
+        for w in &warnings {
+            eprintln!("spread: warning: {w}");
+        }
+        Any::new(rt, settings)
+    })
 }
 
 /// A `taskwait`, `taskgroup` or barrier of the program ended (seen through OMPT): in lazy mode,

@@ -80,7 +80,6 @@ const KIND_HOST: i32 = 1;
 const KIND_CPU: i32 = 2;
 const KIND_NVIDIA: i32 = 3;
 const FLAG_FALLBACK: i32 = 1;
-const FLAG_COST_AUTO: i32 = 2;
 const MAP_TO: i32 = 1;
 const MAP_FROM: i32 = 2;
 const NOWAIT: i32 = 1;
@@ -118,7 +117,6 @@ fn site_of(c: &SiteC) -> Site {
                 subarch: u32::try_from(v.subarch).unwrap_or(0),
                 arm: v.arm,
                 fallback: v.flags & FLAG_FALLBACK != 0,
-                auto_cost: v.flags & FLAG_COST_AUTO != 0,
             }
         })
         .collect();
@@ -131,12 +129,12 @@ fn site_of(c: &SiteC) -> Site {
             ),
         );
     }
-    Site {
+    Site::new(
         file,
-        line: u32::try_from(c.line).unwrap_or(0),
-        column: u32::try_from(c.column).unwrap_or(0),
+        u32::try_from(c.line).unwrap_or(0),
+        u32::try_from(c.column).unwrap_or(0),
         versions,
-    }
+    )
 }
 
 /// Chooses where one instance of a `target device(any)` construct runs and takes its tokens.
@@ -158,7 +156,7 @@ pub extern "C" fn __spread_any_acquire(
         };
         let state = any::get(rt);
         let key = site as usize;
-        let site = state.site(key, || site_of(&sc));
+        let site = state.site(rt, key, || site_of(&sc));
         let costs = mem::array(costs, site.versions.len());
         let items: Vec<MapItem> = mem::array(maps, usize::try_from(nmaps).unwrap_or(0))
             .into_iter()

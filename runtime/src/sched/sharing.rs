@@ -180,11 +180,6 @@ impl Dispatcher {
         }
     }
 
-    /// The kind of each server.
-    pub fn kinds(&self) -> Vec<Kind> {
-        self.st.lock().servers.iter().map(|s| s.spec.kind).collect()
-    }
-
     /// Places one instance of `site` (any number naming the construct) among `cands` (not
     /// empty), waiting until it can start. The caller runs it, then calls [`Dispatcher::release`].
     pub fn acquire(&self, site: usize, cands: Vec<Candidate>) -> Grant {
@@ -283,6 +278,7 @@ impl Dispatcher {
     }
 
     /// Measured mean seconds per instance of `site` on `server`, when it ran one.
+    #[cfg(test)]
     pub fn mean_time(&self, site: usize, server: usize) -> Option<f64> {
         self.st.lock().times.get(&(site, server)).map(|t| t.1)
     }
