@@ -264,8 +264,7 @@ struct Server {
 struct Ticket {
     site: Arc<Site>,
     site_key: usize,
-    grant: Option<Grant>,
-    server: usize,
+    grant: Grant,
     items: Vec<MapItem>,
     nowait: bool,
     start: Instant,
@@ -472,18 +471,16 @@ impl Any {
             if_false,
         } = req;
         let initial = rt.initial_device();
-        let on_host = |this: &Self, version: Option<usize>| -> Pick {
-            let v = version.and_then(|v| site.versions.get(v));
-            Pick {
-                device: initial,
-                arm: v.map_or(0, |v| v.arm),
-                threads: this.host_threads(0),
-                ticket: 0,
-            }
+        // The host version, outside the token accounting.
+        let on_host = || Pick {
+            device: initial,
+            arm: Self::host_version(&site).map_or(0, |v| site.versions[v].arm),
+            threads: self.host_threads(0),
+            ticket: 0,
         };
         if if_false {
-            // if(false): the host, as OpenMP's host fallback, outside the token accounting.
-            return Ok(on_host(self, Self::host_version(&site)));
+            // if(false): the host, as OpenMP's host fallback.
+            return Ok(on_host());
         }
         let cands: Vec<Candidate> = self
             .servers
@@ -518,7 +515,7 @@ impl Any {
                     self.kinds_text()
                 )
             });
-            return Ok(on_host(self, Self::host_version(&site)));
+            return Ok(on_host());
         }
         let grant = self.dispatcher.acquire(key, cands);
         let server = grant.cand.server;
@@ -576,8 +573,7 @@ impl Any {
             Ticket {
                 site: Arc::clone(&site),
                 site_key: key,
-                grant: Some(grant),
-                server,
+                grant,
                 items,
                 nowait,
                 start: Instant::now(),
@@ -602,8 +598,10 @@ impl Any {
         };
         let took = t.start.elapsed();
         let mut result = Ok(());
-        if let (Coherence::Lazy, Some(d)) = (self.settings.coherence, self.servers[t.server].device)
-        {
+        if let (Coherence::Lazy, Some(d)) = (
+            self.settings.coherence,
+            self.servers[t.grant.cand.server].device,
+        ) {
             self.directory.produced(d, &t.items);
             // Checked here, not at start: libomp starts its tool at its first parallel region.
             if !crate::ffi::affinity::sync_points_seen() {
@@ -620,18 +618,16 @@ impl Any {
                 }
             }
         }
-        if let Some(g) = &t.grant {
-            self.dispatcher.release(t.site_key, g, took);
-            rt.sched_model.learn(
-                &t.site.model_key,
-                &[crate::sched::model::Observation {
-                    key: self.servers[t.server].name.clone(),
-                    units: 1,
-                    busy: took,
-                }],
-                crate::sched::model::Learn::Always,
-            );
-        }
+        self.dispatcher.release(t.site_key, &t.grant, took);
+        rt.sched_model.learn(
+            &t.site.model_key,
+            &[crate::sched::model::Observation {
+                key: self.servers[t.grant.cand.server].name.clone(),
+                units: 1,
+                busy: took,
+            }],
+            crate::sched::model::Learn::Always,
+        );
         result
     }
 
