@@ -63,6 +63,19 @@ pub struct Directory {
     known: AtomicUsize,
 }
 
+/// The known ranges that overlap `[p, p+len)`.
+fn overlapping(
+    ranges: &BTreeMap<usize, Arc<Range>>,
+    p: usize,
+    len: usize,
+) -> Vec<(usize, Arc<Range>)> {
+    ranges
+        .range(..p.saturating_add(len))
+        .filter(|(&q, r)| q + r.len > p)
+        .map(|(&q, r)| (q, Arc::clone(r)))
+        .collect()
+}
+
 fn backend(msg: String) -> Error {
     Error::new(ErrorKind::Backend, msg)
 }
@@ -87,11 +100,7 @@ impl Directory {
                 if let Some(r) = rs.get(&p).filter(|r| r.len == len) {
                     return Ok(Arc::clone(r));
                 }
-                let hits: Vec<(usize, Arc<Range>)> = rs
-                    .range(..p.saturating_add(len))
-                    .filter(|(&q, r)| q + r.len > p)
-                    .map(|(&q, r)| (q, Arc::clone(r)))
-                    .collect();
+                let hits = overlapping(&rs, p, len);
                 if hits.is_empty() {
                     let r = Arc::new(Range {
                         len,
@@ -209,13 +218,7 @@ impl Directory {
     pub fn reclaim(&self, rt: &Runtime, items: &[MapItem]) -> Result<Moved> {
         let mut moved = Moved::default();
         for it in items.iter().filter(|it| it.bytes > 0) {
-            let hits: Vec<(usize, Arc<Range>)> = self
-                .ranges
-                .lock()
-                .range(..it.ptr.saturating_add(it.bytes))
-                .filter(|(&q, r)| q + r.len > it.ptr)
-                .map(|(&q, r)| (q, Arc::clone(r)))
-                .collect();
+            let hits = overlapping(&self.ranges.lock(), it.ptr, it.bytes);
             for (q, r) in hits {
                 self.bring_home(rt, q, &r, &mut moved)?;
             }
