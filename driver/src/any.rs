@@ -6,7 +6,9 @@
 //! This module parses and checks the directives and decides the versions and switch arms; the
 //! text around the statement is written by `lower::lower_any`.
 
-use crate::directive::{err, int_literal, section_colons, word_clauses, Cursor, PError};
+use crate::directive::{
+    clause_name, err, int_literal, section_colons, word_clauses, Cursor, PError,
+};
 use crate::directive::{ALL_CLAUSES, LEAF_WORDS};
 use crate::lexer::{matching_close, TokKind, Token};
 
@@ -225,13 +227,6 @@ pub enum Found {
     Misplaced(PError),
     /// Something else.
     Other,
-}
-
-fn clause_name(c: &str) -> &str {
-    let end = c
-        .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
-        .unwrap_or(c.len());
-    &c[..end]
 }
 
 /// Top-level clauses of tokens `from..end`: (name token, parentheses).

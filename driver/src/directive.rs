@@ -464,6 +464,14 @@ fn construct_name(kind: Kind, combined: &str) -> String {
     }
 }
 
+/// The name of a clause kept as text (`depend(in: x)` -> `depend`).
+pub fn clause_name(c: &str) -> &str {
+    let end = c
+        .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+        .unwrap_or(c.len());
+    &c[..end]
+}
+
 /// Token view of one directive.
 pub(crate) struct Cursor<'a> {
     pub(crate) src: &'a str,

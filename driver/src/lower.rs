@@ -4,7 +4,7 @@
 
 use crate::any;
 use crate::cu::{self, CuDirective};
-use crate::directive::{self, Kind, SpreadDirective};
+use crate::directive::{self, clause_name, Kind, SpreadDirective};
 use crate::lexer::TokKind;
 use crate::ppout::{escape_c, PpOutput};
 use crate::stmt::{self, Item, View};
@@ -193,14 +193,6 @@ fn inner_pragma_with<'s>(
         s.push_str(c);
     }
     s
-}
-
-/// The name of a clause kept verbatim (`depend(in: x)` -> `depend`).
-fn clause_name(c: &str) -> &str {
-    let end = c
-        .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
-        .unwrap_or(c.len());
-    &c[..end]
 }
 
 /// A `target spread` with both `nowait` and `reduction` (docs/spread-abi.md §4) runs as one
