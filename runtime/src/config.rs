@@ -48,8 +48,25 @@ pub struct Config {
     pub alloc_cache: Option<usize>,
     /// Settings of GPU devices (libomptarget's variables for its CUDA plugin).
     pub gpu: GpuSettings,
+    /// `SPREAD_INFO=remote`: at exit, what the head sent each worker rank (messages, batches,
+    /// bytes).
+    pub info_remote: bool,
+    /// Devices of other MPI ranks (`SPREAD_REMOTE=mpi`); `None` when MPI is not to be touched.
+    pub remote: Option<RemoteSettings>,
     /// Problems found while reading the settings, reported once by the runtime.
     pub warnings: Vec<String>,
+}
+
+/// The settings of remote devices (cluster mode, `SPREAD_REMOTE=mpi`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteSettings {
+    /// `SPREAD_REMOTE_TIMEOUT`: a worker rank not heard from for this long ends the run
+    /// (default 30 s).
+    pub timeout: std::time::Duration,
+    /// `SPREAD_REMOTE_LIB`: the MPI transport library (default: next to the runtime).
+    pub lib: Option<String>,
+    /// `SPREAD_REMOTE_FAULT=rank:message:exit|kill|hang`: a worker failure to inject (tests).
+    pub fault: Option<crate::device::remote::worker::Fault>,
 }
 
 /// libomptarget's variables for GPU plugins, which Spread's CUDA backend honours alike.
@@ -161,6 +178,7 @@ impl Config {
         let mut info_devices = false;
         let mut info_placement = false;
         let mut info_any = false;
+        let mut info_remote = false;
         for word in var("SPREAD_INFO")
             .unwrap_or_default()
             .split(',')
@@ -173,8 +191,9 @@ impl Config {
                 "devices" => info_devices = true,
                 "placement" => info_placement = true,
                 "any" => info_any = true,
+                "remote" => info_remote = true,
                 other => warnings.push(format!(
-                    "SPREAD_INFO: unknown item {other:?} (known: chunks, memory, devices, placement, any)"
+                    "SPREAD_INFO: unknown item {other:?} (known: chunks, memory, devices, placement, any, remote)"
                 )),
             }
         }
@@ -253,7 +272,42 @@ impl Config {
             teams_thread_limit: small(number("OMP_TEAMS_THREAD_LIMIT")),
             rtl_debug: small(number("LIBOMPTARGET_DEVICE_RTL_DEBUG")),
         };
+        let remote = match var("SPREAD_REMOTE").as_deref().map(str::trim) {
+            None | Some("") | Some("0") | Some("off") | Some("none") => None,
+            Some(v) if v.eq_ignore_ascii_case("mpi") => {
+                let timeout = match var("SPREAD_REMOTE_TIMEOUT") {
+                    None => 30.0,
+                    Some(t) => match t.trim().parse::<f64>() {
+                        Ok(s) if s > 0.0 && s.is_finite() => s,
+                        _ => {
+                            warnings.push(format!(
+                                "SPREAD_REMOTE_TIMEOUT={t:?} is not a positive number of seconds; using 30"
+                            ));
+                            30.0
+                        }
+                    },
+                };
+                let fault = var("SPREAD_REMOTE_FAULT").and_then(|f| {
+                    crate::device::remote::worker::Fault::parse(&f)
+                        .map_err(|why| warnings.push(format!("SPREAD_REMOTE_FAULT: {why}")))
+                        .ok()
+                });
+                Some(RemoteSettings {
+                    timeout: std::time::Duration::from_secs_f64(timeout),
+                    lib: var("SPREAD_REMOTE_LIB").filter(|p| !p.is_empty()),
+                    fault,
+                })
+            }
+            Some(v) => {
+                warnings.push(format!(
+                    "SPREAD_REMOTE={v:?}: unknown transport (known: mpi); no remote devices"
+                ));
+                None
+            }
+        };
         Config {
+            remote,
+            info_remote,
             host_devices,
             host_threads,
             host_device_threads,

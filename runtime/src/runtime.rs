@@ -341,6 +341,17 @@ impl Runtime {
         }
     }
 
+    /// The kind and bytes of the registered image with this hash and length (a worker rank
+    /// finds the image the head asks it to load).
+    pub fn image_by_key(&self, hash: u64, len: u64) -> Option<(ImageTarget, Arc<Vec<u8>>)> {
+        self.images.read().iter().find_map(|i| {
+            let t = i.target.as_ref().ok()?;
+            (i.bytes.len() as u64 == len
+                && crate::device::remote::protocol::image_hash(&i.bytes) == hash)
+                .then(|| (*t, i.bytes.clone()))
+        })
+    }
+
     /// Records `#pragma omp requires` bits.
     pub fn add_requires(&self, flags: i64) {
         self.requires.fetch_or(flags, Ordering::Relaxed);
@@ -409,6 +420,7 @@ impl Runtime {
                     q.stop_if_idle();
                 }
             }
+            crate::device::remote::at_exit(self.config.info_remote);
         }
     }
 

@@ -26,7 +26,16 @@ fn gib(bytes: u64) -> String {
 
 fn main() -> std::process::ExitCode {
     let args = Args::parse();
-    let rt = Runtime::new(Config::from_env());
+    // 'static: in cluster mode a worker rank serves its devices from here and never returns.
+    let rt: &'static Runtime = Box::leak(Box::new(Runtime::new(Config::from_env())));
+    spread_rt::device::remote::serve_if_worker(rt);
+    let code = list(&args, rt);
+    // Cluster mode: the workers leave with the head.
+    spread_rt::device::remote::at_exit(false);
+    code
+}
+
+fn list(args: &Args, rt: &Runtime) -> std::process::ExitCode {
     if let Some(d) = args.device {
         if d >= rt.num_devices() {
             eprintln!(

@@ -13,6 +13,7 @@ pub mod cache;
 pub mod cuda;
 pub mod host;
 pub mod registry;
+pub mod remote;
 
 use crate::error::Result;
 use crate::image::{DeviceObject, ImageTarget};

@@ -65,6 +65,14 @@ pub fn discover(config: &Config) -> Discovery {
             },
         }
     }
+    if let Some(remote) = &config.remote {
+        // After every local device: the head's own devices keep the numbers they have without
+        // SPREAD_REMOTE, and a worker describes its local devices to the head.
+        match super::remote::discover(devices.len(), &devices, remote) {
+            Ok(found) => devices.extend(found),
+            Err(why) => notes.push(format!("remote (MPI): no devices: {why}")),
+        }
+    }
     Discovery {
         devices,
         notes,

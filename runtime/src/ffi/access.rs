@@ -30,6 +30,13 @@ pub fn transfer(dst: usize, src: usize, len: usize) {
     unsafe { mem::copy(dst, src, len) }
 }
 
+/// Copies `len` bytes at `src` into a new buffer, with the contract of [`transfer`] for `src`
+/// (a remote device's copy from the program's memory).
+pub fn copy_out(src: usize, len: usize) -> Vec<u8> {
+    // SAFETY: as for `transfer`.
+    unsafe { mem::bytes(src, len) }
+}
+
 /// Sets `len` bytes at `dst`, with the contract of [`transfer`] for `dst`.
 pub fn fill(dst: usize, byte: u8, len: usize) {
     // SAFETY: as for `transfer`.

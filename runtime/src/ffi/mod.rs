@@ -27,4 +27,5 @@ pub(crate) mod kmp;
 pub(crate) mod mapper;
 pub(crate) mod mem;
 mod memory;
+pub(crate) mod mpi;
 mod spread_exports;

@@ -1,0 +1,326 @@
+//! Joining the MPI job: rank 0 becomes the head and gathers the workers' devices; other ranks
+//! become workers and serve until the head ends. Also the head's side of failure detection.
+
+use super::link::{self, Handler, HandlerSlot, Link, Traffic};
+use super::protocol::{DeviceDesc, Msg};
+use super::transport::Transport;
+use super::worker::{Worker, WorkerHandler};
+use super::RemoteDevice;
+use crate::config::RemoteSettings;
+use crate::device::Device;
+use crate::runtime::Runtime;
+use parking_lot::{Condvar, Mutex};
+use std::collections::BTreeMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// What this process is in the job.
+enum Role {
+    Head {
+        link: Arc<Link>,
+        thread: Mutex<Option<JoinHandle<()>>>,
+    },
+    Worker {
+        link: Arc<Link>,
+        slot: Mutex<Option<HandlerSlot>>,
+        thread: Mutex<Option<JoinHandle<()>>>,
+        settings: RemoteSettings,
+    },
+}
+
+static ROLE: OnceLock<Role> = OnceLock::new();
+
+/// A worker rank as the head knows it.
+#[derive(Debug, Clone)]
+struct RankInfo {
+    host: String,
+    /// The head's numbers for its devices.
+    devices: Vec<usize>,
+}
+
+/// The head's handler: answers, landed bytes, fired events, and deadlines.
+pub struct HeadHandler {
+    hellos: Mutex<BTreeMap<usize, (String, Vec<DeviceDesc>)>>,
+    hello_cv: Condvar,
+    ranks: OnceLock<Vec<Option<RankInfo>>>,
+    timeout: Duration,
+}
+
+impl HeadHandler {
+    /// A head that ends the run when a worker is silent for `timeout`.
+    pub fn new(timeout: Duration) -> Self {
+        HeadHandler {
+            hellos: Mutex::new(BTreeMap::new()),
+            hello_cv: Condvar::new(),
+            ranks: OnceLock::new(),
+            timeout,
+        }
+    }
+
+    /// Waits until every worker said hello, or `timeout` passed, or the link failed.
+    pub fn wait_hellos(
+        &self,
+        link: &Link,
+        workers: usize,
+    ) -> Result<BTreeMap<usize, (String, Vec<DeviceDesc>)>, String> {
+        let deadline = Instant::now() + self.timeout;
+        let mut h = self.hellos.lock();
+        while h.len() < workers {
+            link.check().map_err(|e| e.message)?;
+            let now = Instant::now();
+            if now >= deadline {
+                let missing: Vec<String> = (1..=workers)
+                    .filter(|r| !h.contains_key(r))
+                    .map(|r| r.to_string())
+                    .collect();
+                return Err(format!(
+                    "MPI rank(s) {} did not report their devices within {:.0} s (SPREAD_REMOTE_TIMEOUT): is every rank running the same program with SPREAD_REMOTE=mpi?",
+                    missing.join(", "),
+                    self.timeout.as_secs_f64()
+                ));
+            }
+            self.hello_cv
+                .wait_for(&mut h, (deadline - now).min(Duration::from_millis(100)));
+        }
+        Ok(std::mem::take(&mut *h))
+    }
+
+    fn describe(&self, rank: usize, host: &str) -> String {
+        match self.ranks.get().and_then(|r| r.get(rank)).and_then(Option::as_ref) {
+            Some(info) if !info.devices.is_empty() => {
+                let ids: Vec<String> = info.devices.iter().map(usize::to_string).collect();
+                format!(
+                    "remote device{} {} (MPI rank {rank}, host {})",
+                    if ids.len() > 1 { "s" } else { "" },
+                    ids.join(", "),
+                    info.host
+                )
+            }
+            Some(info) => format!("MPI rank {rank} (host {}, no devices)", info.host),
+            None => format!("MPI rank {rank} (host {host})"),
+        }
+    }
+}
+
+impl Handler for HeadHandler {
+    fn handle(&self, link: &Link, src: usize, msg: Msg) {
+        match msg {
+            Msg::Hello { host, devices } => {
+                self.hellos.lock().insert(src, (host, devices));
+                self.hello_cv.notify_all();
+            }
+            Msg::Reply { req, values } => link.answer(req, Ok(values)),
+            Msg::Failed { req, kind, message } => link.answer(req, Err((kind, message))),
+            Msg::Data { req, data } => {
+                if let Some((dst, len)) = link.take_landing(req) {
+                    crate::ffi::access::transfer(dst, data.as_ptr() as usize, len.min(data.len()));
+                }
+            }
+            Msg::Fired { event } => link.signal(event),
+            _ => {}
+        }
+    }
+
+    fn tick(&self, link: &Link, now: Instant) {
+        for rank in 1..link.place.size {
+            let silent = link.silent_for(rank, now);
+            if silent > self.timeout {
+                link.fail(format!(
+                    "{} stopped responding: nothing heard from it for {:.1} s (SPREAD_REMOTE_TIMEOUT={}); ending the run",
+                    self.describe(rank, "?"),
+                    silent.as_secs_f64(),
+                    self.timeout.as_secs_f64()
+                ));
+            }
+        }
+    }
+}
+
+/// Joins the MPI job. On the head, returns the workers' devices numbered from `first_id`; on a
+/// worker, sends the head `local` (this rank's devices) and returns none: the worker serves
+/// once the program has registered its images ([`serve_if_worker`]).
+pub fn discover(
+    first_id: usize,
+    local: &[Box<dyn Device>],
+    settings: &RemoteSettings,
+) -> Result<Vec<Box<dyn Device>>, String> {
+    let lib = settings.lib.clone();
+    let opened = link::start(move || {
+        crate::ffi::mpi::MpiTransport::open(lib.as_deref()).map(|t| Box::new(t) as Box<dyn Transport>)
+    });
+    let (link, slot, thread) = match opened {
+        Ok(x) => x,
+        Err(e) => {
+            // Cluster mode was asked for and cannot be had: going on would run the program on
+            // this rank's devices alone (on a worker rank: a second copy of the program).
+            eprintln!("spread: error: SPREAD_REMOTE=mpi: {}", e.message);
+            crate::ffi::mpi::exit_now(1);
+        }
+    };
+    let workers = link.place.size.saturating_sub(1);
+    if link.place.rank > 0 {
+        // The hello describes this rank's devices; it leaves when the worker starts serving.
+        let _ = link.post(0, &hello(&link, local), true);
+        let _ = ROLE.set(Role::Worker {
+            link,
+            slot: Mutex::new(Some(slot)),
+            thread: Mutex::new(Some(thread)),
+            settings: settings.clone(),
+        });
+        return Ok(Vec::new());
+    }
+    if workers == 0 {
+        slot.serve(None);
+        let _ = thread.join();
+        let why = "SPREAD_REMOTE=mpi but this is the only MPI rank (start the program with mpirun -np 1+W); no remote devices";
+        eprintln!("spread: warning: {why}");
+        return Err(why.into());
+    }
+    link.fatal.store(true, Ordering::Relaxed);
+    let devices = match start_head(&link, slot, first_id, settings.timeout) {
+        Ok(d) => d,
+        Err(why) => {
+            // The communication thread ends the job with the message.
+            let _ = thread.join();
+            return Err(why);
+        }
+    };
+    let _ = ROLE.set(Role::Head {
+        link,
+        thread: Mutex::new(Some(thread)),
+    });
+    Ok(devices)
+}
+
+/// Makes this process the head: serves `link` with a [`HeadHandler`], waits for every worker's
+/// hello and returns their devices, numbered from `first_id`.
+pub fn start_head(
+    link: &Arc<Link>,
+    slot: HandlerSlot,
+    first_id: usize,
+    timeout: Duration,
+) -> Result<Vec<Box<dyn Device>>, String> {
+    let handler = Arc::new(HeadHandler::new(timeout));
+    slot.serve(Some(handler.clone()));
+    let workers = link.place.size.saturating_sub(1);
+    let hellos = handler.wait_hellos(link, workers).inspect_err(|why| {
+        link.fail(why.clone());
+    })?;
+    let mut devices: Vec<Box<dyn Device>> = Vec::new();
+    let mut ranks = vec![None; link.place.size];
+    for (rank, (host, descs)) in hellos {
+        let mut ids = Vec::new();
+        for (i, desc) in descs.into_iter().enumerate() {
+            let id = first_id + devices.len();
+            ids.push(id);
+            devices.push(Box::new(RemoteDevice::new(
+                id,
+                link.clone(),
+                rank,
+                &host,
+                i as u16,
+                desc,
+            )));
+        }
+        if let Some(r) = ranks.get_mut(rank) {
+            *r = Some(RankInfo { host, devices: ids });
+        }
+    }
+    let _ = handler.ranks.set(ranks);
+    Ok(devices)
+}
+
+/// Makes this process a worker serving `host`'s devices over `link` (its hello was posted).
+pub fn start_worker(
+    link: &Arc<Link>,
+    slot: HandlerSlot,
+    host: Arc<dyn super::worker::Host>,
+    heartbeat: Duration,
+    fault: Option<super::worker::Fault>,
+) -> Arc<Worker> {
+    let worker = Worker::new(host, heartbeat, fault);
+    slot.serve(Some(Arc::new(WorkerHandler(worker.clone(), link.clone()))));
+    worker
+}
+
+/// The hello a worker sends first: its host and devices.
+pub fn hello(link: &Link, local: &[Box<dyn Device>]) -> Msg {
+    Msg::Hello {
+        host: link.place.host.clone(),
+        devices: local.iter().map(|d| super::worker::describe(&**d)).collect(),
+    }
+}
+
+/// The runtime's devices and images, served by a worker.
+struct RuntimeHost(&'static Runtime);
+
+impl super::worker::Host for RuntimeHost {
+    fn device(&self, index: usize) -> Option<&dyn Device> {
+        self.0.devices.get(index).map(|s| &*s.dev)
+    }
+    fn num_devices(&self) -> usize {
+        self.0.devices.len()
+    }
+    fn image(&self, hash: u64, len: u64) -> Option<(crate::image::ImageTarget, Arc<Vec<u8>>)> {
+        self.0.image_by_key(hash, len)
+    }
+}
+
+/// On a worker rank: serves this rank's devices until the head ends, then leaves the process
+/// (the program's `main` never runs here). Returns at once on the head and without MPI.
+pub fn serve_if_worker(rt: &'static Runtime) {
+    let Some(Role::Worker {
+        link,
+        slot,
+        thread,
+        settings,
+    }) = ROLE.get()
+    else {
+        return;
+    };
+    let Some(slot) = slot.lock().take() else {
+        return;
+    };
+    let heartbeat = (settings.timeout / 4).min(Duration::from_secs(1));
+    let worker = start_worker(link, slot, Arc::new(RuntimeHost(rt)), heartbeat, settings.fault);
+    worker.wait_done();
+    link.stop();
+    if let Some(t) = thread.lock().take() {
+        let _ = t.join();
+    }
+    crate::ffi::mpi::exit_now(0)
+}
+
+/// On the head: tells the workers the program ended and leaves the MPI job (at exit). With
+/// `report`, first prints what was sent to each rank (`SPREAD_INFO=remote`).
+pub fn at_exit(report: bool) {
+    let Some(Role::Head { link, thread }) = ROLE.get() else {
+        return;
+    };
+    let Some(t) = thread.lock().take() else {
+        return;
+    };
+    if report {
+        for (rank, t) in link.traffic().iter().enumerate().skip(1) {
+            eprintln!(
+                "spread: info: remote: MPI rank {rank}: {} messages in {} batches, {} bytes",
+                t.messages, t.batches, t.bytes
+            );
+        }
+    }
+    for rank in 1..link.place.size {
+        let _ = link.post(rank, &Msg::Shutdown, true);
+    }
+    link.stop();
+    let _ = t.join();
+}
+
+/// What the head sent each rank (index = rank), when it runs remote devices.
+pub fn traffic() -> Option<Vec<Traffic>> {
+    match ROLE.get() {
+        Some(Role::Head { link, .. }) => Some(link.traffic()),
+        _ => None,
+    }
+}

@@ -1,0 +1,509 @@
+//! Remote devices: the devices of other MPI ranks, driven from rank 0 (cluster mode,
+//! `SPREAD_REMOTE=mpi mpirun -np 1+W ./prog`).
+//!
+//! Every rank runs the same binary. Rank 0 (the head) runs the program; its devices are its own
+//! followed by every worker's, by (rank, local index). Ranks 1.. (workers) divert when the
+//! program registers its images: they serve their devices until the head ends, then leave
+//! without running `main`. A [`RemoteDevice`] is an ordinary [`Device`]: the mapping table,
+//! `target spread` and the schedulers above the device layer do not know the device is remote.
+//!
+//! - Commands are ordered per stream by the transport's order between two ranks; nothing is
+//!   acknowledged but synchronizations, requests (allocation, look-ups) and events.
+//! - Events are signalled by the rank that records them straight to the ranks that wait
+//!   ([`protocol::Msg::Notify`]), and to the head; peer copies go from worker to worker.
+//! - Workers send a heartbeat every second; one not heard from for `SPREAD_REMOTE_TIMEOUT`
+//!   ends the run with a message naming its devices, rank and host ([`head`]).
+//!
+//! [`protocol`] is the wire format, [`link`] each process's communication thread, [`transport`]
+//! MPI or in-process channels, [`worker`] the serving side.
+
+pub mod head;
+pub mod link;
+pub mod protocol;
+pub mod transport;
+pub mod worker;
+
+#[cfg(test)]
+mod tests;
+
+use super::{
+    AllocKind, Device, DeviceInfo, DeviceKind, Event, EventImpl, KernelHandle, LaunchConfig,
+    LoadedImage, MemoryInfo, Stream,
+};
+use crate::error::{Error, ErrorKind, Result};
+use crate::image::{DeviceObject, ImageTarget};
+use link::Link;
+use parking_lot::Mutex;
+use protocol::{DeviceDesc, Msg, Request, MAX_PAYLOAD};
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+pub use head::{at_exit, discover, serve_if_worker, traffic};
+
+/// A device of another rank.
+pub struct RemoteDevice {
+    info: DeviceInfo,
+    desc: DeviceDesc,
+    link: Arc<Link>,
+    rank: usize,
+    /// The device's index on its rank.
+    dev: u16,
+    next_stream: AtomicU32,
+    /// "remote device 3 (MPI rank 1, host n1)", for messages.
+    label: String,
+}
+
+/// A stream of a remote device: its number on the worker and the device-to-host copies whose
+/// bytes have not been waited for.
+struct RemoteStream {
+    id: u32,
+    landing: Vec<u64>,
+}
+
+impl RemoteDevice {
+    /// Device `dev` of `rank`, as its worker described it, numbered `id` by the head.
+    pub fn new(id: usize, link: Arc<Link>, rank: usize, host: &str, dev: u16, desc: DeviceDesc) -> Self {
+        let kind = if desc.kind == 1 {
+            DeviceKind::Cuda
+        } else {
+            DeviceKind::Host
+        };
+        let mut details = vec![
+            ("MPI rank".to_string(), rank.to_string()),
+            ("Node".to_string(), host.to_string()),
+            ("Device on its rank".to_string(), dev.to_string()),
+        ];
+        details.extend(desc.details.iter().cloned());
+        RemoteDevice {
+            info: DeviceInfo {
+                kind,
+                name: format!("{} on MPI rank {rank} ({host})", desc.name),
+                memory_bytes: desc.memory_bytes,
+                compute_units: desc.compute_units,
+                details,
+            },
+            label: format!("remote device {id} (MPI rank {rank}, host {host})"),
+            desc,
+            link,
+            rank,
+            dev,
+            next_stream: AtomicU32::new(0),
+        }
+    }
+
+    fn err(&self, (kind, message): (ErrorKind, String)) -> Error {
+        Error::new(kind, format!("{}: {message}", self.label))
+    }
+
+    fn request(&self, body: Request) -> Result<Vec<u64>> {
+        self.link.request(self.rank, body).map_err(|e| self.err(e))
+    }
+
+    fn stream<'s>(&self, s: &'s mut Stream) -> Result<&'s mut RemoteStream> {
+        s.backend
+            .as_mut()
+            .and_then(|b| b.downcast_mut::<RemoteStream>())
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Backend,
+                    format!("{}: a stream of another device was used", self.label),
+                )
+            })
+    }
+
+    fn post(&self, msg: &Msg, urgent: bool) -> Result<()> {
+        self.link
+            .post(self.rank, msg, urgent)
+            .map_err(|e| Error::new(e.kind, format!("{}: {}", self.label, e.message)))
+    }
+}
+
+/// An image loaded on a remote device: names are looked up on the worker once and remembered.
+struct RemoteImage {
+    link: Arc<Link>,
+    rank: usize,
+    handle: u64,
+    cache: Mutex<HashMap<(u8, String), Option<u64>>>,
+}
+
+impl RemoteImage {
+    fn lookup(&self, what: u8, name: &str) -> Option<u64> {
+        let key = (what, name.to_string());
+        if let Some(v) = self.cache.lock().get(&key) {
+            return *v;
+        }
+        let v = match self.link.request(
+            self.rank,
+            Request::Lookup {
+                image: self.handle,
+                what,
+                name: name.to_string(),
+            },
+        ) {
+            Ok(v) if v.first() == Some(&1) => v.get(1).copied(),
+            Ok(_) => None,
+            // Not remembered: the caller reports a missing name; the failure itself is reported
+            // by the communication thread.
+            Err(_) => return None,
+        };
+        self.cache.lock().insert(key, v);
+        v
+    }
+}
+
+impl LoadedImage for RemoteImage {
+    fn kernel(&self, name: &str) -> Option<KernelHandle> {
+        self.lookup(0, name).map(|k| KernelHandle(k as usize))
+    }
+    fn global(&self, name: &str) -> Option<usize> {
+        self.lookup(1, name).map(|a| a as usize)
+    }
+    fn global_size(&self, name: &str) -> Option<usize> {
+        self.lookup(2, name).map(|s| s as usize)
+    }
+}
+
+/// An event recorded on a remote device's stream.
+struct RemoteEvent {
+    link: Arc<Link>,
+    id: u64,
+    rank: usize,
+}
+
+impl EventImpl for RemoteEvent {
+    fn query(&self) -> Result<bool> {
+        self.link.check()?;
+        Ok(self.link.signalled(self.id))
+    }
+    fn synchronize(&self) -> Result<()> {
+        self.link.wait_signal(self.id)
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl Drop for RemoteEvent {
+    fn drop(&mut self) {
+        self.link.forget(self.id);
+    }
+}
+
+impl Device for RemoteDevice {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn accepts(&self, target: ImageTarget) -> bool {
+        match target {
+            ImageTarget::HostX86_64 => self.desc.accepts_host,
+            ImageTarget::Cuda { sm } => sm < 128 && self.desc.accepts_sm & (1 << sm) != 0,
+        }
+    }
+
+    fn load_image(&self, object: &DeviceObject<'_>) -> Result<Box<dyn LoadedImage>> {
+        let (hash, len) = worker::image_key(object.bytes);
+        let v = self.request(Request::LoadImage {
+            dev: self.dev,
+            hash,
+            len,
+        })?;
+        Ok(Box::new(RemoteImage {
+            link: self.link.clone(),
+            rank: self.rank,
+            handle: v.first().copied().unwrap_or(0),
+            cache: Mutex::new(HashMap::new()),
+        }))
+    }
+
+    fn alloc(&self, size: usize, kind: AllocKind) -> Result<usize> {
+        if kind != AllocKind::Device {
+            // Host and managed memory are shared with the host; the host of a remote device is
+            // another node, not the program's.
+            return Err(Error::new(
+                ErrorKind::Unsupported,
+                format!(
+                    "{}: {} memory would be shared with rank {}'s host, not the program's (rank 0)",
+                    self.label,
+                    if kind == AllocKind::Host { "host" } else { "managed" },
+                    self.rank
+                ),
+            ));
+        }
+        let v = self.request(Request::Alloc {
+            dev: self.dev,
+            size: size as u64,
+            kind,
+        })?;
+        Ok(v.first().copied().unwrap_or(0) as usize)
+    }
+
+    fn free(&self, ptr: usize, kind: AllocKind) -> Result<()> {
+        self.request(Request::Free {
+            dev: self.dev,
+            ptr: ptr as u64,
+            kind,
+        })
+        .map(drop)
+    }
+
+    fn memory_info(&self) -> Result<MemoryInfo> {
+        let v = self.request(Request::MemInfo { dev: self.dev })?;
+        Ok(MemoryInfo {
+            free: v.first().copied().unwrap_or(0),
+            total: v.get(1).copied().unwrap_or(0),
+        })
+    }
+
+    fn create_stream(&self) -> Result<Stream> {
+        let mut s = Stream::default();
+        s.backend = Some(Box::new(RemoteStream {
+            id: self.next_stream.fetch_add(1, Ordering::Relaxed),
+            landing: Vec::new(),
+        }));
+        Ok(s)
+    }
+
+    fn copy_to_device(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
+        let stream = self.stream(s)?.id;
+        let mut off = 0;
+        while off < len {
+            let n = (len - off).min(MAX_PAYLOAD);
+            let data = crate::ffi::access::copy_out(src + off, n);
+            self.post(
+                &Msg::CopyTo {
+                    dev: self.dev,
+                    stream,
+                    dst: (dst + off) as u64,
+                    data,
+                },
+                false,
+            )?;
+            off += n;
+        }
+        s.busy = true;
+        Ok(())
+    }
+
+    fn copy_from_device(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
+        let rs = self.stream(s)?;
+        let stream = rs.id;
+        let mut off = 0;
+        while off < len {
+            let n = (len - off).min(MAX_PAYLOAD);
+            let req = self.link.next_id();
+            self.link.expect_data(req, dst + off, n);
+            rs.landing.push(req);
+            self.post(
+                &Msg::CopyFrom {
+                    dev: self.dev,
+                    stream,
+                    src: (src + off) as u64,
+                    len: n as u64,
+                    req,
+                },
+                false,
+            )?;
+            off += n;
+        }
+        s.busy = true;
+        Ok(())
+    }
+
+    fn copy_within(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
+        let stream = self.stream(s)?.id;
+        self.post(
+            &Msg::CopyWithin {
+                dev: self.dev,
+                stream,
+                dst: dst as u64,
+                src: src as u64,
+                len: len as u64,
+            },
+            false,
+        )?;
+        s.busy = true;
+        Ok(())
+    }
+
+    fn fill(&self, dst: usize, byte: u8, len: usize, s: &mut Stream) -> Result<()> {
+        let stream = self.stream(s)?.id;
+        self.post(
+            &Msg::Fill {
+                dev: self.dev,
+                stream,
+                dst: dst as u64,
+                byte,
+                len: len as u64,
+            },
+            false,
+        )?;
+        s.busy = true;
+        Ok(())
+    }
+
+    fn can_copy_peer(&self, dst_dev: &dyn Device) -> bool {
+        dst_dev
+            .as_any()
+            .downcast_ref::<RemoteDevice>()
+            .is_some_and(|d| Arc::ptr_eq(&d.link, &self.link))
+    }
+
+    fn copy_peer(
+        &self,
+        dst_dev: &dyn Device,
+        dst: usize,
+        src: usize,
+        len: usize,
+        s: &mut Stream,
+    ) -> Result<()> {
+        let Some(to) = dst_dev.as_any().downcast_ref::<RemoteDevice>() else {
+            return Err(Error::new(
+                ErrorKind::Backend,
+                format!("{}: peer copy to a device that is not remote", self.label),
+            ));
+        };
+        let stream = self.stream(s)?.id;
+        let mut off = 0;
+        while off < len {
+            let n = (len - off).min(MAX_PAYLOAD);
+            self.post(
+                &Msg::PeerSend {
+                    dev: self.dev,
+                    stream,
+                    src: (src + off) as u64,
+                    len: n as u64,
+                    dst_rank: to.rank as u32,
+                    dst_dev: to.dev,
+                    dst: (dst + off) as u64,
+                    tag: self.link.next_id(),
+                },
+                false,
+            )?;
+            off += n;
+        }
+        s.busy = true;
+        Ok(())
+    }
+
+    fn launch(
+        &self,
+        kernel: KernelHandle,
+        args: &[usize],
+        cfg: &LaunchConfig,
+        s: &mut Stream,
+    ) -> Result<()> {
+        let stream = self.stream(s)?.id;
+        self.post(
+            &Msg::Launch {
+                dev: self.dev,
+                stream,
+                kernel: kernel.0 as u64,
+                args: args.iter().map(|&a| a as u64).collect(),
+                cfg: *cfg,
+            },
+            false,
+        )?;
+        s.busy = true;
+        Ok(())
+    }
+
+    fn record_event(&self, s: &mut Stream) -> Result<Event> {
+        let stream = self.stream(s)?.id;
+        let id = self.link.next_id();
+        self.post(
+            &Msg::Record {
+                dev: self.dev,
+                stream,
+                event: id,
+            },
+            true,
+        )?;
+        Ok(Event::new(Arc::new(RemoteEvent {
+            link: self.link.clone(),
+            id,
+            rank: self.rank,
+        })))
+    }
+
+    fn wait_event(&self, s: &mut Stream, ev: &Event) -> Result<()> {
+        let Some(e) = ev.backend() else {
+            return Ok(());
+        };
+        let Some(re) = e
+            .as_any()
+            .downcast_ref::<RemoteEvent>()
+            .filter(|r| Arc::ptr_eq(&r.link, &self.link))
+        else {
+            // An event of a local device: the head waits for it before the rest of `s` is sent.
+            return e.synchronize();
+        };
+        if self.link.signalled(re.id) {
+            return Ok(());
+        }
+        let stream = self.stream(s)?.id;
+        if re.rank != self.rank {
+            // The recording rank tells this device's rank directly when the event fires.
+            self.link
+                .post(
+                    re.rank,
+                    &Msg::Notify {
+                        event: re.id,
+                        rank: self.rank as u32,
+                    },
+                    true,
+                )
+                .map_err(|e| Error::new(e.kind, format!("{}: {}", self.label, e.message)))?;
+        }
+        self.post(
+            &Msg::WaitEvent {
+                dev: self.dev,
+                stream,
+                event: re.id,
+            },
+            false,
+        )?;
+        s.busy = true;
+        Ok(())
+    }
+
+    fn synchronize(&self, s: &mut Stream) -> Result<()> {
+        let busy = s.busy;
+        let rs = self.stream(s)?;
+        let stream = rs.id;
+        let landing = std::mem::take(&mut rs.landing);
+        let r = if busy {
+            self.request(Request::Sync {
+                dev: self.dev,
+                stream,
+            })
+            .map(drop)
+        } else {
+            Ok(())
+        };
+        for req in landing {
+            self.link.drop_data(req);
+        }
+        s.busy = false;
+        s.staging.clear();
+        r
+    }
+
+    fn pin_host(&self, _ptr: usize, _len: usize) -> Result<bool> {
+        Ok(false)
+    }
+
+    fn unpin_host(&self, _ptr: usize) -> Result<()> {
+        Ok(())
+    }
+
+    fn host_addressable(&self) -> bool {
+        false
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

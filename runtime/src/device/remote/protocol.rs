@@ -1,0 +1,796 @@
+//! The messages rank 0 (the head) and the worker ranks exchange, and their byte encoding.
+//!
+//! Every transport message is a *batch*: one or more encoded [`Msg`]s, each prefixed by its
+//! length. The head coalesces the commands it sends one rank until something needs them to have
+//! arrived (a synchronization, an event, a request with a reply, a size limit), so a construct
+//! costs one message per rank, not one per operation. The transport keeps messages between two
+//! ranks in order, which orders every stream's commands without an acknowledgement per
+//! operation.
+//!
+//! Numbers are little-endian; strings and byte payloads carry a `u64` length.
+
+use crate::device::{AllocKind, LaunchConfig};
+use crate::error::ErrorKind;
+
+/// Most bytes one copy command carries; longer copies become several commands.
+pub const MAX_PAYLOAD: usize = 64 << 20;
+
+/// What one worker device is, as the worker reports it when it starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceDesc {
+    /// 0: host device, 1: CUDA GPU.
+    pub kind: u8,
+    /// Human-readable description.
+    pub name: String,
+    /// Bytes of memory.
+    pub memory_bytes: u64,
+    /// Cores or multiprocessors.
+    pub compute_units: u32,
+    /// Whether the device runs x86_64 host images.
+    pub accepts_host: bool,
+    /// Bit `sm` set when the device runs a CUDA image built for `sm_<sm>` (sm < 128).
+    pub accepts_sm: u128,
+    /// The facts `spread-info -v` prints.
+    pub details: Vec<(String, String)>,
+}
+
+/// A request the worker answers (each carries the request number its reply names).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Request {
+    /// Load the program's registered image with this hash and length (worker and head run the
+    /// same binary, so the worker holds it already). Reply: the worker's image handle.
+    LoadImage { dev: u16, hash: u64, len: u64 },
+    /// Look `name` up in a loaded image: `what` 0 = kernel, 1 = global address, 2 = global size.
+    /// Reply: `[found, value]`.
+    Lookup { image: u64, what: u8, name: String },
+    /// Allocate. Reply: the address.
+    Alloc { dev: u16, size: u64, kind: AllocKind },
+    /// Free. Reply: nothing.
+    Free { dev: u16, ptr: u64, kind: AllocKind },
+    /// Free and total memory. Reply: `[free, total]`.
+    MemInfo { dev: u16 },
+    /// Wait for everything on a stream. Reply: nothing, or the stream's first error.
+    Sync { dev: u16, stream: u32 },
+    /// Measure: answered at once by the worker's communication thread (latency benchmark).
+    Ping,
+}
+
+/// One message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Msg {
+    /// Worker to head, once at start: its host and devices.
+    Hello { host: String, devices: Vec<DeviceDesc> },
+    /// Head to worker: a request numbered `req`.
+    Request { req: u64, body: Request },
+    /// Worker to head: request `req` succeeded with these values.
+    Reply { req: u64, values: Vec<u64> },
+    /// Worker to head: request `req` failed.
+    Failed { req: u64, kind: ErrorKind, message: String },
+    /// Copy `data` to device address `dst`, in stream order.
+    CopyTo { dev: u16, stream: u32, dst: u64, data: Vec<u8> },
+    /// Copy `len` bytes from device address `src` back to the head, which lands them where its
+    /// pending copy `req` says.
+    CopyFrom { dev: u16, stream: u32, src: u64, len: u64, req: u64 },
+    /// Worker to head: the bytes of copy `req`.
+    Data { req: u64, data: Vec<u8> },
+    /// Copy within the device.
+    CopyWithin { dev: u16, stream: u32, dst: u64, src: u64, len: u64 },
+    /// Set bytes.
+    Fill { dev: u16, stream: u32, dst: u64, byte: u8, len: u64 },
+    /// Run a kernel (the handle is the worker's own, from a `Lookup`).
+    Launch { dev: u16, stream: u32, kernel: u64, args: Vec<u64>, cfg: LaunchConfig },
+    /// Mark a point of the stream: when reached, the worker announces `event` to the head and
+    /// to every rank that asked (`Notify`).
+    Record { dev: u16, stream: u32, event: u64 },
+    /// Later work on the stream waits until `event` fired (recorded on any rank).
+    WaitEvent { dev: u16, stream: u32, event: u64 },
+    /// To the rank that records `event`: tell `rank` when it fires (at once if it has).
+    Notify { event: u64, rank: u32 },
+    /// An event fired (sent by the recording rank to the head and to the ranks that asked).
+    Fired { event: u64 },
+    /// Copy `len` bytes at `src` on this worker's device `dev` to `dst` on device `dst_dev` of
+    /// rank `dst_rank`, in the order of `stream`; `tag` names the transfer.
+    PeerSend {
+        dev: u16,
+        stream: u32,
+        src: u64,
+        len: u64,
+        dst_rank: u32,
+        dst_dev: u16,
+        dst: u64,
+        tag: u64,
+    },
+    /// Worker to worker: the bytes of peer transfer `tag` for `dst` on device `dev`.
+    PeerData { tag: u64, dev: u16, dst: u64, data: Vec<u8> },
+    /// Worker to worker: peer transfer `tag` landed.
+    PeerAck { tag: u64 },
+    /// Worker to head, every second: the worker's communication thread is alive.
+    Heartbeat,
+    /// Head to worker: finish and leave.
+    Shutdown,
+}
+
+// --- encoding ----------------------------------------------------------------------------------
+
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn u16(&mut self, v: u16) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        self.u64(b.len() as u64);
+        self.0.extend_from_slice(b);
+    }
+    fn str(&mut self, s: &str) {
+        self.bytes(s.as_bytes());
+    }
+}
+
+/// Reads an encoded message; every getter fails on truncated input.
+struct Reader<'a>(&'a [u8]);
+
+type Decoded<T> = std::result::Result<T, String>;
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Decoded<&'a [u8]> {
+        if self.0.len() < n {
+            return Err(format!(
+                "truncated message ({n} bytes wanted, {} left)",
+                self.0.len()
+            ));
+        }
+        let (a, b) = self.0.split_at(n);
+        self.0 = b;
+        Ok(a)
+    }
+    fn u8(&mut self) -> Decoded<u8> {
+        Ok(self.take(1)?[0])
+    }
+    fn u16(&mut self) -> Decoded<u16> {
+        let b = self.take(2)?;
+        Ok(u16::from_le_bytes([b[0], b[1]]))
+    }
+    fn u32(&mut self) -> Decoded<u32> {
+        let mut a = [0u8; 4];
+        a.copy_from_slice(self.take(4)?);
+        Ok(u32::from_le_bytes(a))
+    }
+    fn u64(&mut self) -> Decoded<u64> {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(self.take(8)?);
+        Ok(u64::from_le_bytes(a))
+    }
+    fn len(&mut self) -> Decoded<usize> {
+        usize::try_from(self.u64()?).map_err(|_| "length out of range".to_string())
+    }
+    fn bytes(&mut self) -> Decoded<Vec<u8>> {
+        let n = self.len()?;
+        Ok(self.take(n)?.to_vec())
+    }
+    fn str(&mut self) -> Decoded<String> {
+        String::from_utf8(self.bytes()?).map_err(|_| "a string is not UTF-8".to_string())
+    }
+}
+
+fn alloc_kind_code(k: AllocKind) -> u8 {
+    match k {
+        AllocKind::Device => 0,
+        AllocKind::Host => 1,
+        AllocKind::Shared => 2,
+    }
+}
+
+fn alloc_kind(code: u8) -> Decoded<AllocKind> {
+    Ok(match code {
+        0 => AllocKind::Device,
+        1 => AllocKind::Host,
+        2 => AllocKind::Shared,
+        c => return Err(format!("unknown allocation kind {c}")),
+    })
+}
+
+const ERROR_KINDS: [ErrorKind; 8] = [
+    ErrorKind::Mapping,
+    ErrorKind::BadDevice,
+    ErrorKind::OutOfMemory,
+    ErrorKind::MissingKernel,
+    ErrorKind::Image,
+    ErrorKind::Backend,
+    ErrorKind::Invalid,
+    ErrorKind::Unsupported,
+];
+
+fn error_kind_code(k: ErrorKind) -> u8 {
+    ERROR_KINDS.iter().position(|&x| x == k).unwrap_or(5) as u8
+}
+
+fn put_cfg(w: &mut Writer, c: &LaunchConfig) {
+    for v in c.num_teams {
+        w.u32(v);
+    }
+    w.u8(u8::from(c.teams));
+    for v in c.thread_limit {
+        w.u32(v);
+    }
+    w.u64(c.tripcount);
+    w.u32(c.dyn_cgroup_mem);
+}
+
+fn get_cfg(r: &mut Reader<'_>) -> Decoded<LaunchConfig> {
+    let num_teams = [r.u32()?, r.u32()?, r.u32()?];
+    let teams = r.u8()? != 0;
+    let thread_limit = [r.u32()?, r.u32()?, r.u32()?];
+    Ok(LaunchConfig {
+        num_teams,
+        teams,
+        thread_limit,
+        tripcount: r.u64()?,
+        dyn_cgroup_mem: r.u32()?,
+    })
+}
+
+fn put_request(w: &mut Writer, body: &Request) {
+    match body {
+        Request::LoadImage { dev, hash, len } => {
+            w.u8(0);
+            w.u16(*dev);
+            w.u64(*hash);
+            w.u64(*len);
+        }
+        Request::Lookup { image, what, name } => {
+            w.u8(1);
+            w.u64(*image);
+            w.u8(*what);
+            w.str(name);
+        }
+        Request::Alloc { dev, size, kind } => {
+            w.u8(2);
+            w.u16(*dev);
+            w.u64(*size);
+            w.u8(alloc_kind_code(*kind));
+        }
+        Request::Free { dev, ptr, kind } => {
+            w.u8(3);
+            w.u16(*dev);
+            w.u64(*ptr);
+            w.u8(alloc_kind_code(*kind));
+        }
+        Request::MemInfo { dev } => {
+            w.u8(4);
+            w.u16(*dev);
+        }
+        Request::Sync { dev, stream } => {
+            w.u8(5);
+            w.u16(*dev);
+            w.u32(*stream);
+        }
+        Request::Ping => w.u8(6),
+    }
+}
+
+fn get_request(r: &mut Reader<'_>) -> Decoded<Request> {
+    Ok(match r.u8()? {
+        0 => Request::LoadImage {
+            dev: r.u16()?,
+            hash: r.u64()?,
+            len: r.u64()?,
+        },
+        1 => Request::Lookup {
+            image: r.u64()?,
+            what: r.u8()?,
+            name: r.str()?,
+        },
+        2 => Request::Alloc {
+            dev: r.u16()?,
+            size: r.u64()?,
+            kind: alloc_kind(r.u8()?)?,
+        },
+        3 => Request::Free {
+            dev: r.u16()?,
+            ptr: r.u64()?,
+            kind: alloc_kind(r.u8()?)?,
+        },
+        4 => Request::MemInfo { dev: r.u16()? },
+        5 => Request::Sync {
+            dev: r.u16()?,
+            stream: r.u32()?,
+        },
+        6 => Request::Ping,
+        op => return Err(format!("unknown request {op}")),
+    })
+}
+
+impl Msg {
+    fn put(&self, w: &mut Writer) {
+        match self {
+            Msg::Hello { host, devices } => {
+                w.u8(0);
+                w.str(host);
+                w.u32(devices.len() as u32);
+                for d in devices {
+                    w.u8(d.kind);
+                    w.str(&d.name);
+                    w.u64(d.memory_bytes);
+                    w.u32(d.compute_units);
+                    w.u8(u8::from(d.accepts_host));
+                    w.u64(d.accepts_sm as u64);
+                    w.u64((d.accepts_sm >> 64) as u64);
+                    w.u32(d.details.len() as u32);
+                    for (k, v) in &d.details {
+                        w.str(k);
+                        w.str(v);
+                    }
+                }
+            }
+            Msg::Request { req, body } => {
+                w.u8(1);
+                w.u64(*req);
+                put_request(w, body);
+            }
+            Msg::Reply { req, values } => {
+                w.u8(2);
+                w.u64(*req);
+                w.u32(values.len() as u32);
+                for v in values {
+                    w.u64(*v);
+                }
+            }
+            Msg::Failed { req, kind, message } => {
+                w.u8(3);
+                w.u64(*req);
+                w.u8(error_kind_code(*kind));
+                w.str(message);
+            }
+            Msg::CopyTo {
+                dev,
+                stream,
+                dst,
+                data,
+            } => {
+                w.u8(4);
+                w.u16(*dev);
+                w.u32(*stream);
+                w.u64(*dst);
+                w.bytes(data);
+            }
+            Msg::CopyFrom {
+                dev,
+                stream,
+                src,
+                len,
+                req,
+            } => {
+                w.u8(5);
+                w.u16(*dev);
+                w.u32(*stream);
+                w.u64(*src);
+                w.u64(*len);
+                w.u64(*req);
+            }
+            Msg::Data { req, data } => {
+                w.u8(6);
+                w.u64(*req);
+                w.bytes(data);
+            }
+            Msg::CopyWithin {
+                dev,
+                stream,
+                dst,
+                src,
+                len,
+            } => {
+                w.u8(7);
+                w.u16(*dev);
+                w.u32(*stream);
+                w.u64(*dst);
+                w.u64(*src);
+                w.u64(*len);
+            }
+            Msg::Fill {
+                dev,
+                stream,
+                dst,
+                byte,
+                len,
+            } => {
+                w.u8(8);
+                w.u16(*dev);
+                w.u32(*stream);
+                w.u64(*dst);
+                w.u8(*byte);
+                w.u64(*len);
+            }
+            Msg::Launch {
+                dev,
+                stream,
+                kernel,
+                args,
+                cfg,
+            } => {
+                w.u8(9);
+                w.u16(*dev);
+                w.u32(*stream);
+                w.u64(*kernel);
+                w.u32(args.len() as u32);
+                for a in args {
+                    w.u64(*a);
+                }
+                put_cfg(w, cfg);
+            }
+            Msg::Record { dev, stream, event } => {
+                w.u8(10);
+                w.u16(*dev);
+                w.u32(*stream);
+                w.u64(*event);
+            }
+            Msg::WaitEvent { dev, stream, event } => {
+                w.u8(11);
+                w.u16(*dev);
+                w.u32(*stream);
+                w.u64(*event);
+            }
+            Msg::Notify { event, rank } => {
+                w.u8(12);
+                w.u64(*event);
+                w.u32(*rank);
+            }
+            Msg::Fired { event } => {
+                w.u8(13);
+                w.u64(*event);
+            }
+            Msg::PeerSend {
+                dev,
+                stream,
+                src,
+                len,
+                dst_rank,
+                dst_dev,
+                dst,
+                tag,
+            } => {
+                w.u8(14);
+                w.u16(*dev);
+                w.u32(*stream);
+                w.u64(*src);
+                w.u64(*len);
+                w.u32(*dst_rank);
+                w.u16(*dst_dev);
+                w.u64(*dst);
+                w.u64(*tag);
+            }
+            Msg::PeerData {
+                tag,
+                dev,
+                dst,
+                data,
+            } => {
+                w.u8(15);
+                w.u64(*tag);
+                w.u16(*dev);
+                w.u64(*dst);
+                w.bytes(data);
+            }
+            Msg::PeerAck { tag } => {
+                w.u8(16);
+                w.u64(*tag);
+            }
+            Msg::Heartbeat => w.u8(17),
+            Msg::Shutdown => w.u8(18),
+        }
+    }
+
+    fn get(r: &mut Reader<'_>) -> Decoded<Msg> {
+        Ok(match r.u8()? {
+            0 => {
+                let host = r.str()?;
+                let n = r.u32()? as usize;
+                let mut devices = Vec::with_capacity(n.min(1024));
+                for _ in 0..n {
+                    let kind = r.u8()?;
+                    let name = r.str()?;
+                    let memory_bytes = r.u64()?;
+                    let compute_units = r.u32()?;
+                    let accepts_host = r.u8()? != 0;
+                    let lo = r.u64()?;
+                    let hi = r.u64()?;
+                    let k = r.u32()? as usize;
+                    let mut details = Vec::with_capacity(k.min(1024));
+                    for _ in 0..k {
+                        details.push((r.str()?, r.str()?));
+                    }
+                    devices.push(DeviceDesc {
+                        kind,
+                        name,
+                        memory_bytes,
+                        compute_units,
+                        accepts_host,
+                        accepts_sm: u128::from(lo) | (u128::from(hi) << 64),
+                        details,
+                    });
+                }
+                Msg::Hello { host, devices }
+            }
+            1 => Msg::Request {
+                req: r.u64()?,
+                body: get_request(r)?,
+            },
+            2 => {
+                let req = r.u64()?;
+                let n = r.u32()? as usize;
+                let mut values = Vec::with_capacity(n.min(1024));
+                for _ in 0..n {
+                    values.push(r.u64()?);
+                }
+                Msg::Reply { req, values }
+            }
+            3 => Msg::Failed {
+                req: r.u64()?,
+                kind: ERROR_KINDS
+                    .get(usize::from(r.u8()?))
+                    .copied()
+                    .unwrap_or(ErrorKind::Backend),
+                message: r.str()?,
+            },
+            4 => Msg::CopyTo {
+                dev: r.u16()?,
+                stream: r.u32()?,
+                dst: r.u64()?,
+                data: r.bytes()?,
+            },
+            5 => Msg::CopyFrom {
+                dev: r.u16()?,
+                stream: r.u32()?,
+                src: r.u64()?,
+                len: r.u64()?,
+                req: r.u64()?,
+            },
+            6 => Msg::Data {
+                req: r.u64()?,
+                data: r.bytes()?,
+            },
+            7 => Msg::CopyWithin {
+                dev: r.u16()?,
+                stream: r.u32()?,
+                dst: r.u64()?,
+                src: r.u64()?,
+                len: r.u64()?,
+            },
+            8 => Msg::Fill {
+                dev: r.u16()?,
+                stream: r.u32()?,
+                dst: r.u64()?,
+                byte: r.u8()?,
+                len: r.u64()?,
+            },
+            9 => {
+                let dev = r.u16()?;
+                let stream = r.u32()?;
+                let kernel = r.u64()?;
+                let n = r.u32()? as usize;
+                let mut args = Vec::with_capacity(n.min(4096));
+                for _ in 0..n {
+                    args.push(r.u64()?);
+                }
+                Msg::Launch {
+                    dev,
+                    stream,
+                    kernel,
+                    args,
+                    cfg: get_cfg(r)?,
+                }
+            }
+            10 => Msg::Record {
+                dev: r.u16()?,
+                stream: r.u32()?,
+                event: r.u64()?,
+            },
+            11 => Msg::WaitEvent {
+                dev: r.u16()?,
+                stream: r.u32()?,
+                event: r.u64()?,
+            },
+            12 => Msg::Notify {
+                event: r.u64()?,
+                rank: r.u32()?,
+            },
+            13 => Msg::Fired { event: r.u64()? },
+            14 => Msg::PeerSend {
+                dev: r.u16()?,
+                stream: r.u32()?,
+                src: r.u64()?,
+                len: r.u64()?,
+                dst_rank: r.u32()?,
+                dst_dev: r.u16()?,
+                dst: r.u64()?,
+                tag: r.u64()?,
+            },
+            15 => Msg::PeerData {
+                tag: r.u64()?,
+                dev: r.u16()?,
+                dst: r.u64()?,
+                data: r.bytes()?,
+            },
+            16 => Msg::PeerAck { tag: r.u64()? },
+            17 => Msg::Heartbeat,
+            18 => Msg::Shutdown,
+            op => return Err(format!("unknown message {op}")),
+        })
+    }
+}
+
+/// Appends `msg` to a batch being built.
+pub fn append(batch: &mut Vec<u8>, msg: &Msg) {
+    // One allocation for a large payload, not a doubling series of copies.
+    let payload = match msg {
+        Msg::CopyTo { data, .. } | Msg::Data { data, .. } | Msg::PeerData { data, .. } => {
+            data.len()
+        }
+        _ => 0,
+    };
+    batch.reserve(payload + 128);
+    let at = batch.len();
+    batch.extend_from_slice(&[0; 8]);
+    let mut w = Writer(std::mem::take(batch));
+    msg.put(&mut w);
+    let mut b = w.0;
+    let len = (b.len() - at - 8) as u64;
+    b[at..at + 8].copy_from_slice(&len.to_le_bytes());
+    *batch = b;
+}
+
+/// Encodes one message as a batch of its own.
+pub fn encode(msg: &Msg) -> Vec<u8> {
+    let mut b = Vec::new();
+    append(&mut b, msg);
+    b
+}
+
+/// Decodes a batch into its messages.
+pub fn decode(batch: &[u8]) -> Decoded<Vec<Msg>> {
+    let mut r = Reader(batch);
+    let mut out = Vec::new();
+    while !r.0.is_empty() {
+        let n = r.len()?;
+        let mut one = Reader(r.take(n)?);
+        out.push(Msg::get(&mut one)?);
+        if !one.0.is_empty() {
+            return Err("a message is longer than its contents".to_string());
+        }
+    }
+    Ok(out)
+}
+
+/// FNV-1a over an image, so that head and worker check they hold the same program.
+pub fn image_hash(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all() -> Vec<Msg> {
+        let cfg = LaunchConfig {
+            num_teams: [4, 1, 1],
+            teams: true,
+            thread_limit: [0, 0, 0],
+            tripcount: 1000,
+            dyn_cgroup_mem: 0,
+        };
+        vec![
+            Msg::Hello {
+                host: "n1".into(),
+                devices: vec![DeviceDesc {
+                    kind: 1,
+                    name: "gpu".into(),
+                    memory_bytes: 1 << 34,
+                    compute_units: 132,
+                    accepts_host: false,
+                    accepts_sm: (1u128 << 90) | (1 << 80),
+                    details: vec![("Compute Capabilities".into(), "sm_90".into())],
+                }],
+            },
+            Msg::Request {
+                req: 7,
+                body: Request::LoadImage {
+                    dev: 1,
+                    hash: 3,
+                    len: 4,
+                },
+            },
+            Msg::Request {
+                req: 8,
+                body: Request::Lookup {
+                    image: 9,
+                    what: 1,
+                    name: "x".into(),
+                },
+            },
+            Msg::Request {
+                req: 9,
+                body: Request::Alloc {
+                    dev: 0,
+                    size: 64,
+                    kind: AllocKind::Shared,
+                },
+            },
+            Msg::Request {
+                req: 10,
+                body: Request::Sync { dev: 0, stream: 3 },
+            },
+            Msg::Reply {
+                req: 1,
+                values: vec![1, 2],
+            },
+            Msg::Failed {
+                req: 1,
+                kind: ErrorKind::OutOfMemory,
+                message: "no".into(),
+            },
+            Msg::CopyTo {
+                dev: 0,
+                stream: 1,
+                dst: 0x1000,
+                data: vec![1, 2, 3],
+            },
+            Msg::Launch {
+                dev: 0,
+                stream: 1,
+                kernel: 5,
+                args: vec![1, 2],
+                cfg,
+            },
+            Msg::PeerSend {
+                dev: 0,
+                stream: 1,
+                src: 2,
+                len: 3,
+                dst_rank: 4,
+                dst_dev: 5,
+                dst: 6,
+                tag: 7,
+            },
+            Msg::PeerData {
+                tag: 1,
+                dev: 0,
+                dst: 2,
+                data: vec![9; 5],
+            },
+            Msg::Heartbeat,
+            Msg::Shutdown,
+        ]
+    }
+
+    #[test]
+    fn every_message_survives_a_batch() {
+        let msgs = all();
+        let mut batch = Vec::new();
+        for m in &msgs {
+            append(&mut batch, m);
+        }
+        assert_eq!(decode(&batch).expect("decodes"), msgs);
+    }
+
+    #[test]
+    fn truncated_or_unknown_input_is_an_error_not_a_panic() {
+        let b = encode(&all()[0]);
+        for cut in 0..b.len() {
+            assert!(decode(&b[..cut]).is_err() || cut == 0);
+        }
+        let mut bad = encode(&Msg::Heartbeat);
+        bad[8] = 200;
+        assert!(decode(&bad).unwrap_err().contains("unknown message"));
+    }
+}

@@ -1,0 +1,263 @@
+//! The protocol between head and workers, run in one process over in-process channels: rank 0
+//! drives [`RemoteDevice`]s, ranks 1.. serve host devices on threads of their own.
+
+use super::head::{hello, start_head, start_worker};
+use super::link::{self, Link};
+use super::transport::{local_job, Transport};
+use super::worker::{Fault, FaultAction, Host, Worker};
+use crate::device::host::HostDevice;
+use crate::device::{AllocKind, Device, KernelHandle, LaunchConfig};
+use crate::image::ImageTarget;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+struct TestHost(Vec<Box<dyn Device>>);
+
+impl Host for TestHost {
+    fn device(&self, index: usize) -> Option<&dyn Device> {
+        self.0.get(index).map(|d| &**d)
+    }
+    fn num_devices(&self) -> usize {
+        self.0.len()
+    }
+    fn image(&self, _: u64, _: u64) -> Option<(ImageTarget, Arc<Vec<u8>>)> {
+        None
+    }
+}
+
+struct Job {
+    head: Arc<Link>,
+    devices: Vec<Box<dyn Device>>,
+    _workers: Vec<Arc<Worker>>,
+}
+
+/// A head and `workers` ranks with `per_rank` host devices each.
+fn job(workers: usize, per_rank: usize, timeout: Duration, fault: Option<Fault>) -> Job {
+    let mut ranks = local_job(workers + 1).into_iter();
+    let head_t = ranks.next().expect("rank 0");
+    let mut serving = Vec::new();
+    for t in ranks {
+        let (link, slot, _thread) =
+            link::start(move || Ok(Box::new(t) as Box<dyn Transport>)).expect("worker link");
+        let local: Vec<Box<dyn Device>> = (0..per_rank)
+            .map(|i| Box::new(HostDevice::new(i, Some(1))) as Box<dyn Device>)
+            .collect();
+        link.post(0, &hello(&link, &local), true).expect("hello");
+        let heartbeat = timeout / 4;
+        serving.push(start_worker(
+            &link,
+            slot,
+            Arc::new(TestHost(local)),
+            heartbeat,
+            fault,
+        ));
+    }
+    let (head, slot, _thread) =
+        link::start(move || Ok(Box::new(head_t) as Box<dyn Transport>)).expect("head link");
+    let devices = start_head(&head, slot, 0, timeout).expect("devices");
+    Job {
+        head,
+        devices,
+        _workers: serving,
+    }
+}
+
+const LONG: Duration = Duration::from_secs(30);
+
+#[test]
+fn devices_are_numbered_by_rank_and_copies_keep_stream_order() {
+    let j = job(2, 2, LONG, None);
+    assert_eq!(j.devices.len(), 4);
+    let names: Vec<String> = j.devices.iter().map(|d| d.info().name.clone()).collect();
+    assert!(names[0].contains("MPI rank 1 (local1)"), "{names:?}");
+    assert!(names[3].contains("MPI rank 2 (local2)"), "{names:?}");
+    let d = &*j.devices[3];
+    let n = 1 << 16;
+    let p = d.alloc(n, AllocKind::Device).expect("alloc");
+    let src: Vec<u8> = (0..n).map(|i| (i % 251) as u8).collect();
+    let mut out = vec![0u8; n];
+    let mut s = d.create_stream().expect("stream");
+    // Later commands overwrite earlier ones only if the stream keeps their order.
+    d.copy_to_device(p, src.as_ptr() as usize, n, &mut s).expect("h2d");
+    d.fill(p, 9, 100, &mut s).expect("fill");
+    d.copy_within(p + 200, p, 50, &mut s).expect("within");
+    d.copy_from_device(out.as_mut_ptr() as usize, p, n, &mut s)
+        .expect("d2h");
+    d.synchronize(&mut s).expect("sync");
+    let mut want = src.clone();
+    want[..100].fill(9);
+    want[200..250].fill(9);
+    assert_eq!(out, want);
+    d.free(p, AllocKind::Device).expect("free");
+    let m = d.memory_info().expect("meminfo");
+    assert!(m.total >= m.free && m.total > 0);
+}
+
+#[test]
+fn a_construct_travels_as_one_batch_per_rank() {
+    let j = job(1, 1, LONG, None);
+    let d = &*j.devices[0];
+    let p = d.alloc(4096, AllocKind::Device).expect("alloc");
+    let before = j.head.traffic()[1];
+    let mut s = d.create_stream().expect("stream");
+    let data = [1u8; 4096];
+    for _ in 0..10 {
+        d.copy_to_device(p, data.as_ptr() as usize, 4096, &mut s)
+            .expect("h2d");
+    }
+    d.synchronize(&mut s).expect("sync");
+    let after = j.head.traffic()[1];
+    assert_eq!(after.messages - before.messages, 11, "10 copies and a sync");
+    assert!(
+        after.batches - before.batches <= 2,
+        "sent in {} batches",
+        after.batches - before.batches
+    );
+}
+
+static GATE: AtomicU64 = AtomicU64::new(0);
+static SEEN: AtomicU64 = AtomicU64::new(u64::MAX);
+
+/// A "kernel" for host devices: slow, then opens the gate.
+extern "C" fn slow_then_open(_dyn_ptr: usize) {
+    std::thread::sleep(Duration::from_millis(150));
+    GATE.store(1, Ordering::SeqCst);
+}
+
+/// A "kernel" that records whether the gate was open when it ran.
+extern "C" fn look_at_gate(_dyn_ptr: usize) {
+    SEEN.store(GATE.load(Ordering::SeqCst), Ordering::SeqCst);
+}
+
+#[test]
+fn events_order_streams_of_different_ranks_without_the_head() {
+    let j = job(2, 1, LONG, None);
+    let (a, b) = (&*j.devices[0], &*j.devices[1]);
+    let cfg = LaunchConfig {
+        num_teams: [0; 3],
+        teams: false,
+        thread_limit: [0; 3],
+        tripcount: 0,
+        dyn_cgroup_mem: 0,
+    };
+    let (mut sa, mut sb) = (a.create_stream().expect("a"), b.create_stream().expect("b"));
+    a.launch(KernelHandle(slow_then_open as *const () as usize), &[], &cfg, &mut sa)
+        .expect("launch a");
+    let ev = a.record_event(&mut sa).expect("record");
+    b.wait_event(&mut sb, &ev).expect("wait");
+    b.launch(KernelHandle(look_at_gate as *const () as usize), &[], &cfg, &mut sb)
+        .expect("launch b");
+    let sent_to_b = j.head.traffic()[2].messages;
+    b.synchronize(&mut sb).expect("sync b");
+    assert_eq!(SEEN.load(Ordering::SeqCst), 1, "rank 2 ran before rank 1's event");
+    // Rank 1 told rank 2 directly: the head sent rank 2 nothing after its commands but the sync.
+    assert_eq!(j.head.traffic()[2].messages, sent_to_b + 1);
+    assert!(ev.query().expect("query"));
+    a.synchronize(&mut sa).expect("sync a");
+    // Waiting for an event that already fired sends nothing.
+    let before = j.head.traffic()[2].messages;
+    b.wait_event(&mut sb, &ev).expect("wait again");
+    assert_eq!(j.head.traffic()[2].messages, before);
+}
+
+#[test]
+fn peer_copies_go_from_worker_to_worker() {
+    let j = job(2, 1, LONG, None);
+    let (a, b) = (&*j.devices[0], &*j.devices[1]);
+    assert!(a.can_copy_peer(b));
+    let n = 1 << 20;
+    let pa = a.alloc(n, AllocKind::Device).expect("alloc a");
+    let pb = b.alloc(n, AllocKind::Device).expect("alloc b");
+    let src: Vec<u8> = (0..n).map(|i| (i * 7 % 256) as u8).collect();
+    let (mut sa, mut sb) = (a.create_stream().expect("a"), b.create_stream().expect("b"));
+    a.copy_to_device(pa, src.as_ptr() as usize, n, &mut sa)
+        .expect("h2d");
+    let to_b = j.head.traffic()[2].bytes;
+    a.copy_peer(b, pb, pa, n, &mut sa).expect("peer");
+    a.synchronize(&mut sa).expect("sync a");
+    assert!(
+        j.head.traffic()[2].bytes - to_b < 1024,
+        "the peer copy's bytes went through the head"
+    );
+    let mut out = vec![0u8; n];
+    b.copy_from_device(out.as_mut_ptr() as usize, pb, n, &mut sb)
+        .expect("d2h");
+    b.synchronize(&mut sb).expect("sync b");
+    assert!(out == src, "peer copy corrupted the data");
+    // Two devices of one rank copy locally.
+    let k = job(1, 2, LONG, None);
+    let (c, d) = (&*k.devices[0], &*k.devices[1]);
+    let pc = c.alloc(64, AllocKind::Device).expect("c");
+    let pd = d.alloc(64, AllocKind::Device).expect("d");
+    let mut sc = c.create_stream().expect("sc");
+    c.copy_to_device(pc, src.as_ptr() as usize, 64, &mut sc)
+        .expect("h2d");
+    c.copy_peer(d, pd, pc, 64, &mut sc).expect("peer");
+    c.synchronize(&mut sc).expect("sync");
+    let mut out = [0u8; 64];
+    let mut sd = d.create_stream().expect("sd");
+    d.copy_from_device(out.as_mut_ptr() as usize, pd, 64, &mut sd)
+        .expect("d2h");
+    d.synchronize(&mut sd).expect("sync d");
+    assert_eq!(&out[..], &src[..64]);
+}
+
+#[test]
+fn shared_memory_kinds_are_refused_with_the_reason() {
+    let j = job(1, 1, LONG, None);
+    let e = j.devices[0]
+        .alloc(64, AllocKind::Shared)
+        .expect_err("managed memory on another node");
+    assert!(e.message.contains("MPI rank 1"), "{}", e.message);
+    assert!(e.message.contains("managed"), "{}", e.message);
+}
+
+#[test]
+fn a_hung_worker_is_named_within_the_timeout() {
+    let timeout = Duration::from_millis(400);
+    let fault = Fault {
+        rank: 2,
+        command: 3,
+        action: FaultAction::Hang,
+    };
+    let j = job(2, 1, timeout, Some(fault));
+    let d = &*j.devices[1];
+    let t0 = Instant::now();
+    let mut s = d.create_stream().expect("stream");
+    let mut err = None;
+    for _ in 0..10 {
+        let r = d
+            .alloc(64, AllocKind::Device)
+            .and_then(|p| d.fill(p, 1, 64, &mut s))
+            .and_then(|_| d.synchronize(&mut s));
+        if let Err(e) = r {
+            err = Some(e);
+            break;
+        }
+    }
+    let e = err.expect("the hung rank must fail the run");
+    assert!(
+        e.message.contains("remote device 1 (MPI rank 2, host local2) stopped responding"),
+        "{}",
+        e.message
+    );
+    assert!(t0.elapsed() < timeout * 10, "took {:?}", t0.elapsed());
+    // The other rank's devices fail too: the job is over.
+    assert!(j.devices[0].alloc(8, AllocKind::Device).is_err());
+}
+
+#[test]
+fn faults_parse() {
+    assert_eq!(
+        Fault::parse("2:5:kill").expect("valid"),
+        Fault {
+            rank: 2,
+            command: 5,
+            action: FaultAction::Kill
+        }
+    );
+    assert!(Fault::parse("2:x:kill").is_err());
+    assert!(Fault::parse("2:1:explode").is_err());
+    assert!(Fault::parse("2:1").is_err());
+}

@@ -1,0 +1,263 @@
+//! The MPI transport of remote devices: `libspread_remote_mpi.so`, loaded only when
+//! `SPREAD_REMOTE=mpi` asks for it, so the runtime itself never links MPI. Its C ABI (version 1)
+//! is documented in `remote-mpi/src/lib.rs`; every call is made by the communication thread.
+
+use crate::device::remote::transport::{Place, Transport};
+use libloading::os::unix::{Library, Symbol, RTLD_GLOBAL, RTLD_NOW};
+use std::collections::VecDeque;
+use std::ffi::{c_char, CStr};
+
+/// The plugin's file name.
+pub const PLUGIN: &str = "libspread_remote_mpi.so";
+
+type InitFn = unsafe extern "C" fn(
+    *mut i32,
+    *mut i32,
+    *mut i32,
+    *mut i32,
+    *mut c_char,
+    usize,
+    *mut c_char,
+    usize,
+) -> i32;
+type IsendFn = unsafe extern "C" fn(i32, i32, *const u8, usize, *mut u64) -> i32;
+type TestFn = unsafe extern "C" fn(u64, *mut i32) -> i32;
+type ImprobeFn = unsafe extern "C" fn(*mut i32, *mut i32, *mut i32, *mut usize, *mut u64) -> i32;
+type MrecvFn = unsafe extern "C" fn(u64, *mut u8, usize) -> i32;
+type AbortFn = unsafe extern "C" fn(i32);
+type FinalizeFn = unsafe extern "C" fn() -> i32;
+type ErrorStringFn = unsafe extern "C" fn(i32, *mut c_char, usize);
+type VersionFn = unsafe extern "C" fn() -> u32;
+
+/// The tag every batch travels with.
+const TAG: i32 = 1;
+
+/// MPI through the plugin.
+pub struct MpiTransport {
+    place: Place,
+    isend: IsendFn,
+    test: TestFn,
+    improbe: ImprobeFn,
+    mrecv: MrecvFn,
+    abort: AbortFn,
+    finalize: FinalizeFn,
+    error_string: ErrorStringFn,
+    /// Sends in flight with the buffers MPI reads from.
+    in_flight: VecDeque<(u64, Vec<u8>)>,
+    _lib: Library,
+}
+
+fn text(buf: &[c_char]) -> String {
+    // SAFETY: the buffer is zero-initialised and the plugin writes a NUL-terminated string
+    // shorter than its length; the last byte is never written, so a NUL is always there.
+    unsafe { CStr::from_ptr(buf.as_ptr()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Where the plugin is: `SPREAD_REMOTE_LIB`, else next to this runtime library, else the
+/// loader's search path.
+fn plugin_path(explicit: Option<&str>) -> String {
+    if let Some(p) = explicit {
+        return p.to_string();
+    }
+    let mut info = std::mem::MaybeUninit::<libc::Dl_info>::zeroed();
+    // SAFETY: dladdr only reads the address of one of this library's functions and fills `info`.
+    let ok = unsafe { libc::dladdr(plugin_path as *const libc::c_void, info.as_mut_ptr()) };
+    if ok != 0 {
+        // SAFETY: dladdr succeeded, so `info` is initialised; dli_fname is a NUL-terminated path
+        // owned by the loader for as long as this library stays loaded.
+        let fname = unsafe { info.assume_init().dli_fname };
+        if !fname.is_null() {
+            // SAFETY: as above.
+            let me = unsafe { CStr::from_ptr(fname) }.to_string_lossy().into_owned();
+            if let Some(dir) = std::path::Path::new(&me).parent() {
+                let p = dir.join(PLUGIN);
+                if p.exists() {
+                    return p.to_string_lossy().into_owned();
+                }
+            }
+        }
+    }
+    PLUGIN.to_string()
+}
+
+/// Whether the program itself uses MPI (it is linked against an MPI library).
+pub fn program_uses_mpi() -> bool {
+    super::dl::global_symbol("MPI_Init").is_some()
+        || super::dl::global_symbol("MPI_Init_thread").is_some()
+}
+
+impl MpiTransport {
+    /// Loads the plugin and joins the MPI job (on the calling thread, which makes every later
+    /// call).
+    pub fn open(explicit: Option<&str>) -> Result<Self, String> {
+        if program_uses_mpi() {
+            return Err("the program itself uses MPI (it links an MPI library); SPREAD_REMOTE=mpi \
+                 runs unmodified OpenMP programs whose MPI ranks all belong to Spread, so unset \
+                 SPREAD_REMOTE for this program"
+                .to_string());
+        }
+        let path = plugin_path(explicit);
+        // SAFETY: loading the plugin runs its and MPI's constructors, which is what joining the
+        // job means. RTLD_GLOBAL: Open MPI's components, loaded by MPI itself, resolve symbols
+        // of libmpi and libopen-pal in the global scope.
+        let lib = unsafe { Library::open(Some(&path), RTLD_NOW | RTLD_GLOBAL) }.map_err(|e| {
+            format!(
+                "cannot load the MPI transport {path}: {e} (build it with scripts/setup.sh --mpi \
+                 and scripts/build.sh, or set SPREAD_REMOTE_LIB)"
+            )
+        })?;
+        // SAFETY: each symbol is looked up by the name and C signature of the plugin's ABI
+        // version 1 (checked first); the function pointers stay valid while `lib` is loaded,
+        // and `lib` lives in the transport.
+        unsafe {
+            let version: Symbol<VersionFn> = lib
+                .get(b"spread_mpi_abi_version\0")
+                .map_err(|e| format!("{path} is not Spread's MPI transport: {e}"))?;
+            if version() != 1 {
+                return Err(format!(
+                    "{path} speaks ABI version {}, this runtime version 1",
+                    version()
+                ));
+            }
+            let get = |name: &[u8]| -> Result<*const (), String> {
+                lib.get::<*const ()>(name)
+                    .map(|s| *s)
+                    .map_err(|e| format!("{path}: {e}"))
+            };
+            let init: InitFn = std::mem::transmute(get(b"spread_mpi_init\0")?);
+            let isend: IsendFn = std::mem::transmute(get(b"spread_mpi_isend\0")?);
+            let test: TestFn = std::mem::transmute(get(b"spread_mpi_test\0")?);
+            let improbe: ImprobeFn = std::mem::transmute(get(b"spread_mpi_improbe\0")?);
+            let mrecv: MrecvFn = std::mem::transmute(get(b"spread_mpi_mrecv\0")?);
+            let abort: AbortFn = std::mem::transmute(get(b"spread_mpi_abort\0")?);
+            let finalize: FinalizeFn = std::mem::transmute(get(b"spread_mpi_finalize\0")?);
+            let error_string: ErrorStringFn =
+                std::mem::transmute(get(b"spread_mpi_error_string\0")?);
+            let (mut rank, mut size, mut node, mut tag_ub) = (0i32, 0i32, 0i32, 0i32);
+            let mut host = [0 as c_char; 256];
+            let mut err = [0 as c_char; 512];
+            let rc = init(
+                &mut rank,
+                &mut size,
+                &mut node,
+                &mut tag_ub,
+                host.as_mut_ptr(),
+                host.len() - 1,
+                err.as_mut_ptr(),
+                err.len() - 1,
+            );
+            if rc != 0 {
+                return Err(format!("MPI initialisation failed: {}", text(&err)));
+            }
+            Ok(MpiTransport {
+                place: Place {
+                    rank: rank as usize,
+                    size: size as usize,
+                    host: text(&host),
+                },
+                isend,
+                test,
+                improbe,
+                mrecv,
+                abort,
+                finalize,
+                error_string,
+                in_flight: VecDeque::new(),
+                _lib: lib,
+            })
+        }
+    }
+
+    fn describe(&self, code: i32) -> String {
+        let mut buf = [0 as c_char; 512];
+        // SAFETY: the plugin writes at most len bytes, NUL included, into the buffer.
+        unsafe { (self.error_string)(code, buf.as_mut_ptr(), buf.len() - 1) };
+        format!("MPI error {code}: {}", text(&buf))
+    }
+}
+
+impl Transport for MpiTransport {
+    fn place(&self) -> &Place {
+        &self.place
+    }
+
+    fn send(&mut self, dest: usize, batch: Vec<u8>) -> Result<(), String> {
+        let mut req = 0u64;
+        // SAFETY: the buffer stays alive and unmoved (its heap block) in `in_flight` until
+        // MPI_Test reports the send complete.
+        let rc = unsafe { (self.isend)(dest as i32, TAG, batch.as_ptr(), batch.len(), &mut req) };
+        if rc != 0 {
+            return Err(self.describe(rc));
+        }
+        self.in_flight.push_back((req, batch));
+        Ok(())
+    }
+
+    fn progress(&mut self) -> Result<usize, String> {
+        let mut i = 0;
+        while i < self.in_flight.len() {
+            let mut done = 0i32;
+            // SAFETY: the handle came from isend and was not released (it leaves the queue when
+            // done).
+            let rc = unsafe { (self.test)(self.in_flight[i].0, &mut done) };
+            if rc != 0 {
+                return Err(self.describe(rc));
+            }
+            if done != 0 {
+                self.in_flight.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+        Ok(self.in_flight.len())
+    }
+
+    fn poll(&mut self) -> Result<Option<(usize, Vec<u8>)>, String> {
+        let (mut found, mut src, mut tag, mut len, mut msg) = (0i32, 0i32, 0i32, 0usize, 0u64);
+        // SAFETY: out-parameters only.
+        let rc = unsafe { (self.improbe)(&mut found, &mut src, &mut tag, &mut len, &mut msg) };
+        if rc != 0 {
+            return Err(self.describe(rc));
+        }
+        if found == 0 {
+            return Ok(None);
+        }
+        let mut buf = vec![0u8; len];
+        // SAFETY: `msg` is the matched message just probed; the buffer holds its `len` bytes.
+        let rc = unsafe { (self.mrecv)(msg, buf.as_mut_ptr(), len) };
+        if rc != 0 {
+            return Err(self.describe(rc));
+        }
+        Ok(Some((src as usize, buf)))
+    }
+
+    fn abort(&mut self, code: i32) -> ! {
+        // SAFETY: ends every process of the job; nothing runs afterwards.
+        unsafe { (self.abort)(code) };
+        exit_now(code)
+    }
+
+    fn finalize(&mut self) {
+        // SAFETY: called once, by the thread that initialised MPI, after its sends completed.
+        unsafe { (self.finalize)() };
+    }
+}
+
+/// Ends the process at once with `code`, flushing C's buffered output first (a worker's kernels
+/// may have printed), without running the program's exit handlers.
+pub fn exit_now(code: i32) -> ! {
+    // SAFETY: fflush(NULL) flushes every C stream; _exit ends the process.
+    unsafe {
+        libc::fflush(std::ptr::null_mut());
+        libc::_exit(code)
+    }
+}
+
+/// Kills this process with SIGKILL (fault injection: a worker that dies without a word).
+pub fn kill_self() -> ! {
+    // SAFETY: raise only sends a signal to this process.
+    unsafe { libc::raise(libc::SIGKILL) };
+    exit_now(137)
+}
