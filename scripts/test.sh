@@ -7,7 +7,8 @@
 #   build         scripts/build.sh (cargo build --release --workspace + drop-in link; the MPI
 #                 plugin remote-mpi/ when mpicc is on PATH)
 #   deps          scripts/check-deps.py: every tool/library/header used comes from a package
-#                 setup.sh installs; and the check fails when one is dropped from the list
+#                 setup.sh installs (with MPI: also mpirun, mpicc, mpi.h, the MPI plugin's
+#                 libraries); and the check fails when one is dropped from the list
 #   fmt           cargo fmt --all -- --check, and the same for remote-mpi/ (its own workspace)
 #   clippy        cargo clippy --workspace --all-targets -- -D warnings, and the same for
 #                 remote-mpi/ when build.sh built it
@@ -108,6 +109,19 @@ deps_check() {
     return 1
   }
   echo "check-deps without clang-tools-19 fails, as it must"
+  # With MPI, the same for libopenmpi-dev (mpi.h, which the MPI plugin's build reads).
+  if command -v mpicc >/dev/null 2>&1; then
+    if out=$(SPREAD_DEPS_DROP=libopenmpi-dev python3 scripts/check-deps.py 2>&1); then
+      echo "check-deps passed without libopenmpi-dev in the list; it must fail" >&2
+      return 1
+    fi
+    grep -q 'mpi\.h' <<<"$out" || {
+      echo "check-deps without libopenmpi-dev did not name mpi.h:" >&2
+      echo "$out" >&2
+      return 1
+    }
+    echo "check-deps without libopenmpi-dev fails, as it must"
+  fi
 }
 
 # mpi_plugin: whether build.sh built the MPI transport plugin (its rule: mpicc on PATH, unless
