@@ -13,7 +13,12 @@ What is checked:
     there (scripts/setup.sh --cuda, which the test command runs);
   * Debian's pip (python3-pip), which setup.sh uses for lit and the CUDA wheels;
   * the shared libraries of those programs, of Spread's own build outputs and of a compiled
-    offload program (ldd), and the headers such a program includes (clang -M).
+    offload program (ldd), and the headers such a program includes (clang -M);
+  * with MPI (mpicc or mpirun on PATH, or the MPI plugin built; scripts/setup.sh --mpi, which
+    the test command runs): the packages of MPI_PACKAGES in scripts/packages.sh are allowed
+    and must be installed, and mpirun, mpicc, what `mpicc -show` names (the compiler, mpi.h,
+    the libmpi.so link name the plugin's build uses) and the shared libraries of
+    target/release/libspread_remote_mpi.so (libmpi and what it loads) must come from them.
 A file outside Debian's packages is accepted only in the Rust toolchain ($CARGO_HOME,
 $RUSTUP_HOME), the repository's own build tree, Python's site directories (lit, from PyPI) or
 the CUDA toolkit spread-cc uses (NVIDIA's wheels, from PyPI);
@@ -60,6 +65,9 @@ NVPTX_TOOLS = [os.path.join(LLVM_BIN, "clang-nvlink-wrapper")]
 # Spread's build outputs whose libraries must be provided.
 BUILT = ["target/release/libspread_rt.so", "target/release/libspread_pass.so",
          "target/release/spread-cc", "target/release/spread-info"]
+# With MPI: the commands the MPI plugin's build and the MPI tests run, and the plugin.
+MPI_TOOLS = ["mpirun", "mpicc"]
+MPI_BUILT = "target/release/libspread_remote_mpi.so"
 
 verbose = "-v" in sys.argv[1:]
 
@@ -73,12 +81,53 @@ def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
 
-def apt_packages():
-    out = run(["bash", "-c", '. "$1"; printf "%s\\n" "${APT_PACKAGES[@]}"', "-",
+def with_mpi():
+    """Whether this machine builds and runs Spread's MPI plugin (scripts/build.sh builds it when
+    mpicc is on PATH)."""
+    return bool(shutil.which("mpicc") or shutil.which("mpirun")
+                or os.path.exists(os.path.join(REPO, MPI_BUILT)))
+
+
+def apt_packages(mpi):
+    arrays = '"${APT_PACKAGES[@]}"' + (' "${MPI_PACKAGES[@]}"' if mpi else "")
+    out = run(["bash", "-c", '. "$1"; printf "%s\\n" ' + arrays, "-",
                os.path.join(REPO, "scripts", "packages.sh")])
     pkgs = [p for p in out.stdout.split() if p]
     drop = {p for p in os.environ.get("SPREAD_DEPS_DROP", "").split(",") if p}
     return [p for p in pkgs if p not in drop], drop
+
+
+def mpi_files():
+    """What the MPI plugin's build reads through `mpicc -show` (as the mpi crate's build script
+    does): the compiler it names, mpi.h in its -I directories and the libraries its -l flags
+    name in its -L directories."""
+    files = set()
+    problems = []
+    out = run(["mpicc", "-show"])
+    toks = out.stdout.split()
+    if out.returncode != 0 or not toks:
+        return files, ["`mpicc -show` failed: %s" % out.stderr.strip()[-300:]]
+    compiler = shutil.which(toks[0])
+    if compiler:
+        files.add(compiler)
+    else:
+        problems.append("the compiler of `mpicc -show`, %s, is not found" % toks[0])
+    incdirs = [t[2:] for t in toks if t.startswith("-I")]
+    header = [os.path.join(d, "mpi.h") for d in incdirs if os.path.isfile(os.path.join(d, "mpi.h"))]
+    if header:
+        files.add(header[0])
+    else:
+        problems.append("mpi.h is in none of `mpicc -show`'s directories %s" % incdirs)
+    libdirs = [t[2:] for t in toks if t.startswith("-L")] + ["/usr/lib/x86_64-linux-gnu",
+                                                             "/usr/lib"]
+    for lib in (t[2:] for t in toks if t.startswith("-l")):
+        found = [os.path.join(d, "lib%s.so" % lib) for d in libdirs
+                 if os.path.exists(os.path.join(d, "lib%s.so" % lib))]
+        if found:
+            files.add(found[0])
+        else:
+            problems.append("lib%s.so (from `mpicc -show`) is not found" % lib)
+    return files, problems
 
 
 def closure(pkgs):
@@ -228,7 +277,8 @@ def is_elf(path):
 
 
 def main():
-    pkgs, dropped = apt_packages()
+    mpi = with_mpi()
+    pkgs, dropped = apt_packages(mpi)
     if dropped:
         print("check-deps: checking without %s (SPREAD_DEPS_DROP)" % ", ".join(sorted(dropped)))
     problems = []
@@ -239,15 +289,17 @@ def main():
                             "scripts/setup.sh" % p)
     allowed = closure(pkgs)
     log("%d packages allowed (list, hard dependencies, base system)" % len(allowed))
+    log("MPI: %s" % ("checked (MPI_PACKAGES allowed)" if mpi else "not there (not checked)"))
     cuda = cuda_path()
     log("CUDA toolkit: %s" % (cuda or "none (the nvptx64 mode is not checked)"))
     outside_ok = toolchain_dirs(cuda)
 
     files = {}  # path -> why it is needed
-    for t in TOOLS:
+    for t in TOOLS + (MPI_TOOLS if mpi else []):
         path = shutil.which(t)
         if not path:
-            problems.append("command %s not found" % t)
+            problems.append("command %s not found%s" % (
+                t, " (MPI is used here: run scripts/setup.sh --mpi)" if t in MPI_TOOLS else ""))
             continue
         files.setdefault(path, "command " + os.path.basename(t))
         if not owners([path])[path] and os.path.exists("/usr/bin/" + os.path.basename(t)):
@@ -272,6 +324,18 @@ def main():
                 files.setdefault(p, "Spread's build")
             else:
                 problems.append("%s missing (run scripts/build.sh first)" % b)
+        if mpi:
+            p = os.path.join(REPO, MPI_BUILT)
+            if os.path.exists(p):
+                files.setdefault(p, "Spread's MPI plugin")
+            elif os.environ.get("SPREAD_MPI") != "0":
+                problems.append("%s missing (scripts/build.sh builds it when mpicc is on PATH)"
+                                % MPI_BUILT)
+            if shutil.which("mpicc"):
+                mfiles, mproblems = mpi_files()
+                problems += mproblems
+                for f in mfiles:
+                    files.setdefault(f, "read by the MPI plugin's build, from `mpicc -show`")
         # Libraries of every program and library above (resolved before tmp goes away).
         for f in list(files):
             if is_elf(f) and (owners([f])[f] or f.startswith(REPO) or f.startswith(tmp)

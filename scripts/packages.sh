@@ -15,3 +15,17 @@
 # shellcheck disable=SC2034
 APT_PACKAGES=(clang-19 clang-tools-19 llvm-19-dev libomp-19-dev llvm-19-tools cmake make g++ valgrind
   python3-pip)
+
+# With scripts/setup.sh --mpi (opt-in; scripts/test.sh passes it): what the MPI transport plugin
+# remote-mpi/ (libspread_remote_mpi.so, remote devices on other MPI ranks) builds and runs with.
+# Open MPI, not MPICH: it yields the CPU when ranks oversubscribe the cores (a 2-core CI runs 3-5
+# ranks) and names a rank that died, where MPICH's launcher is silent.
+#   openmpi-bin      mpirun (Open MPI 4.1.4), which the MPI lit tests and the examples launch with
+#   libopenmpi-dev   mpicc and mpi.h: the mpi crate's build script asks `mpicc -show` for the
+#                    flags, and bindgen reads mpi.h; also the libmpi.so link name
+# Nothing else: bindgen (run by the mpi crate's build) loads libclang at build time, and
+# libclang1-19 (/usr/lib/llvm-19/lib/libclang-19.so.1) with its builtin headers from
+# libclang-common-19-dev, both hard dependencies of clang-19, is enough (no libclang-19-dev);
+# build-probe-mpi uses `mpicc -show`, so pkg-config is not needed either.
+# shellcheck disable=SC2034
+MPI_PACKAGES=(openmpi-bin libopenmpi-dev)

@@ -6,9 +6,12 @@
 #   when missing)
 #   with --cuda (opt-in): the CUDA 13 pieces clang needs to build nvptx64 offload images
 #   (ptxas, nvlink, libdevice, headers), from NVIDIA's PyPI wheels (below)
+#   with --mpi (opt-in): Open MPI (mpirun, mpicc, libmpi: MPI_PACKAGES in scripts/packages.sh),
+#   for the MPI transport plugin remote-mpi/ (remote devices on other MPI ranks)
 # Fast and quiet when everything is there; safe to run any number of times.
+# The options combine: scripts/setup.sh --cuda --mpi (what scripts/test.sh runs).
 #
-# Usage: scripts/setup.sh [--cuda]
+# Usage: scripts/setup.sh [--cuda] [--mpi]
 # Environment (--cuda):
 #   SPREAD_CUDA_PATH   an existing CUDA toolkit (/usr/local/cuda, Debian's /usr/lib/cuda, ...):
 #                      checked and used, nothing is installed
@@ -19,15 +22,17 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
 want_cuda=0
+want_mpi=0
 for arg in "$@"; do
   case $arg in
     --cuda) want_cuda=1 ;;
+    --mpi) want_mpi=1 ;;
     -h | --help)
       sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
       exit 0
       ;;
     *)
-      printf 'setup: error: unknown argument %s (usage: scripts/setup.sh [--cuda])\n' "$arg" >&2
+      printf 'setup: error: unknown argument %s (usage: scripts/setup.sh [--cuda] [--mpi])\n' "$arg" >&2
       exit 2
       ;;
   esac
@@ -65,9 +70,11 @@ pkg_installed() {
   dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
 }
 
+wanted=("${APT_PACKAGES[@]}")
+[ "$want_mpi" -eq 0 ] || wanted+=("${MPI_PACKAGES[@]}")
 if command -v dpkg-query >/dev/null 2>&1; then
   missing=()
-  for p in "${APT_PACKAGES[@]}"; do
+  for p in "${wanted[@]}"; do
     pkg_installed "$p" || missing+=("$p")
   done
   if [ "${#missing[@]}" -gt 0 ]; then
@@ -80,6 +87,12 @@ else
     command -v "$t" >/dev/null 2>&1 || [ -x "$t" ] ||
       die "$t not found; install LLVM 19 (clang, libomp, tools) and cmake"
   done
+  if [ "$want_mpi" -eq 1 ]; then
+    for t in mpicc mpirun; do
+      command -v "$t" >/dev/null 2>&1 ||
+        die "$t not found; install an MPI-3.1 implementation with its compiler wrapper (Open MPI 4.1 recommended)"
+    done
+  fi
 fi
 
 # --- lit ---------------------------------------------------------------------

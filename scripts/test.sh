@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Spread's test command (CI runs exactly this).  Stages, in order; the first
 # one that fails stops the run with its exit status:
-#   setup         scripts/setup.sh --cuda (installs what is missing, and the CUDA toolkit pieces
-#                 that nvptx64 images need, so the GPU build path is tested on every machine)
-#   build         scripts/build.sh (cargo build --release --workspace + drop-in link)
+#   setup         scripts/setup.sh --cuda --mpi (installs what is missing, the CUDA toolkit pieces
+#                 that nvptx64 images need, so the GPU build path is tested on every machine, and
+#                 Open MPI, so the MPI transport plugin is built and checked too)
+#   build         scripts/build.sh (cargo build --release --workspace + drop-in link; the MPI
+#                 plugin remote-mpi/ when mpicc is on PATH)
 #   deps          scripts/check-deps.py: every tool/library/header used comes from a package
-#                 setup.sh installs; and the check fails when one is dropped from the list
-#   fmt           cargo fmt --all -- --check
-#   clippy        cargo clippy --workspace --all-targets -- -D warnings
-#   cargo-test    cargo test --workspace --release
+#                 setup.sh installs (with MPI: also mpirun, mpicc, mpi.h, the MPI plugin's
+#                 libraries); and the check fails when one is dropped from the list
+#   fmt           cargo fmt --all -- --check, and the same for remote-mpi/ (its own workspace)
+#   clippy        cargo clippy --workspace --all-targets -- -D warnings, and the same for
+#                 remote-mpi/ when build.sh built it
+#   cargo-test    cargo test --workspace --release (and remote-mpi/'s unit tests when built)
 #   lit           lit -sv test-suite (on Spread: library path and LD_PRELOAD); nvptx/ needs the
 #                 CUDA toolkit (feature nvptx-toolchain), gpu/ a usable GPU (feature cuda)
 #   memcheck      scripts/memcheck.sh: 36 of the lit suite's programs on Spread under
@@ -105,6 +109,52 @@ deps_check() {
     return 1
   }
   echo "check-deps without clang-tools-19 fails, as it must"
+  # With MPI, the same for libopenmpi-dev (mpi.h, which the MPI plugin's build reads).
+  if command -v mpicc >/dev/null 2>&1; then
+    if out=$(SPREAD_DEPS_DROP=libopenmpi-dev python3 scripts/check-deps.py 2>&1); then
+      echo "check-deps passed without libopenmpi-dev in the list; it must fail" >&2
+      return 1
+    fi
+    grep -q 'mpi\.h' <<<"$out" || {
+      echo "check-deps without libopenmpi-dev did not name mpi.h:" >&2
+      echo "$out" >&2
+      return 1
+    }
+    echo "check-deps without libopenmpi-dev fails, as it must"
+  fi
+}
+
+# mpi_plugin: whether build.sh built the MPI transport plugin (its rule: mpicc on PATH, unless
+# SPREAD_MPI=0). remote-mpi/ is a workspace of its own; its cargo runs share target/.
+mpi_plugin() {
+  [ "${SPREAD_MPI:-}" != 0 ] && command -v mpicc >/dev/null 2>&1
+}
+mpi_cargo() {
+  local sub=$1
+  shift
+  cargo "$sub" --manifest-path remote-mpi/Cargo.toml --target-dir target "$@"
+}
+
+# fmt needs no MPI: remote-mpi/ is checked everywhere.
+fmt_check() {
+  cargo fmt --all -- --check
+  cargo fmt --manifest-path remote-mpi/Cargo.toml -- --check
+}
+
+clippy_check() {
+  cargo clippy --workspace --all-targets -- -D warnings
+  if mpi_plugin; then
+    mpi_cargo clippy --all-targets -- -D warnings
+  else
+    echo "clippy: remote-mpi/ skipped (the MPI plugin was not built: no mpicc)"
+  fi
+}
+
+cargo_tests() {
+  cargo test --workspace --release
+  if mpi_plugin; then
+    mpi_cargo test --release
+  fi
 }
 
 # sollve: the SOLLVE V&V suite under both runtimes (about 6 minutes on 2 cores; compiled tests
@@ -132,13 +182,13 @@ sollve() {
 }
 
 if [ "${SPREAD_SKIP_SETUP:-0}" != 1 ]; then
-  stage setup bash scripts/setup.sh --cuda
+  stage setup bash scripts/setup.sh --cuda --mpi
 fi
 stage build bash scripts/build.sh
 stage deps deps_check
-stage fmt cargo fmt --all -- --check
-stage clippy cargo clippy --workspace --all-targets -- -D warnings
-stage cargo-test cargo test --workspace --release
+stage fmt fmt_check
+stage clippy clippy_check
+stage cargo-test cargo_tests
 stage lit run_lit -sv -j"$JOBS" test-suite
 stage memcheck bash scripts/memcheck.sh
 stage conformance-libpath conformance RUNTIME_LIBRARY_PATH="$REPO/target/spread/lib"

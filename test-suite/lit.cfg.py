@@ -137,6 +137,25 @@ cpus = (allowed_cpus + [0, 0])[:2]
 config.substitutions.append(("%cpu0", str(cpus[0])))
 config.substitutions.append(("%cpu1", str(cpus[1])))
 
+# --- MPI (remote devices on other ranks) ---------------------------------------
+# mpi: mpirun is on PATH and scripts/build.sh built the MPI transport plugin (it does when mpicc
+# is on PATH: scripts/setup.sh --mpi). Tests launch with `%mpirun 4 ./prog` (shared memory) or
+# `%mpirun-tcp 4 ./prog` (TCP on the loopback interface); both oversubscribe the cores, allow
+# root (CI containers) and give up after 120 s.
+mpi_plugin = os.path.join(target_dir, "release", "libspread_remote_mpi.so")
+mpirun_path = lit.util.which("mpirun", config.environment["PATH"])
+if mpirun_path and os.path.exists(mpi_plugin):
+    config.available_features.add("mpi")
+    lit_config.note("mpi: %s, plugin %s" % (mpirun_path, mpi_plugin))
+elif mpirun_path or os.path.exists(mpi_plugin):
+    lit_config.note("no mpi feature: %s" % ("the MPI plugin is not built (scripts/build.sh)"
+                                            if mpirun_path else "mpirun is not on PATH"))
+mpirun = "timeout 120 mpirun --allow-run-as-root --oversubscribe"
+# (%mpirun-tcp before %mpirun, which is a prefix of it.)
+config.substitutions.append(("%mpirun-tcp", "%s --mca btl self,tcp --mca btl_tcp_if_include lo "
+                             "--mca oob_tcp_if_include lo -np" % mpirun))
+config.substitutions.append(("%mpirun", "%s --mca btl self,vader -np" % mpirun))
+
 # --- NVIDIA GPUs (issue 8) ----------------------------------------------------
 # nvptx-toolchain: spread-cc finds a CUDA toolkit for nvptx64 images (scripts/setup.sh --cuda,
 # SPREAD_CUDA_PATH, ...; test.sh installs one); the tests in nvptx/ build programs that carry an
