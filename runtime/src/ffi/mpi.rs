@@ -70,7 +70,9 @@ fn plugin_path(explicit: Option<&str>) -> String {
         let fname = unsafe { info.assume_init().dli_fname };
         if !fname.is_null() {
             // SAFETY: as above.
-            let me = unsafe { CStr::from_ptr(fname) }.to_string_lossy().into_owned();
+            let me = unsafe { CStr::from_ptr(fname) }
+                .to_string_lossy()
+                .into_owned();
             if let Some(dir) = std::path::Path::new(&me).parent() {
                 let p = dir.join(PLUGIN);
                 if p.exists() {
@@ -93,10 +95,12 @@ impl MpiTransport {
     /// call).
     pub fn open(explicit: Option<&str>) -> Result<Self, String> {
         if program_uses_mpi() {
-            return Err("the program itself uses MPI (it links an MPI library); SPREAD_REMOTE=mpi \
+            return Err(
+                "the program itself uses MPI (it links an MPI library); SPREAD_REMOTE=mpi \
                  runs unmodified OpenMP programs whose MPI ranks all belong to Spread, so unset \
                  SPREAD_REMOTE for this program"
-                .to_string());
+                    .to_string(),
+            );
         }
         let path = plugin_path(explicit);
         // SAFETY: loading the plugin runs its and MPI's constructors, which is what joining the

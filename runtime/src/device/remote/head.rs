@@ -88,7 +88,12 @@ impl HeadHandler {
     }
 
     fn describe(&self, rank: usize, host: &str) -> String {
-        match self.ranks.get().and_then(|r| r.get(rank)).and_then(Option::as_ref) {
+        match self
+            .ranks
+            .get()
+            .and_then(|r| r.get(rank))
+            .and_then(Option::as_ref)
+        {
             Some(info) if !info.devices.is_empty() => {
                 let ids: Vec<String> = info.devices.iter().map(usize::to_string).collect();
                 format!(
@@ -148,7 +153,8 @@ pub fn discover(
 ) -> Result<Vec<Box<dyn Device>>, String> {
     let lib = settings.lib.clone();
     let opened = link::start(move || {
-        crate::ffi::mpi::MpiTransport::open(lib.as_deref()).map(|t| Box::new(t) as Box<dyn Transport>)
+        crate::ffi::mpi::MpiTransport::open(lib.as_deref())
+            .map(|t| Box::new(t) as Box<dyn Transport>)
     });
     let (link, slot, thread) = match opened {
         Ok(x) => x,
@@ -249,7 +255,10 @@ pub fn start_worker(
 pub fn hello(link: &Link, local: &[Box<dyn Device>]) -> Msg {
     Msg::Hello {
         host: link.place.host.clone(),
-        devices: local.iter().map(|d| super::worker::describe(&**d)).collect(),
+        devices: local
+            .iter()
+            .map(|d| super::worker::describe(&**d))
+            .collect(),
     }
 }
 
@@ -284,7 +293,13 @@ pub fn serve_if_worker(rt: &'static Runtime) {
         return;
     };
     let heartbeat = (settings.timeout / 4).min(Duration::from_secs(1));
-    let worker = start_worker(link, slot, Arc::new(RuntimeHost(rt)), heartbeat, settings.fault);
+    let worker = start_worker(
+        link,
+        slot,
+        Arc::new(RuntimeHost(rt)),
+        heartbeat,
+        settings.fault,
+    );
     worker.wait_done();
     link.stop();
     if let Some(t) = thread.lock().take() {

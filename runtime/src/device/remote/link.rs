@@ -260,7 +260,10 @@ impl Link {
 
     /// Seconds since `rank` was last heard from.
     pub fn silent_for(&self, rank: usize, now: Instant) -> Duration {
-        let ms = self.last_heard.get(rank).map_or(0, |a| a.load(Ordering::Relaxed));
+        let ms = self
+            .last_heard
+            .get(rank)
+            .map_or(0, |a| a.load(Ordering::Relaxed));
         now.saturating_duration_since(self.start + Duration::from_millis(ms))
     }
 

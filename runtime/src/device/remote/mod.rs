@@ -64,7 +64,14 @@ struct RemoteStream {
 
 impl RemoteDevice {
     /// Device `dev` of `rank`, as its worker described it, numbered `id` by the head.
-    pub fn new(id: usize, link: Arc<Link>, rank: usize, host: &str, dev: u16, desc: DeviceDesc) -> Self {
+    pub fn new(
+        id: usize,
+        link: Arc<Link>,
+        rank: usize,
+        host: &str,
+        dev: u16,
+        desc: DeviceDesc,
+    ) -> Self {
         let kind = if desc.kind == 1 {
             DeviceKind::Cuda
         } else {
@@ -227,7 +234,11 @@ impl Device for RemoteDevice {
                 format!(
                     "{}: {} memory would be shared with rank {}'s host, not the program's (rank 0)",
                     self.label,
-                    if kind == AllocKind::Host { "host" } else { "managed" },
+                    if kind == AllocKind::Host {
+                        "host"
+                    } else {
+                        "managed"
+                    },
                     self.rank
                 ),
             ));

@@ -44,7 +44,11 @@ pub enum Request {
     /// Reply: `[found, value]`.
     Lookup { image: u64, what: u8, name: String },
     /// Allocate. Reply: the address.
-    Alloc { dev: u16, size: u64, kind: AllocKind },
+    Alloc {
+        dev: u16,
+        size: u64,
+        kind: AllocKind,
+    },
     /// Free. Reply: nothing.
     Free { dev: u16, ptr: u64, kind: AllocKind },
     /// Free and total memory. Reply: `[free, total]`.
@@ -59,26 +63,62 @@ pub enum Request {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Msg {
     /// Worker to head, once at start: its host and devices.
-    Hello { host: String, devices: Vec<DeviceDesc> },
+    Hello {
+        host: String,
+        devices: Vec<DeviceDesc>,
+    },
     /// Head to worker: a request numbered `req`.
     Request { req: u64, body: Request },
     /// Worker to head: request `req` succeeded with these values.
     Reply { req: u64, values: Vec<u64> },
     /// Worker to head: request `req` failed.
-    Failed { req: u64, kind: ErrorKind, message: String },
+    Failed {
+        req: u64,
+        kind: ErrorKind,
+        message: String,
+    },
     /// Copy `data` to device address `dst`, in stream order.
-    CopyTo { dev: u16, stream: u32, dst: u64, data: Vec<u8> },
+    CopyTo {
+        dev: u16,
+        stream: u32,
+        dst: u64,
+        data: Vec<u8>,
+    },
     /// Copy `len` bytes from device address `src` back to the head, which lands them where its
     /// pending copy `req` says.
-    CopyFrom { dev: u16, stream: u32, src: u64, len: u64, req: u64 },
+    CopyFrom {
+        dev: u16,
+        stream: u32,
+        src: u64,
+        len: u64,
+        req: u64,
+    },
     /// Worker to head: the bytes of copy `req`.
     Data { req: u64, data: Vec<u8> },
     /// Copy within the device.
-    CopyWithin { dev: u16, stream: u32, dst: u64, src: u64, len: u64 },
+    CopyWithin {
+        dev: u16,
+        stream: u32,
+        dst: u64,
+        src: u64,
+        len: u64,
+    },
     /// Set bytes.
-    Fill { dev: u16, stream: u32, dst: u64, byte: u8, len: u64 },
+    Fill {
+        dev: u16,
+        stream: u32,
+        dst: u64,
+        byte: u8,
+        len: u64,
+    },
     /// Run a kernel (the handle is the worker's own, from a `Lookup`).
-    Launch { dev: u16, stream: u32, kernel: u64, args: Vec<u64>, cfg: LaunchConfig },
+    Launch {
+        dev: u16,
+        stream: u32,
+        kernel: u64,
+        args: Vec<u64>,
+        cfg: LaunchConfig,
+    },
     /// Mark a point of the stream: when reached, the worker announces `event` to the head and
     /// to every rank that asked (`Notify`).
     Record { dev: u16, stream: u32, event: u64 },
@@ -101,7 +141,12 @@ pub enum Msg {
         tag: u64,
     },
     /// Worker to worker: the bytes of peer transfer `tag` for `dst` on device `dev`.
-    PeerData { tag: u64, dev: u16, dst: u64, data: Vec<u8> },
+    PeerData {
+        tag: u64,
+        dev: u16,
+        dst: u64,
+        data: Vec<u8>,
+    },
     /// Worker to worker: peer transfer `tag` landed.
     PeerAck { tag: u64 },
     /// Worker to head, every second: the worker's communication thread is alive.

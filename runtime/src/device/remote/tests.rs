@@ -79,7 +79,8 @@ fn devices_are_numbered_by_rank_and_copies_keep_stream_order() {
     let mut out = vec![0u8; n];
     let mut s = d.create_stream().expect("stream");
     // Later commands overwrite earlier ones only if the stream keeps their order.
-    d.copy_to_device(p, src.as_ptr() as usize, n, &mut s).expect("h2d");
+    d.copy_to_device(p, src.as_ptr() as usize, n, &mut s)
+        .expect("h2d");
     d.fill(p, 9, 100, &mut s).expect("fill");
     d.copy_within(p + 200, p, 50, &mut s).expect("within");
     d.copy_from_device(out.as_mut_ptr() as usize, p, n, &mut s)
@@ -142,15 +143,29 @@ fn events_order_streams_of_different_ranks_without_the_head() {
         dyn_cgroup_mem: 0,
     };
     let (mut sa, mut sb) = (a.create_stream().expect("a"), b.create_stream().expect("b"));
-    a.launch(KernelHandle(slow_then_open as *const () as usize), &[], &cfg, &mut sa)
-        .expect("launch a");
+    a.launch(
+        KernelHandle(slow_then_open as *const () as usize),
+        &[],
+        &cfg,
+        &mut sa,
+    )
+    .expect("launch a");
     let ev = a.record_event(&mut sa).expect("record");
     b.wait_event(&mut sb, &ev).expect("wait");
-    b.launch(KernelHandle(look_at_gate as *const () as usize), &[], &cfg, &mut sb)
-        .expect("launch b");
+    b.launch(
+        KernelHandle(look_at_gate as *const () as usize),
+        &[],
+        &cfg,
+        &mut sb,
+    )
+    .expect("launch b");
     let sent_to_b = j.head.traffic()[2].messages;
     b.synchronize(&mut sb).expect("sync b");
-    assert_eq!(SEEN.load(Ordering::SeqCst), 1, "rank 2 ran before rank 1's event");
+    assert_eq!(
+        SEEN.load(Ordering::SeqCst),
+        1,
+        "rank 2 ran before rank 1's event"
+    );
     // Rank 1 told rank 2 directly: the head sent rank 2 nothing after its commands but the sync.
     assert_eq!(j.head.traffic()[2].messages, sent_to_b + 1);
     assert!(ev.query().expect("query"));
@@ -238,7 +253,8 @@ fn a_hung_worker_is_named_within_the_timeout() {
     }
     let e = err.expect("the hung rank must fail the run");
     assert!(
-        e.message.contains("remote device 1 (MPI rank 2, host local2) stopped responding"),
+        e.message
+            .contains("remote device 1 (MPI rank 2, host local2) stopped responding"),
         "{}",
         e.message
     );

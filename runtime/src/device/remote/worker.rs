@@ -105,12 +105,15 @@ pub fn describe(dev: &dyn Device) -> DeviceDesc {
 /// Stream id of the executor that lands peer transfers on a device.
 const PEER_STREAM: u32 = u32::MAX;
 
+/// Where an executor's commands go: (source rank, command).
+type Inbox = Sender<(usize, Msg)>;
+
 /// A worker's state.
 pub struct Worker {
     host: Arc<dyn Host>,
     images: Mutex<Vec<Box<dyn LoadedImage>>>,
-    executors: Mutex<HashMap<(u16, u32), Sender<(usize, Msg)>>>,
-    control: Mutex<Option<Sender<(usize, Msg)>>>,
+    executors: Mutex<HashMap<(u16, u32), Inbox>>,
+    control: Mutex<Option<Inbox>>,
     /// Ranks to tell when an event of this rank fires.
     notify: Mutex<HashMap<u64, Vec<u32>>>,
     heartbeat: Duration,
@@ -156,7 +159,7 @@ impl Worker {
     }
 
     /// The in-order executor of (`dev`, `stream`), started on first use.
-    fn executor(&self, link: &Arc<Link>, dev: u16, stream: u32) -> Option<Sender<(usize, Msg)>> {
+    fn executor(&self, link: &Arc<Link>, dev: u16, stream: u32) -> Option<Inbox> {
         let mut ex = self.executors.lock();
         if let Some(s) = ex.get(&(dev, stream)) {
             return Some(s.clone());
@@ -189,7 +192,7 @@ impl Worker {
         }
     }
 
-    fn control(&self, link: &Arc<Link>) -> Option<Sender<(usize, Msg)>> {
+    fn control(&self, link: &Arc<Link>) -> Option<Inbox> {
         let mut c = self.control.lock();
         if let Some(s) = c.as_ref() {
             return Some(s.clone());
@@ -302,13 +305,23 @@ impl Worker {
             Msg::CopyTo { dst, data, .. } => d
                 .copy_to_device(dst as usize, data.as_ptr() as usize, data.len(), s)
                 .and_then(|_| d.synchronize(s)),
-            Msg::CopyFrom { src: from, len, req, .. } => {
+            Msg::CopyFrom {
+                src: from,
+                len,
+                req,
+                ..
+            } => {
                 let mut buf = vec![0u8; len as usize];
                 d.copy_from_device(buf.as_mut_ptr() as usize, from as usize, buf.len(), s)
                     .and_then(|_| d.synchronize(s))
                     .and_then(|_| link.post(src, &Msg::Data { req, data: buf }, true))
             }
-            Msg::CopyWithin { dst, src: from, len, .. } => d
+            Msg::CopyWithin {
+                dst,
+                src: from,
+                len,
+                ..
+            } => d
                 .copy_within(dst as usize, from as usize, len as usize, s)
                 .and_then(|_| d.synchronize(s)),
             Msg::Fill { dst, byte, len, .. } => d
@@ -343,7 +356,14 @@ impl Worker {
                 req,
                 body: Request::Sync { .. },
             } => {
-                let _ = link.post(src, &Msg::Reply { req, values: vec![] }, true);
+                let _ = link.post(
+                    src,
+                    &Msg::Reply {
+                        req,
+                        values: vec![],
+                    },
+                    true,
+                );
                 Ok(())
             }
             _ => Ok(()),
@@ -363,9 +383,10 @@ impl Worker {
                 req,
                 body: Request::Sync { .. },
             } => {
-                let e = st.error.take().unwrap_or_else(|| {
-                    Error::new(ErrorKind::Backend, "the stream failed")
-                });
+                let e = st
+                    .error
+                    .take()
+                    .unwrap_or_else(|| Error::new(ErrorKind::Backend, "the stream failed"));
                 let _ = link.post(
                     src,
                     &Msg::Failed {
@@ -439,7 +460,10 @@ impl Worker {
             .received
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
             + 1;
-        let Some(f) = self.fault.filter(|f| f.rank == link.place.rank && f.command == n) else {
+        let Some(f) = self
+            .fault
+            .filter(|f| f.rank == link.place.rank && f.command == n)
+        else {
             return;
         };
         match f.action {
@@ -483,7 +507,14 @@ impl Handler for WorkerHandler {
                 body: Request::Ping,
             } => {
                 if let Msg::Request { req, .. } = msg {
-                    let _ = link.post(src, &Msg::Reply { req, values: vec![] }, true);
+                    let _ = link.post(
+                        src,
+                        &Msg::Reply {
+                            req,
+                            values: vec![],
+                        },
+                        true,
+                    );
                 }
             }
             Msg::Request {
