@@ -78,6 +78,8 @@ pub struct Link {
     last_heard: Vec<AtomicU64>,
     start: Instant,
     failure: Mutex<Option<String>>,
+    /// How long a batch nobody flushed waits ([`BATCH_DELAY`]; tests lengthen it).
+    batch_delay: parking_lot::RwLock<Duration>,
     /// A failure ends the job (MPI runs); in-process tests only report it.
     pub fatal: AtomicBool,
     stopping: AtomicBool,
@@ -119,6 +121,7 @@ impl Link {
             start: Instant::now(),
             failure: Mutex::new(None),
             fatal: AtomicBool::new(false),
+            batch_delay: parking_lot::RwLock::new(BATCH_DELAY),
             expecting: std::sync::atomic::AtomicUsize::new(0),
             stopping: AtomicBool::new(false),
             place,
@@ -282,6 +285,11 @@ impl Link {
             .collect()
     }
 
+    /// Sets how long an unflushed batch waits before it leaves.
+    pub fn set_batch_delay(&self, d: Duration) {
+        *self.batch_delay.write() = d;
+    }
+
     /// Asks the communication thread to send what is queued, finish and leave the job.
     pub fn stop(&self) {
         self.stopping.store(true, Ordering::Release);
@@ -292,12 +300,13 @@ impl Link {
 /// Takes the batches due for sending.
 fn due_batches(link: &Link, now: Instant) -> Vec<(usize, Vec<u8>)> {
     let mut out = Vec::new();
+    let delay = *link.batch_delay.read();
     for (dest, ob) in link.outboxes.iter().enumerate() {
         let mut ob = ob.lock();
         let due = ob.urgent
             || ob
                 .since
-                .is_some_and(|t| now.saturating_duration_since(t) >= BATCH_DELAY)
+                .is_some_and(|t| now.saturating_duration_since(t) >= delay)
             || (link.stopping.load(Ordering::Acquire) && !ob.batch.is_empty());
         if due && !ob.batch.is_empty() {
             let b = std::mem::take(&mut ob.batch);
