@@ -265,3 +265,36 @@ pub fn kill_self() -> ! {
     unsafe { libc::raise(libc::SIGKILL) };
     exit_now(137)
 }
+
+/// Set by the SIGTERM handler of the head.
+static TERMINATED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+extern "C" fn on_sigterm(_: libc::c_int) {
+    // Only an atomic store: async-signal-safe. The communication thread reports it.
+    TERMINATED.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Catches SIGTERM (what an MPI launcher sends every rank when one of them failed), so that the
+/// head can say which ranks it last heard from before the run ends. Left alone when the program
+/// already handles SIGTERM itself.
+pub fn catch_sigterm() {
+    // SAFETY: sigaction with a zeroed struct whose handler only stores an atomic; the old
+    // disposition is read first and kept when it is not the default.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        if libc::sigaction(libc::SIGTERM, std::ptr::null(), &mut old) != 0
+            || old.sa_sigaction != libc::SIG_DFL
+        {
+            return;
+        }
+        let mut act: libc::sigaction = std::mem::zeroed();
+        act.sa_sigaction = on_sigterm as extern "C" fn(libc::c_int) as usize;
+        libc::sigemptyset(&mut act.sa_mask);
+        libc::sigaction(libc::SIGTERM, &act, std::ptr::null_mut());
+    }
+}
+
+/// Whether SIGTERM arrived since [`catch_sigterm`].
+pub fn sigterm_arrived() -> bool {
+    TERMINATED.load(std::sync::atomic::Ordering::SeqCst)
+}

@@ -129,6 +129,23 @@ impl Handler for HeadHandler {
     }
 
     fn tick(&self, link: &Link, now: Instant) {
+        if link.fatal.load(Ordering::Relaxed) && crate::ffi::mpi::sigterm_arrived() {
+            // The launcher ends every rank when one failed (killed, crashed, exited): name the
+            // ranks by how long they have been silent, the failed one is usually first.
+            let mut ranks: Vec<(Duration, usize)> = (1..link.place.size)
+                .map(|r| (link.silent_for(r, now), r))
+                .collect();
+            ranks.sort_by(|a, b| b.cmp(a));
+            let heard: Vec<String> = ranks
+                .iter()
+                .map(|&(d, r)| format!("{} {:.1} s ago", self.describe(r, "?"), d.as_secs_f64()))
+                .collect();
+            eprintln!(
+                "spread: error: the run was ended by SIGTERM (an MPI launcher sends it to every rank when one of them failed); last heard from: {}",
+                heard.join("; ")
+            );
+            crate::ffi::mpi::exit_now(143);
+        }
         for rank in 1..link.place.size {
             let silent = link.silent_for(rank, now);
             if silent > self.timeout {
@@ -185,6 +202,7 @@ pub fn discover(
         return Err(why.into());
     }
     link.fatal.store(true, Ordering::Relaxed);
+    crate::ffi::mpi::catch_sigterm();
     let devices = match start_head(&link, slot, first_id, settings.timeout) {
         Ok(d) => d,
         Err(why) => {

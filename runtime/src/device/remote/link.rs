@@ -179,7 +179,7 @@ impl Link {
                     .flatten()
                     .unwrap_or_else(|| Err((ErrorKind::Backend, "lost answer".into())));
             }
-            if let Some(f) = self.failure.lock().clone() {
+            if let Some(f) = self.failed() {
                 answers.remove(&req);
                 return Err((ErrorKind::Backend, f));
             }
@@ -224,7 +224,7 @@ impl Link {
             if s.contains(&id) {
                 return Ok(());
             }
-            if let Some(f) = self.failure.lock().clone() {
+            if let Some(f) = self.failed() {
                 return Err(Error::new(ErrorKind::Backend, f));
             }
             self.signalled.wait_for(&mut s, Duration::from_millis(100));
@@ -255,10 +255,23 @@ impl Link {
 
     /// The failure, as an error, if the job failed.
     pub fn check(&self) -> Result<()> {
-        match self.failure.lock().as_ref() {
-            Some(f) => Err(Error::new(ErrorKind::Backend, f.clone())),
+        match self.failed() {
+            Some(f) => Err(Error::new(ErrorKind::Backend, f)),
             None => Ok(()),
         }
+    }
+
+    /// The failure, if the job failed. When failures are fatal the communication thread is
+    /// ending the job with the message: the calling thread waits for that rather than report a
+    /// second error of its own.
+    fn failed(&self) -> Option<String> {
+        let f = self.failure.lock().clone();
+        if f.is_some() && self.fatal.load(Ordering::Relaxed) {
+            loop {
+                std::thread::sleep(Duration::from_secs(1));
+            }
+        }
+        f
     }
 
     /// Seconds since `rank` was last heard from.
