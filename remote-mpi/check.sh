@@ -2,7 +2,8 @@
 # Checks the MPI transport plugin under mpirun on this machine (about 15 s on 2 cores):
 #   1. examples/pingpong (the crate linked as an rlib) with 2 ranks over shared memory
 #      (btl self,vader) and over TCP on the loopback interface (btl self,tcp);
-#   2. tests/dlopen.c: a program that does not link MPI dlopens libspread_remote_mpi.so with
+#   2. examples/program_uses_mpi: a program that initialises MPI itself is refused cleanly;
+#   3. tests/dlopen.c: a program that does not link MPI dlopens libspread_remote_mpi.so with
 #      RTLD_NOW|RTLD_LOCAL (as Spread's runtime does), initialises MPI through it and moves
 #      1 MiB each way.
 # Usage: remote-mpi/check.sh [--target-dir DIR]   (default: remote-mpi/target)
@@ -26,6 +27,9 @@ echo "check: pingpong over shared memory"
 "${mpirun[@]}" --mca btl self,vader "$target/release/examples/pingpong"
 echo "check: pingpong over TCP on lo"
 "${mpirun[@]}" "${tcp[@]}" "$target/release/examples/pingpong"
+
+echo "check: a program that uses MPI itself"
+timeout 60 mpirun --allow-run-as-root -np 1 "$target/release/examples/program_uses_mpi"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -10,8 +10,9 @@
 //! time (ping-pong) and both at once, checks their bytes, tags, sources and order, the refusals
 //! (a second init, stale handles, a short receive buffer, finalize with a message pending, init
 //! after finalize) and that an MPI error comes back as a code instead of ending the job. Rank 0
-//! prints the latency of a small round trip and the bandwidth of 64 MiB transfers. Any failure
-//! prints a line and ends both ranks through `spread_mpi_abort(1)`.
+//! prints the latency of a small round trip and the bandwidth of transfers up to 64 MiB. All MPI
+//! calls run on a spawned thread, as on the runtime's communication thread. Any failure prints a
+//! line and ends both ranks through `spread_mpi_abort(1)`.
 
 use std::ffi::c_char;
 use std::time::Instant;
@@ -391,9 +392,19 @@ fn run(rank: &mut i32) -> Result<()> {
 }
 
 fn main() {
-    let mut rank = -1;
-    if let Err(e) = run(&mut rank) {
-        eprintln!("pingpong: rank {rank}: FAILED: {e}");
-        spread_mpi_abort(1);
+    // Everything runs on a thread other than main, as on the runtime's communication thread.
+    let comm = std::thread::Builder::new().name("comm".into()).spawn(|| {
+        let mut rank = -1;
+        if let Err(e) = run(&mut rank) {
+            eprintln!("pingpong: rank {rank}: FAILED: {e}");
+            spread_mpi_abort(1);
+        }
+    });
+    match comm.map(|t| t.join()) {
+        Ok(Ok(())) => {}
+        _ => {
+            eprintln!("pingpong: the communication thread failed");
+            std::process::exit(1);
+        }
     }
 }
