@@ -30,11 +30,20 @@ pub fn transfer(dst: usize, src: usize, len: usize) {
     unsafe { mem::copy(dst, src, len) }
 }
 
-/// Copies `len` bytes at `src` into a new buffer, with the contract of [`transfer`] for `src`
-/// (a remote device's copy from the program's memory).
-pub fn copy_out(src: usize, len: usize) -> Vec<u8> {
-    // SAFETY: as for `transfer`.
-    unsafe { mem::bytes(src, len) }
+/// Appends `len` bytes at `src` to `buf`, with the contract of [`transfer`] for `src` (a remote
+/// device's copy from the program's memory straight into the message that carries it).
+pub fn append_from(buf: &mut Vec<u8>, src: usize, len: usize) {
+    if len == 0 {
+        return;
+    }
+    buf.reserve(len);
+    let at = buf.len();
+    // SAFETY: `src` as for `transfer`; the destination is the spare capacity just reserved, and
+    // the length is set only after the bytes are there.
+    unsafe {
+        mem::copy(buf.as_mut_ptr().add(at) as usize, src, len);
+        buf.set_len(at + len);
+    }
 }
 
 /// Sets `len` bytes at `dst`, with the contract of [`transfer`] for `dst`.

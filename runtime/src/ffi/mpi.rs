@@ -228,12 +228,16 @@ impl Transport for MpiTransport {
         if found == 0 {
             return Ok(None);
         }
-        let mut buf = vec![0u8; len];
-        // SAFETY: `msg` is the matched message just probed; the buffer holds its `len` bytes.
+        // Not zeroed first: MPI writes every byte (a zeroing pass would cost as much as the copy).
+        let mut buf: Vec<u8> = Vec::with_capacity(len);
+        // SAFETY: `msg` is the matched message just probed; the buffer has room for its `len`
+        // bytes.
         let rc = unsafe { (self.mrecv)(msg, buf.as_mut_ptr(), len) };
         if rc != 0 {
             return Err(self.describe(rc));
         }
+        // SAFETY: the receive succeeded, so MPI wrote all `len` bytes of the matched message.
+        unsafe { buf.set_len(len) };
         Ok(Some((src as usize, buf)))
     }
 

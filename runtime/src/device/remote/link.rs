@@ -141,6 +141,16 @@ impl Link {
 
     /// Queues `msg` for `dest`; `urgent` sends its batch now.
     pub fn post(&self, dest: usize, msg: &Msg, urgent: bool) -> Result<()> {
+        self.post_with(dest, urgent, |b| protocol::append(b, msg))
+    }
+
+    /// Queues the message `write` appends to the batch for `dest`.
+    pub fn post_with(
+        &self,
+        dest: usize,
+        urgent: bool,
+        write: impl FnOnce(&mut Vec<u8>),
+    ) -> Result<()> {
         self.check()?;
         let Some(ob) = self.outboxes.get(dest) else {
             return Err(Error::new(
@@ -150,7 +160,7 @@ impl Link {
         };
         let flush = {
             let mut ob = ob.lock();
-            protocol::append(&mut ob.batch, msg);
+            write(&mut ob.batch);
             ob.messages += 1;
             ob.since.get_or_insert_with(Instant::now);
             ob.urgent |= urgent || ob.batch.len() >= BATCH_BYTES;
@@ -424,7 +434,7 @@ fn run(link: &Link, transport: &mut dyn Transport, handler: &dyn Handler) {
                         let ms = now.saturating_duration_since(link.start).as_millis() as u64;
                         a.store(ms, Ordering::Relaxed);
                     }
-                    match protocol::decode(&batch) {
+                    match protocol::decode(batch) {
                         Ok(msgs) => {
                             for m in msgs {
                                 handler.handle(link, src, m);

@@ -282,16 +282,12 @@ impl Device for RemoteDevice {
         let mut off = 0;
         while off < len {
             let n = (len - off).min(MAX_PAYLOAD);
-            let data = crate::ffi::access::copy_out(src + off, n);
-            self.post(
-                &Msg::CopyTo {
-                    dev: self.dev,
-                    stream,
-                    dst: (dst + off) as u64,
-                    data,
-                },
-                false,
-            )?;
+            let dst = (dst + off) as u64;
+            self.link
+                .post_with(self.rank, false, |b| {
+                    protocol::append_copy_to(b, self.dev, stream, dst, src + off, n)
+                })
+                .map_err(|e| Error::new(e.kind, format!("{}: {}", self.label, e.message)))?;
             off += n;
         }
         s.busy = true;

@@ -15,6 +15,52 @@ use crate::error::ErrorKind;
 /// Most bytes one copy command carries; longer copies become several commands.
 pub const MAX_PAYLOAD: usize = 64 << 20;
 
+/// Bytes a message carries: a range of the batch it arrived in (decoding copies nothing) or a
+/// buffer of its own (a message being built).
+#[derive(Clone)]
+pub struct Payload {
+    buf: std::sync::Arc<Vec<u8>>,
+    range: std::ops::Range<usize>,
+}
+
+impl Payload {
+    fn slice(buf: &std::sync::Arc<Vec<u8>>, range: std::ops::Range<usize>) -> Self {
+        Payload {
+            buf: buf.clone(),
+            range,
+        }
+    }
+}
+
+impl From<Vec<u8>> for Payload {
+    fn from(v: Vec<u8>) -> Self {
+        let range = 0..v.len();
+        Payload {
+            buf: std::sync::Arc::new(v),
+            range,
+        }
+    }
+}
+
+impl std::ops::Deref for Payload {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.buf[self.range.clone()]
+    }
+}
+
+impl PartialEq for Payload {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl std::fmt::Debug for Payload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Payload({} bytes)", self.len())
+    }
+}
+
 /// What one worker device is, as the worker reports it when it starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeviceDesc {
@@ -82,7 +128,7 @@ pub enum Msg {
         dev: u16,
         stream: u32,
         dst: u64,
-        data: Vec<u8>,
+        data: Payload,
     },
     /// Copy `len` bytes from device address `src` back to the head, which lands them where its
     /// pending copy `req` says.
@@ -94,7 +140,7 @@ pub enum Msg {
         req: u64,
     },
     /// Worker to head: the bytes of copy `req`.
-    Data { req: u64, data: Vec<u8> },
+    Data { req: u64, data: Payload },
     /// Copy within the device.
     CopyWithin {
         dev: u16,
@@ -145,7 +191,7 @@ pub enum Msg {
         tag: u64,
         dev: u16,
         dst: u64,
-        data: Vec<u8>,
+        data: Payload,
     },
     /// Worker to worker: peer transfer `tag` landed.
     PeerAck { tag: u64 },
@@ -184,6 +230,11 @@ impl Writer {
 /// Reads an encoded message; every getter fails on truncated input.
 struct Reader<'a>(&'a [u8]);
 
+/// Where a reader's input sits in the batch (for payloads that point into it).
+struct Source<'a> {
+    batch: &'a std::sync::Arc<Vec<u8>>,
+}
+
 type Decoded<T> = std::result::Result<T, String>;
 
 impl<'a> Reader<'a> {
@@ -221,6 +272,13 @@ impl<'a> Reader<'a> {
     fn bytes(&mut self) -> Decoded<Vec<u8>> {
         let n = self.len()?;
         Ok(self.take(n)?.to_vec())
+    }
+    /// A payload: a range of the batch, no copy.
+    fn payload(&mut self, src: &Source<'_>) -> Decoded<Payload> {
+        let n = self.len()?;
+        let bytes = self.take(n)?;
+        let start = bytes.as_ptr() as usize - src.batch.as_ptr() as usize;
+        Ok(Payload::slice(src.batch, start..start + n))
     }
     fn str(&mut self) -> Decoded<String> {
         String::from_utf8(self.bytes()?).map_err(|_| "a string is not UTF-8".to_string())
@@ -534,7 +592,7 @@ impl Msg {
         }
     }
 
-    fn get(r: &mut Reader<'_>) -> Decoded<Msg> {
+    fn get(r: &mut Reader<'_>, src: &Source<'_>) -> Decoded<Msg> {
         Ok(match r.u8()? {
             0 => {
                 let host = r.str()?;
@@ -590,7 +648,7 @@ impl Msg {
                 dev: r.u16()?,
                 stream: r.u32()?,
                 dst: r.u64()?,
-                data: r.bytes()?,
+                data: r.payload(src)?,
             },
             5 => Msg::CopyFrom {
                 dev: r.u16()?,
@@ -601,7 +659,7 @@ impl Msg {
             },
             6 => Msg::Data {
                 req: r.u64()?,
-                data: r.bytes()?,
+                data: r.payload(src)?,
             },
             7 => Msg::CopyWithin {
                 dev: r.u16()?,
@@ -663,7 +721,7 @@ impl Msg {
                 tag: r.u64()?,
                 dev: r.u16()?,
                 dst: r.u64()?,
-                data: r.bytes()?,
+                data: r.payload(src)?,
             },
             16 => Msg::PeerAck { tag: r.u64()? },
             17 => Msg::Heartbeat,
@@ -693,6 +751,32 @@ pub fn append(batch: &mut Vec<u8>, msg: &Msg) {
     *batch = b;
 }
 
+/// Appends a [`Msg::CopyTo`] whose `len` bytes are read from program memory at `src` straight
+/// into the batch (encoded exactly as the message would be).
+pub fn append_copy_to(
+    batch: &mut Vec<u8>,
+    dev: u16,
+    stream: u32,
+    dst: u64,
+    src: usize,
+    len: usize,
+) {
+    batch.reserve(len + 64);
+    let at = batch.len();
+    batch.extend_from_slice(&[0; 8]);
+    let mut w = Writer(std::mem::take(batch));
+    w.u8(4);
+    w.u16(dev);
+    w.u32(stream);
+    w.u64(dst);
+    w.u64(len as u64);
+    let mut b = w.0;
+    crate::ffi::access::append_from(&mut b, src, len);
+    let n = (b.len() - at - 8) as u64;
+    b[at..at + 8].copy_from_slice(&n.to_le_bytes());
+    *batch = b;
+}
+
 /// Encodes one message as a batch of its own.
 pub fn encode(msg: &Msg) -> Vec<u8> {
     let mut b = Vec::new();
@@ -700,14 +784,16 @@ pub fn encode(msg: &Msg) -> Vec<u8> {
     b
 }
 
-/// Decodes a batch into its messages.
-pub fn decode(batch: &[u8]) -> Decoded<Vec<Msg>> {
-    let mut r = Reader(batch);
+/// Decodes a batch into its messages; their payloads point into the batch.
+pub fn decode(batch: Vec<u8>) -> Decoded<Vec<Msg>> {
+    let batch = std::sync::Arc::new(batch);
+    let src = Source { batch: &batch };
+    let mut r = Reader(&batch);
     let mut out = Vec::new();
     while !r.0.is_empty() {
         let n = r.len()?;
         let mut one = Reader(r.take(n)?);
-        out.push(Msg::get(&mut one)?);
+        out.push(Msg::get(&mut one, &src)?);
         if !one.0.is_empty() {
             return Err("a message is longer than its contents".to_string());
         }
@@ -788,7 +874,7 @@ mod tests {
                 dev: 0,
                 stream: 1,
                 dst: 0x1000,
-                data: vec![1, 2, 3],
+                data: vec![1, 2, 3].into(),
             },
             Msg::Launch {
                 dev: 0,
@@ -811,7 +897,7 @@ mod tests {
                 tag: 1,
                 dev: 0,
                 dst: 2,
-                data: vec![9; 5],
+                data: vec![9; 5].into(),
             },
             Msg::Heartbeat,
             Msg::Shutdown,
@@ -825,17 +911,31 @@ mod tests {
         for m in &msgs {
             append(&mut batch, m);
         }
-        assert_eq!(decode(&batch).expect("decodes"), msgs);
+        assert_eq!(decode(batch).expect("decodes"), msgs);
+    }
+
+    #[test]
+    fn a_copy_from_program_memory_encodes_as_its_message() {
+        let data: Vec<u8> = (0..100).collect();
+        let mut b = Vec::new();
+        append_copy_to(&mut b, 1, 2, 3, data.as_ptr() as usize, data.len());
+        let want = Msg::CopyTo {
+            dev: 1,
+            stream: 2,
+            dst: 3,
+            data: data.into(),
+        };
+        assert_eq!(b, encode(&want));
     }
 
     #[test]
     fn truncated_or_unknown_input_is_an_error_not_a_panic() {
         let b = encode(&all()[0]);
         for cut in 0..b.len() {
-            assert!(decode(&b[..cut]).is_err() || cut == 0);
+            assert!(decode(b[..cut].to_vec()).is_err() || cut == 0);
         }
         let mut bad = encode(&Msg::Heartbeat);
         bad[8] = 200;
-        assert!(decode(&bad).unwrap_err().contains("unknown message"));
+        assert!(decode(bad).unwrap_err().contains("unknown message"));
     }
 }

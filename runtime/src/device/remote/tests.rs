@@ -281,3 +281,29 @@ fn faults_parse() {
     assert!(Fault::parse("2:1:explode").is_err());
     assert!(Fault::parse("2:1").is_err());
 }
+
+#[test]
+#[ignore = "a measurement: cargo test --release -p spread-rt remote::tests::copy_rate -- --ignored --nocapture"]
+fn copy_rate() {
+    let j = job(1, 1, LONG, None);
+    let d = &*j.devices[0];
+    for n in [4096usize, 1 << 20, 16 << 20] {
+        let p = d.alloc(n, AllocKind::Device).expect("alloc");
+        let buf = vec![1u8; n];
+        let mut s = d.create_stream().expect("stream");
+        let reps = if n > 1 << 20 { 10 } else { 100 };
+        let t = Instant::now();
+        for _ in 0..reps {
+            d.copy_to_device(p, buf.as_ptr() as usize, n, &mut s)
+                .expect("h2d");
+            d.synchronize(&mut s).expect("sync");
+        }
+        let dt = t.elapsed().as_secs_f64();
+        eprintln!(
+            "{n} B: {:.1} us per copy, {:.0} MB/s",
+            dt / reps as f64 * 1e6,
+            (n * reps) as f64 / dt / 1e6
+        );
+        d.free(p, AllocKind::Device).expect("free");
+    }
+}

@@ -314,7 +314,16 @@ impl Worker {
                 let mut buf = vec![0u8; len as usize];
                 d.copy_from_device(buf.as_mut_ptr() as usize, from as usize, buf.len(), s)
                     .and_then(|_| d.synchronize(s))
-                    .and_then(|_| link.post(src, &Msg::Data { req, data: buf }, true))
+                    .and_then(|_| {
+                        link.post(
+                            src,
+                            &Msg::Data {
+                                req,
+                                data: buf.into(),
+                            },
+                            true,
+                        )
+                    })
             }
             Msg::CopyWithin {
                 dst,
@@ -435,7 +444,7 @@ impl Worker {
                 tag,
                 dev: dst_dev,
                 dst,
-                data: buf,
+                data: buf.into(),
             },
             true,
         )?;
