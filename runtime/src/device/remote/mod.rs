@@ -177,6 +177,8 @@ struct RemoteEvent {
     link: Arc<Link>,
     id: u64,
     rank: usize,
+    /// Other ranks told to expect it (they keep its record until it is forgotten).
+    waiters: Mutex<Vec<usize>>,
 }
 
 impl EventImpl for RemoteEvent {
@@ -194,7 +196,14 @@ impl EventImpl for RemoteEvent {
 
 impl Drop for RemoteEvent {
     fn drop(&mut self) {
+        // Nobody can wait for it any more: the ranks that record it or were told of it drop
+        // their record once the commands already sent have run (no reply, no hurry).
         self.link.forget(self.id);
+        let forget = Msg::Forget { event: self.id };
+        let _ = self.link.post(self.rank, &forget, false);
+        for &r in self.waiters.lock().iter() {
+            let _ = self.link.post(r, &forget, false);
+        }
     }
 }
 
@@ -432,6 +441,7 @@ impl Device for RemoteDevice {
             link: self.link.clone(),
             id,
             rank: self.rank,
+            waiters: Mutex::new(Vec::new()),
         })))
     }
 
@@ -452,6 +462,12 @@ impl Device for RemoteDevice {
         }
         let stream = self.stream(s)?.id;
         if re.rank != self.rank {
+            {
+                let mut w = re.waiters.lock();
+                if !w.contains(&self.rank) {
+                    w.push(self.rank);
+                }
+            }
             // The recording rank tells this device's rank directly when the event fires.
             self.link
                 .post(

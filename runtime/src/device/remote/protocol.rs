@@ -199,6 +199,9 @@ pub enum Msg {
     Heartbeat,
     /// Head to worker: finish and leave.
     Shutdown,
+    /// Head to worker: nothing will wait for `event` any more once the commands sent before
+    /// this one have run (its record can go).
+    Forget { event: u64 },
 }
 
 // --- encoding ----------------------------------------------------------------------------------
@@ -589,6 +592,10 @@ impl Msg {
             }
             Msg::Heartbeat => w.u8(17),
             Msg::Shutdown => w.u8(18),
+            Msg::Forget { event } => {
+                w.u8(19);
+                w.u64(*event);
+            }
         }
     }
 
@@ -726,6 +733,7 @@ impl Msg {
             16 => Msg::PeerAck { tag: r.u64()? },
             17 => Msg::Heartbeat,
             18 => Msg::Shutdown,
+            19 => Msg::Forget { event: r.u64()? },
             op => return Err(format!("unknown message {op}")),
         })
     }
@@ -901,6 +909,7 @@ mod tests {
             },
             Msg::Heartbeat,
             Msg::Shutdown,
+            Msg::Forget { event: 12 },
         ]
     }
 

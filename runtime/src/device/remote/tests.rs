@@ -30,6 +30,8 @@ struct Job {
     head: Arc<Link>,
     devices: Vec<Box<dyn Device>>,
     _workers: Vec<Arc<Worker>>,
+    /// Rank r's link at index r - 1.
+    worker_links: Vec<Arc<Link>>,
 }
 
 /// A head and `workers` ranks with `per_rank` host devices each.
@@ -37,6 +39,7 @@ fn job(workers: usize, per_rank: usize, timeout: Duration, fault: Option<Fault>)
     let mut ranks = local_job(workers + 1).into_iter();
     let head_t = ranks.next().expect("rank 0");
     let mut serving = Vec::new();
+    let mut worker_links = Vec::new();
     for t in ranks {
         let (link, slot, _thread) =
             link::start(move || Ok(Box::new(t) as Box<dyn Transport>)).expect("worker link");
@@ -44,6 +47,7 @@ fn job(workers: usize, per_rank: usize, timeout: Duration, fault: Option<Fault>)
             .map(|i| Box::new(HostDevice::new(i, Some(1))) as Box<dyn Device>)
             .collect();
         link.post(0, &hello(&link, &local), true).expect("hello");
+        worker_links.push(link.clone());
         let heartbeat = timeout / 4;
         serving.push(start_worker(
             &link,
@@ -60,6 +64,7 @@ fn job(workers: usize, per_rank: usize, timeout: Duration, fault: Option<Fault>)
         head,
         devices,
         _workers: serving,
+        worker_links,
     }
 }
 
@@ -178,6 +183,47 @@ fn events_order_streams_of_different_ranks_without_the_head() {
     let before = j.head.traffic()[2].messages;
     b.wait_event(&mut sb, &ev).expect("wait again");
     assert_eq!(j.head.traffic()[2].messages, before);
+}
+
+#[test]
+fn a_dropped_event_is_forgotten_by_every_rank_that_knew_it() {
+    let j = job(2, 1, LONG, None);
+    let (a, b) = (&*j.devices[0], &*j.devices[1]);
+    let (mut sa, mut sb) = (a.create_stream().expect("a"), b.create_stream().expect("b"));
+    let p = b.alloc(8, AllocKind::Device).expect("alloc");
+    let pa = a.alloc(8, AllocKind::Device).expect("alloc a");
+    let ev = a.record_event(&mut sa).expect("record");
+    b.wait_event(&mut sb, &ev).expect("wait");
+    b.fill(p, 1, 8, &mut sb).expect("fill");
+    b.synchronize(&mut sb).expect("sync b");
+    a.synchronize(&mut sa).expect("sync a");
+    let id = ev
+        .backend()
+        .and_then(|e| e.as_any().downcast_ref::<super::RemoteEvent>())
+        .expect("a remote event")
+        .id;
+    assert!(j.worker_links[0].signalled(id) && j.worker_links[1].signalled(id));
+    drop(ev);
+    // The Forget travels with the next batch; a synchronization of each rank sends it.
+    a.fill(pa, 0, 8, &mut sa).expect("fill a");
+    a.synchronize(&mut sa).expect("sync a");
+    b.fill(p, 2, 8, &mut sb).expect("fill");
+    b.synchronize(&mut sb).expect("sync b");
+    let t = Instant::now();
+    while (j.worker_links[0].signalled(id) || j.worker_links[1].signalled(id))
+        && t.elapsed() < Duration::from_secs(5)
+    {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(
+        !j.worker_links[0].signalled(id),
+        "the recording rank kept the event"
+    );
+    assert!(
+        !j.worker_links[1].signalled(id),
+        "the waiting rank kept the event"
+    );
+    assert!(!j.head.signalled(id));
 }
 
 #[test]

@@ -116,6 +116,8 @@ pub struct Worker {
     control: Mutex<Option<Inbox>>,
     /// Ranks to tell when an event of this rank fires.
     notify: Mutex<HashMap<u64, Vec<u32>>>,
+    /// Events being forgotten: how many executors have yet to pass the point of the `Forget`.
+    forgetting: Mutex<HashMap<u64, usize>>,
     heartbeat: Duration,
     last_beat: Mutex<Instant>,
     received: std::sync::atomic::AtomicU64,
@@ -134,6 +136,7 @@ impl Worker {
             executors: Mutex::new(HashMap::new()),
             control: Mutex::new(None),
             notify: Mutex::new(HashMap::new()),
+            forgetting: Mutex::new(HashMap::new()),
             heartbeat,
             last_beat: Mutex::new(Instant::now()),
             received: std::sync::atomic::AtomicU64::new(0),
@@ -298,6 +301,9 @@ impl Worker {
             });
             return self.after_error(link, src, msg, st);
         };
+        if let Msg::Forget { event } = msg {
+            return self.passed_forget(link, event);
+        }
         if st.error.is_some() {
             return self.after_error(link, src, msg, st);
         }
@@ -381,6 +387,44 @@ impl Worker {
             let _ = dev;
             st.error = Some(e);
         }
+    }
+
+    /// Starts forgetting `event` (communication thread): each executor passes the point first,
+    /// so a wait for it queued before the `Forget` still finds it fired.
+    fn forget(&self, link: &Arc<Link>, src: usize, event: u64) {
+        let executors: Vec<Inbox> = self.executors.lock().values().cloned().collect();
+        if executors.is_empty() {
+            return self.forgotten(link, event);
+        }
+        self.forgetting.lock().insert(event, executors.len());
+        for tx in executors {
+            let _ = tx.send((src, Msg::Forget { event }));
+        }
+    }
+
+    /// An executor passed the point of a `Forget`.
+    fn passed_forget(&self, link: &Link, event: u64) {
+        let done = {
+            let mut f = self.forgetting.lock();
+            match f.get_mut(&event) {
+                Some(n) if *n > 1 => {
+                    *n -= 1;
+                    false
+                }
+                _ => {
+                    f.remove(&event);
+                    true
+                }
+            }
+        };
+        if done {
+            self.forgotten(link, event);
+        }
+    }
+
+    fn forgotten(&self, link: &Link, event: u64) {
+        link.forget(event);
+        self.notify.lock().remove(&event);
     }
 
     /// A command on a stream that already failed: events still fire and synchronizations
@@ -557,6 +601,7 @@ impl Handler for WorkerHandler {
                     n.entry(event).or_default().push(rank);
                 }
             }
+            Msg::Forget { event } => w.forget(link_arc, src, event),
             Msg::Shutdown => {
                 *w.done.lock() = true;
                 w.done_cv.notify_all();
