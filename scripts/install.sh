@@ -2,7 +2,9 @@
 # Install Spread's toolchain and runtime under PREFIX:
 #   PREFIX/bin/spread-cc, spread-c++, spread-info
 #   PREFIX/lib/libspread_rt.so, libomptarget.so.19.1 -> libspread_rt.so,
-#              libomptarget.so -> libomptarget.so.19.1, libspread_pass.so
+#              libomptarget.so -> libomptarget.so.19.1, libspread_pass.so,
+#              libspread_remote_mpi.so (when built: cluster mode's MPI transport, found next to
+#              the runtime)
 #   PREFIX/include/spread.h
 #   PREFIX/lib/cmake/Spread/SpreadConfig.cmake, SpreadConfigVersion.cmake,
 #                           SpreadToolchain.cmake, spread-launch
@@ -52,6 +54,10 @@ fi
 
 install -m 755 "$REL/libspread_rt.so" "$REL/libspread_pass.so" "$DEST/lib/"
 ln -sfn libspread_rt.so "$DEST/lib/libomptarget.so.19.1"
+# Cluster mode's MPI transport (built when MPI was there): the runtime looks for it next to itself.
+if [[ -f "$REL/libspread_remote_mpi.so" ]]; then
+  install -m 755 "$REL/libspread_remote_mpi.so" "$DEST/lib/"
+fi
 ln -sfn libomptarget.so.19.1 "$DEST/lib/libomptarget.so"
 
 install -m 644 "$ROOT/runtime/include/spread.h" "$DEST/include/"
