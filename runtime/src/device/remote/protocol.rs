@@ -101,8 +101,6 @@ pub enum Request {
     MemInfo { dev: u16 },
     /// Wait for everything on a stream. Reply: nothing, or the stream's first error.
     Sync { dev: u16, stream: u32 },
-    /// Measure: answered at once by the worker's communication thread (latency benchmark).
-    Ping,
 }
 
 /// One message.
@@ -380,7 +378,6 @@ fn put_request(w: &mut Writer, body: &Request) {
             w.u16(*dev);
             w.u32(*stream);
         }
-        Request::Ping => w.u8(6),
     }
 }
 
@@ -411,7 +408,6 @@ fn get_request(r: &mut Reader<'_>) -> Decoded<Request> {
             dev: r.u16()?,
             stream: r.u32()?,
         },
-        6 => Request::Ping,
         op => return Err(format!("unknown request {op}")),
     })
 }

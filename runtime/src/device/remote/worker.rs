@@ -183,7 +183,7 @@ impl Worker {
                 while let Ok((src, msg)) = rx.recv() {
                     // The command's reply (or the next command) is due soon.
                     let _busy = link.expecting();
-                    me.run(&link, d, dev, &mut state, src, msg);
+                    me.run(&link, d, &mut state, src, msg);
                 }
             });
         match spawned {
@@ -281,20 +281,13 @@ impl Worker {
                 let m = self.device(dev)?.memory_info()?;
                 Ok(vec![m.free, m.total])
             }
-            Request::Sync { .. } | Request::Ping => Ok(Vec::new()),
+            // Synchronizations go to their stream's executor, never here.
+            Request::Sync { .. } => Ok(Vec::new()),
         }
     }
 
     /// Runs one stream command (executor thread).
-    fn run(
-        &self,
-        link: &Arc<Link>,
-        d: &dyn Device,
-        dev: u16,
-        st: &mut StreamState,
-        src: usize,
-        msg: Msg,
-    ) {
+    fn run(&self, link: &Arc<Link>, d: &dyn Device, st: &mut StreamState, src: usize, msg: Msg) {
         let Some(s) = st.stream.as_mut() else {
             st.error.get_or_insert_with(|| {
                 Error::new(ErrorKind::Backend, "cannot create a stream on this device")
@@ -384,7 +377,6 @@ impl Worker {
             _ => Ok(()),
         };
         if let Err(e) = r {
-            let _ = dev;
             st.error = Some(e);
         }
     }
@@ -555,21 +547,6 @@ impl Handler for WorkerHandler {
             }
         };
         match msg {
-            Msg::Request {
-                req: _,
-                body: Request::Ping,
-            } => {
-                if let Msg::Request { req, .. } = msg {
-                    let _ = link.post(
-                        src,
-                        &Msg::Reply {
-                            req,
-                            values: vec![],
-                        },
-                        true,
-                    );
-                }
-            }
             Msg::Request {
                 body: Request::Sync { dev, stream },
                 ..
