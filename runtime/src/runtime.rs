@@ -159,7 +159,32 @@ static RUNTIME: OnceLock<Runtime> = OnceLock::new();
 
 /// The runtime, created on first use.
 pub fn get() -> &'static Runtime {
-    RUNTIME.get_or_init(|| Runtime::new(Config::from_env()))
+    let mut created = false;
+    let rt = RUNTIME.get_or_init(|| {
+        created = true;
+        Runtime::new(Config::from_env())
+    });
+    if created && !REGISTERING.with(std::cell::Cell::get) {
+        // A worker rank of cluster mode whose program registers no images (it only calls the
+        // device memory API): no registration will divert it, so it serves from here on.
+        crate::device::remote::serve_if_worker(rt);
+    }
+    rt
+}
+
+thread_local! {
+    /// Set while `__tgt_register_lib` creates the runtime: a worker rank serves after
+    /// registering the images, not before.
+    static REGISTERING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The runtime for `__tgt_register_lib`, which registers the program's images before a worker
+/// rank serves (see [`get`]).
+pub fn get_for_registration() -> &'static Runtime {
+    REGISTERING.with(|r| r.set(true));
+    let rt = get();
+    REGISTERING.with(|r| r.set(false));
+    rt
 }
 
 impl Runtime {

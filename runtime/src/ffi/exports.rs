@@ -322,7 +322,7 @@ pub extern "C" fn __tgt_register_lib(desc: *mut BinDesc) {
                 (unsafe { mem::bytes(start, len) }, entries.clone())
             })
             .collect();
-        let rt = runtime::get();
+        let rt = runtime::get_for_registration();
         rt.register(desc as usize, regs);
         // A worker rank of cluster mode serves its devices from here on and never returns.
         crate::device::remote::serve_if_worker(rt);
