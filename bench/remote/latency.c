@@ -7,7 +7,8 @@
  *   empty     an empty `target` region (launch + completion), microseconds
  *   nowait    `target nowait` regions issued back to back, then one taskwait:
  *             microseconds per region (commands pipelined, no round trip each)
- *   to/from   `target update to/from` of an array already mapped: MB/s
+ *   to/from   `target update to/from` of an array already mapped, after three
+ *             untimed copies of each size: MB/s
  *
  * Usage: latency [repetitions]   (default 200)
  */
@@ -52,7 +53,14 @@ static void measure(int d, int reps, char *buf, result_t *r) {
 
   for (size_t k = 0; k < NSIZES; k++) {
     size_t n = sizes[k];
-    int m = n >= (1 << 20) ? (reps / 20 > 2 ? reps / 20 : 3) : reps;
+    int m = n >= (16 << 20) ? (reps / 20 > 3 ? reps / 20 : 3)
+            : n >= (1 << 20) ? (reps / 4 > 3 ? reps / 4 : 3)
+                             : reps;
+    /* Warm-up: the first copies of a size pay for fresh buffers (page faults) on both ranks. */
+    for (int i = 0; i < 3; i++) {
+#pragma omp target update device(d) to(buf[0 : n])
+#pragma omp target update device(d) from(buf[0 : n])
+    }
     t = now();
     for (int i = 0; i < m; i++) {
 #pragma omp target update device(d) to(buf[0 : n])
