@@ -343,8 +343,10 @@ pub fn at_exit(report: bool) {
             );
         }
     }
+    // Every worker answers before the head leaves the job: MPI_Finalize would wait forever for a
+    // worker that hangs, while here the communication thread still names it after the timeout.
     for rank in 1..link.place.size {
-        let _ = link.post(rank, &Msg::Shutdown, true);
+        let _ = link.request(rank, super::protocol::Request::Leave);
     }
     link.stop();
     let _ = t.join();

@@ -101,6 +101,9 @@ pub enum Request {
     MemInfo { dev: u16 },
     /// Wait for everything on a stream. Reply: nothing, or the stream's first error.
     Sync { dev: u16, stream: u32 },
+    /// The program ended: leave the job. Reply: nothing, sent just before the worker leaves (the
+    /// head leaves the job only when every worker answered, or the silent one was named).
+    Leave,
 }
 
 /// One message.
@@ -195,8 +198,6 @@ pub enum Msg {
     PeerAck { tag: u64 },
     /// Worker to head, every second: the worker's communication thread is alive.
     Heartbeat,
-    /// Head to worker: finish and leave.
-    Shutdown,
     /// Head to worker: nothing will wait for `event` any more once the commands sent before
     /// this one have run (its record can go).
     Forget { event: u64 },
@@ -378,6 +379,7 @@ fn put_request(w: &mut Writer, body: &Request) {
             w.u16(*dev);
             w.u32(*stream);
         }
+        Request::Leave => w.u8(6),
     }
 }
 
@@ -408,6 +410,7 @@ fn get_request(r: &mut Reader<'_>) -> Decoded<Request> {
             dev: r.u16()?,
             stream: r.u32()?,
         },
+        6 => Request::Leave,
         op => return Err(format!("unknown request {op}")),
     })
 }
@@ -587,7 +590,6 @@ impl Msg {
                 w.u64(*tag);
             }
             Msg::Heartbeat => w.u8(17),
-            Msg::Shutdown => w.u8(18),
             Msg::Forget { event } => {
                 w.u8(19);
                 w.u64(*event);
@@ -728,7 +730,6 @@ impl Msg {
             },
             16 => Msg::PeerAck { tag: r.u64()? },
             17 => Msg::Heartbeat,
-            18 => Msg::Shutdown,
             19 => Msg::Forget { event: r.u64()? },
             op => return Err(format!("unknown message {op}")),
         })
@@ -865,6 +866,10 @@ mod tests {
                 req: 10,
                 body: Request::Sync { dev: 0, stream: 3 },
             },
+            Msg::Request {
+                req: 11,
+                body: Request::Leave,
+            },
             Msg::Reply {
                 req: 1,
                 values: vec![1, 2],
@@ -904,7 +909,6 @@ mod tests {
                 data: vec![9; 5].into(),
             },
             Msg::Heartbeat,
-            Msg::Shutdown,
             Msg::Forget { event: 12 },
         ]
     }

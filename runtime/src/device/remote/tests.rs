@@ -314,6 +314,24 @@ fn a_hung_worker_is_named_within_the_timeout() {
 }
 
 #[test]
+fn workers_leave_when_asked_and_answer_first() {
+    let j = job(2, 1, LONG, None);
+    for rank in 1..=2 {
+        j.head
+            .request(rank, super::protocol::Request::Leave)
+            .expect("the worker answers");
+        let w = j._workers[rank - 1].clone();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            w.wait_done();
+            let _ = tx.send(());
+        });
+        rx.recv_timeout(Duration::from_secs(5))
+            .expect("the worker is done after the request to leave");
+    }
+}
+
+#[test]
 fn faults_parse() {
     assert_eq!(
         Fault::parse("2:5:kill").expect("valid"),
@@ -324,6 +342,8 @@ fn faults_parse() {
         }
     );
     assert!(Fault::parse("2:x:kill").is_err());
+    assert!(Fault::parse("2:0:kill").is_err());
+    assert_eq!(Fault::parse("1:leave:hang").expect("valid").command, 0);
     assert!(Fault::parse("2:1:explode").is_err());
     assert!(Fault::parse("2:1").is_err());
 }

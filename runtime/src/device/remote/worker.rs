@@ -39,19 +39,20 @@ pub enum FaultAction {
     Hang,
 }
 
-/// An injected fault: on rank `rank`, at its `command`-th received message.
+/// An injected fault: on rank `rank`, at its `command`-th received message (0: at the head's
+/// request to leave, when the program ends).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fault {
     /// The rank that fails.
     pub rank: usize,
-    /// Which received message triggers it (1 = the first).
+    /// Which received message triggers it (1 = the first; 0 = the request to leave).
     pub command: u64,
     /// What happens.
     pub action: FaultAction,
 }
 
 impl Fault {
-    /// Parses `rank:command:action`.
+    /// Parses `rank:command:action` (`command` a number from 1, or `leave`).
     pub fn parse(s: &str) -> std::result::Result<Fault, String> {
         let parts: Vec<&str> = s.split(':').map(str::trim).collect();
         let [rank, command, action] = parts.as_slice() else {
@@ -62,9 +63,13 @@ impl Fault {
         let rank = rank
             .parse()
             .map_err(|_| format!("{s:?}: the rank is not a number"))?;
-        let command = command
-            .parse()
-            .map_err(|_| format!("{s:?}: the command number is not a number"))?;
+        let command =
+            match *command {
+                "leave" => 0,
+                c => c.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+                    format!("{s:?}: the message is not a number from 1, nor 'leave'")
+                })?,
+            };
         let action = match *action {
             "exit" => FaultAction::Exit,
             "kill" => FaultAction::Kill,
@@ -281,8 +286,9 @@ impl Worker {
                 let m = self.device(dev)?.memory_info()?;
                 Ok(vec![m.free, m.total])
             }
-            // Synchronizations go to their stream's executor, never here.
-            Request::Sync { .. } => Ok(Vec::new()),
+            // Synchronizations go to their stream's executor, leaving to the communication
+            // thread; never here.
+            Request::Sync { .. } | Request::Leave => Ok(Vec::new()),
         }
     }
 
@@ -500,15 +506,14 @@ impl Worker {
         }
     }
 
-    fn inject(&self, link: &Link) {
+    fn inject(&self, link: &Link, leaving: bool) {
         let n = self
             .received
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
             + 1;
-        let Some(f) = self
-            .fault
-            .filter(|f| f.rank == link.place.rank && f.command == n)
-        else {
+        let Some(f) = self.fault.filter(|f| {
+            f.rank == link.place.rank && (f.command == n || (f.command == 0 && leaving))
+        }) else {
             return;
         };
         match f.action {
@@ -540,7 +545,16 @@ impl Handler for WorkerHandler {
     fn handle(&self, link: &Link, src: usize, msg: Msg) {
         let w = &self.0;
         let link_arc = &self.1;
-        w.inject(link);
+        w.inject(
+            link,
+            matches!(
+                msg,
+                Msg::Request {
+                    body: Request::Leave,
+                    ..
+                }
+            ),
+        );
         let route = |dev: u16, stream: u32, msg: Msg| {
             if let Some(tx) = w.executor(link_arc, dev, stream) {
                 let _ = tx.send((src, msg));
@@ -551,6 +565,21 @@ impl Handler for WorkerHandler {
                 body: Request::Sync { dev, stream },
                 ..
             } => route(dev, stream, msg),
+            Msg::Request {
+                req,
+                body: Request::Leave,
+            } => {
+                let _ = link.post(
+                    src,
+                    &Msg::Reply {
+                        req,
+                        values: vec![],
+                    },
+                    true,
+                );
+                *w.done.lock() = true;
+                w.done_cv.notify_all();
+            }
             Msg::Request { .. } => {
                 if let Some(tx) = w.control(link_arc) {
                     let _ = tx.send((src, msg));
@@ -579,10 +608,6 @@ impl Handler for WorkerHandler {
                 }
             }
             Msg::Forget { event } => w.forget(link_arc, src, event),
-            Msg::Shutdown => {
-                *w.done.lock() = true;
-                w.done_cv.notify_all();
-            }
             Msg::Hello { .. }
             | Msg::Reply { .. }
             | Msg::Failed { .. }
