@@ -29,7 +29,7 @@ impl Host for TestHost {
 struct Job {
     head: Arc<Link>,
     devices: Vec<Box<dyn Device>>,
-    _workers: Vec<Arc<Worker>>,
+    workers: Vec<Arc<Worker>>,
     /// Rank r's link at index r - 1.
     worker_links: Vec<Arc<Link>>,
 }
@@ -63,7 +63,7 @@ fn job(workers: usize, per_rank: usize, timeout: Duration, fault: Option<Fault>)
     Job {
         head,
         devices,
-        _workers: serving,
+        workers: serving,
         worker_links,
     }
 }
@@ -320,7 +320,7 @@ fn workers_leave_when_asked_and_answer_first() {
         j.head
             .request(rank, super::protocol::Request::Leave)
             .expect("the worker answers");
-        let w = j._workers[rank - 1].clone();
+        let w = j.workers[rank - 1].clone();
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             w.wait_done();
