@@ -98,30 +98,27 @@ conformance() {
 # (clang-tools-19, whose absence once hid behind hand-installed machines).
 deps_check() {
   python3 scripts/check-deps.py
+  must_need clang-tools-19 clang-offload-packager
+  # With MPI, the same for libopenmpi-dev (mpi.h, which the MPI plugin's build reads).
+  if command -v mpicc >/dev/null 2>&1; then
+    must_need libopenmpi-dev 'mpi\.h'
+  fi
+}
+
+# must_need PKG PATTERN: check-deps fails without PKG in the list, naming a file that matches
+# PATTERN (what PKG provides).
+must_need() {
   local out
-  if out=$(SPREAD_DEPS_DROP=clang-tools-19 python3 scripts/check-deps.py 2>&1); then
-    echo "check-deps passed without clang-tools-19 in the list; it must fail" >&2
+  if out=$(SPREAD_DEPS_DROP=$1 python3 scripts/check-deps.py 2>&1); then
+    echo "check-deps passed without $1 in the list; it must fail" >&2
     return 1
   fi
-  grep -q 'clang-offload-packager' <<<"$out" || {
-    echo "check-deps without clang-tools-19 did not name clang-offload-packager:" >&2
+  grep -q "$2" <<<"$out" || {
+    echo "check-deps without $1 did not name $2:" >&2
     echo "$out" >&2
     return 1
   }
-  echo "check-deps without clang-tools-19 fails, as it must"
-  # With MPI, the same for libopenmpi-dev (mpi.h, which the MPI plugin's build reads).
-  if command -v mpicc >/dev/null 2>&1; then
-    if out=$(SPREAD_DEPS_DROP=libopenmpi-dev python3 scripts/check-deps.py 2>&1); then
-      echo "check-deps passed without libopenmpi-dev in the list; it must fail" >&2
-      return 1
-    fi
-    grep -q 'mpi\.h' <<<"$out" || {
-      echo "check-deps without libopenmpi-dev did not name mpi.h:" >&2
-      echo "$out" >&2
-      return 1
-    }
-    echo "check-deps without libopenmpi-dev fails, as it must"
-  fi
+  echo "check-deps without $1 fails, as it must"
 }
 
 # mpi_plugin: whether build.sh built the MPI transport plugin (its rule: mpicc on PATH, unless

@@ -314,17 +314,21 @@ fn run(rank: &mut i32) -> Result<()> {
 
     // Timings (rank 0 prints), with buffers reused as the runtime would.
     let mut buf = Vec::new();
+    // One round: rank 0 sends `data` and receives it back; rank 1 echoes what it receives.
+    let bounce = |data: &[u8], tag: i32, buf: &mut Vec<u8>| -> Result<()> {
+        if rank == 0 {
+            send(peer, tag, data)?;
+            recv_into(buf)
+        } else {
+            recv_into(buf)?;
+            send(peer, tag, buf)
+        }
+    };
     let small = pattern(8, 9);
     let reps = 2000;
     let t = Instant::now();
     for _ in 0..reps {
-        if rank == 0 {
-            send(peer, 9, &small)?;
-            recv_into(&mut buf)?;
-        } else {
-            recv_into(&mut buf)?;
-            send(peer, 9, &buf)?;
-        }
+        bounce(&small, 9, &mut buf)?;
     }
     let rt_us = t.elapsed().as_secs_f64() * 1e6 / f64::from(reps);
     if rank == 0 {
@@ -335,13 +339,7 @@ fn run(rank: &mut i32) -> Result<()> {
         let n = if len >= 16 << 20 { 10 } else { 100 };
         let t = Instant::now();
         for _ in 0..n {
-            if rank == 0 {
-                send(peer, 10, &data)?;
-                recv_into(&mut buf)?;
-            } else {
-                recv_into(&mut buf)?;
-                send(peer, 10, &buf)?;
-            }
+            bounce(&data, 10, &mut buf)?;
         }
         let mbs = (2 * n * len) as f64 / t.elapsed().as_secs_f64() / 1e6;
         if rank == 0 {

@@ -370,14 +370,7 @@ impl Worker {
                 req,
                 body: Request::Sync { .. },
             } => {
-                let _ = link.post(
-                    src,
-                    &Msg::Reply {
-                        req,
-                        values: vec![],
-                    },
-                    true,
-                );
+                done(link, src, req);
                 Ok(())
             }
             _ => Ok(()),
@@ -532,6 +525,18 @@ impl Worker {
     }
 }
 
+/// Answers request `req` of `src`: done, nothing to return.
+fn done(link: &Link, src: usize, req: u64) {
+    let _ = link.post(
+        src,
+        &Msg::Reply {
+            req,
+            values: Vec::new(),
+        },
+        true,
+    );
+}
+
 /// An executor's stream and its first error.
 struct StreamState {
     stream: Option<Stream>,
@@ -569,14 +574,7 @@ impl Handler for WorkerHandler {
                 req,
                 body: Request::Leave,
             } => {
-                let _ = link.post(
-                    src,
-                    &Msg::Reply {
-                        req,
-                        values: vec![],
-                    },
-                    true,
-                );
+                done(link, src, req);
                 *w.done.lock() = true;
                 w.done_cv.notify_all();
             }
