@@ -286,22 +286,28 @@ fn a_hung_worker_is_named_within_the_timeout() {
         command: 3,
         action: FaultAction::Hang,
     };
-    let j = job(2, 1, timeout, Some(fault));
-    let d = &*j.devices[1];
+    let j = Arc::new(job(2, 1, timeout, Some(fault)));
     let t0 = Instant::now();
-    let mut s = d.create_stream().expect("stream");
-    let mut err = None;
-    for _ in 0..10 {
-        let r = d
-            .alloc(64, AllocKind::Device)
-            .and_then(|p| d.fill(p, 1, 64, &mut s))
-            .and_then(|_| d.synchronize(&mut s));
-        if let Err(e) = r {
-            err = Some(e);
-            break;
+    // On a thread of its own: without the deadline the operation would wait forever.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let jt = j.clone();
+    std::thread::spawn(move || {
+        let d = &*jt.devices[1];
+        let mut s = d.create_stream().expect("stream");
+        for _ in 0..10 {
+            let r = d
+                .alloc(64, AllocKind::Device)
+                .and_then(|p| d.fill(p, 1, 64, &mut s))
+                .and_then(|_| d.synchronize(&mut s));
+            if let Err(e) = r {
+                let _ = tx.send(e);
+                return;
+            }
         }
-    }
-    let e = err.expect("the hung rank must fail the run");
+    });
+    let e = rx
+        .recv_timeout(timeout * 20)
+        .expect("the hung rank must fail the run within the timeout");
     assert!(
         e.message
             .contains("remote device 1 (MPI rank 2, host local2) stopped responding"),
