@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Command latency and copy bandwidth of a remote device (MPI rank 1) against rank 0's own host
 # device, measured in the same run, over shared memory and over TCP on the loopback interface;
-# then the scaling model (docs/remote-scaling.md) with the measured round trip and bandwidth.
+# the head's cost per enqueued command (in-process); then the scaling model
+# (docs/remote-scaling.md) with the measured round trip and bandwidth.
 #
 # Usage: bench/remote/run.sh [repetitions]   (default 200)
 # Needs scripts/setup.sh --mpi and scripts/build.sh (the MPI plugin built).
@@ -26,6 +27,10 @@ for net in shm tcp; do
   awk '$1 == 1 { printf "rt_us=%s\nbw_gbs=%.3f\n", $2, $8 / 1000 }' "$out/$net.txt" >"$out/$net.calib"
   echo
 done
+echo "== the head's cost per enqueued command (in-process transport, the same code path but MPI):"
+cargo test --release -q -p spread-rt remote::tests::head_cost -- --ignored --nocapture 2>&1 |
+  grep -E '^send_us=|commands in' || echo "(cargo not available: skipped)"
+echo
 for net in shm tcp; do
   echo "== scaling model, $net constants measured here ($(tr '\n' ' ' <"$out/$net.calib"))"
   python3 bench/remote/scaling_model.py --network "$net" --calibrate "$out/$net.calib" \

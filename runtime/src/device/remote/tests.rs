@@ -379,3 +379,25 @@ fn copy_rate() {
         d.free(p, AllocKind::Device).expect("free");
     }
 }
+
+#[test]
+#[ignore = "a measurement for bench/remote/run.sh: cargo test --release -p spread-rt remote::tests::head_cost -- --ignored --nocapture"]
+fn head_cost() {
+    // The head's own cost per enqueued command (the scaling model's o): the calling thread's
+    // share (encode into the batch) plus the communication thread's (hand the batch to the
+    // transport), for small commands that need no answer.
+    let j = job(1, 1, LONG, None);
+    let d = &*j.devices[0];
+    let p = d.alloc(64, AllocKind::Device).expect("alloc");
+    let mut s = d.create_stream().expect("stream");
+    let n = 20000;
+    let t = Instant::now();
+    for i in 0..n {
+        d.fill(p, (i % 256) as u8, 64, &mut s).expect("fill");
+    }
+    d.synchronize(&mut s).expect("sync");
+    let per = t.elapsed().as_secs_f64() / f64::from(n) * 1e6;
+    let batches = j.head.traffic()[1].batches;
+    eprintln!("send_us={per:.3}");
+    eprintln!("({n} commands in {batches} batches, worker execution included)");
+}
