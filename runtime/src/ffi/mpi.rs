@@ -104,8 +104,9 @@ impl MpiTransport {
         }
         let path = plugin_path(explicit);
         // SAFETY: loading the plugin runs its and MPI's constructors, which is what joining the
-        // job means. RTLD_GLOBAL: Open MPI's components, loaded by MPI itself, resolve symbols
-        // of libmpi and libopen-pal in the global scope.
+        // job means. RTLD_GLOBAL: some Open MPI builds load components that resolve libmpi's
+        // and libopen-pal's symbols in the global scope (Debian's 4.1.4 works either way; the
+        // program itself uses no MPI, so nothing else can bind to them).
         let lib = unsafe { Library::open(Some(&path), RTLD_NOW | RTLD_GLOBAL) }.map_err(|e| {
             format!(
                 "cannot load the MPI transport {path}: {e} (build it with scripts/setup.sh --mpi \
