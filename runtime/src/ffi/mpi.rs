@@ -303,3 +303,84 @@ pub fn catch_sigterm() {
 pub fn sigterm_arrived() -> bool {
     TERMINATED.load(std::sync::atomic::Ordering::SeqCst)
 }
+
+/// What a crashing worker prints before the signal's name (a leaked, NUL-free byte string;
+/// replaced, never freed, so a signal handler can read it at any time).
+static CRASH_PREFIX: std::sync::atomic::AtomicPtr<Vec<u8>> =
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+
+/// Signals that end a worker, with their names.
+const CRASH_SIGNALS: [(libc::c_int, &[u8]); 5] = [
+    (libc::SIGSEGV, b"SIGSEGV (invalid memory access)"),
+    (libc::SIGBUS, b"SIGBUS (bus error)"),
+    (libc::SIGFPE, b"SIGFPE (arithmetic error)"),
+    (libc::SIGILL, b"SIGILL (illegal instruction)"),
+    (libc::SIGABRT, b"SIGABRT (aborted)"),
+];
+
+/// The actions the crash handler replaced (MPI's own, or the default), run after it.
+static PREVIOUS: std::sync::OnceLock<Vec<(libc::c_int, libc::sigaction)>> =
+    std::sync::OnceLock::new();
+
+extern "C" fn on_crash(sig: libc::c_int) {
+    let prefix = CRASH_PREFIX.load(std::sync::atomic::Ordering::Acquire);
+    // SAFETY: only write(2), sigaction(2) and raise(3), all async-signal-safe; the prefix is a
+    // leaked Vec that is never freed, the names are static, and the previous actions were saved
+    // before this handler was installed. Re-raising under the previous action lets MPI's handler
+    // (a backtrace) or the default action end the process, as without this handler.
+    unsafe {
+        if !prefix.is_null() {
+            let p = &*prefix;
+            libc::write(2, p.as_ptr().cast(), p.len());
+        }
+        if let Some((_, name)) = CRASH_SIGNALS.iter().find(|(s, _)| *s == sig) {
+            libc::write(2, name.as_ptr().cast(), name.len());
+        }
+        libc::write(2, b"\n".as_ptr().cast(), 1);
+        let mut dfl: libc::sigaction = std::mem::zeroed();
+        dfl.sa_sigaction = libc::SIG_DFL;
+        let prev = PREVIOUS
+            .get()
+            .and_then(|p| p.iter().find(|(s, _)| *s == sig))
+            .map_or(&dfl as *const libc::sigaction, |(_, a)| {
+                a as *const libc::sigaction
+            });
+        libc::sigaction(sig, prev, std::ptr::null_mut());
+        libc::raise(sig);
+    }
+}
+
+/// On a worker: prints `prefix` and the signal's name when the process crashes (a kernel's bad
+/// access, an abort), so the run's output names the failed device, rank and host before the
+/// launcher ends the job; the action that was there before (MPI's, the default) then runs.
+/// Called again with a better prefix once the head numbered the devices.
+pub fn report_crashes(prefix: &str) {
+    let new = Box::into_raw(Box::new(prefix.as_bytes().to_vec()));
+    // The previous prefix is leaked on purpose: a handler may be reading it right now.
+    let old = CRASH_PREFIX.swap(new, std::sync::atomic::Ordering::AcqRel);
+    if !old.is_null() {
+        return;
+    }
+    let mut previous = Vec::new();
+    for (sig, _) in CRASH_SIGNALS {
+        // SAFETY: reads the current action into a zeroed struct.
+        unsafe {
+            let mut cur: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, std::ptr::null(), &mut cur) == 0 {
+                previous.push((sig, cur));
+            }
+        }
+    }
+    let previous = PREVIOUS.get_or_init(|| previous);
+    for (sig, _) in previous {
+        // SAFETY: installs a handler that only calls async-signal-safe functions and then hands
+        // the signal to the action saved above.
+        unsafe {
+            let mut act: libc::sigaction = std::mem::zeroed();
+            act.sa_sigaction = on_crash as extern "C" fn(libc::c_int) as usize;
+            act.sa_flags = libc::SA_NODEFER;
+            libc::sigemptyset(&mut act.sa_mask);
+            libc::sigaction(*sig, &act, std::ptr::null_mut());
+        }
+    }
+}

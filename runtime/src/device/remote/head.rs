@@ -248,6 +248,15 @@ pub fn start_head(
                 desc,
             )));
         }
+        if let Some(&first) = ids.first() {
+            let _ = link.post(
+                rank,
+                &Msg::Welcome {
+                    first_device: first as u64,
+                },
+                true,
+            );
+        }
         if let Some(r) = ranks.get_mut(rank) {
             *r = Some(RankInfo { host, devices: ids });
         }
@@ -256,15 +265,21 @@ pub fn start_head(
     Ok(devices)
 }
 
-/// Makes this process a worker serving `host`'s devices over `link` (its hello was posted).
+/// Makes this process a worker serving `host`'s devices over `link` (its hello was posted);
+/// `report_crashes`: a crash of the process prints which devices failed (see
+/// [`crate::ffi::mpi::report_crashes`]).
 pub fn start_worker(
     link: &Arc<Link>,
     slot: HandlerSlot,
     host: Arc<dyn super::worker::Host>,
     heartbeat: Duration,
     fault: Option<super::worker::Fault>,
+    report_crashes: bool,
 ) -> Arc<Worker> {
     let worker = Worker::new(host, heartbeat, fault);
+    if report_crashes {
+        worker.report_crashes();
+    }
     slot.serve(Some(Arc::new(WorkerHandler(worker.clone(), link.clone()))));
     worker
 }
@@ -310,6 +325,10 @@ pub fn serve_if_worker(rt: &'static Runtime) {
     let Some(slot) = slot.lock().take() else {
         return;
     };
+    crate::ffi::mpi::report_crashes(&format!(
+        "spread: error: remote worker (MPI rank {}, host {}) failed: ",
+        link.place.rank, link.place.host
+    ));
     let heartbeat = (settings.timeout / 4).min(Duration::from_secs(1));
     let worker = start_worker(
         link,
@@ -317,6 +336,7 @@ pub fn serve_if_worker(rt: &'static Runtime) {
         Arc::new(RuntimeHost(rt)),
         heartbeat,
         settings.fault,
+        true,
     );
     worker.wait_done();
     link.stop();

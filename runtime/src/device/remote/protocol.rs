@@ -198,6 +198,9 @@ pub enum Msg {
     PeerAck { tag: u64 },
     /// Worker to head, every second: the worker's communication thread is alive.
     Heartbeat,
+    /// Head to worker, once every worker said hello: the head's number for the worker's device 0
+    /// (its devices are numbered consecutively), so that a worker's own failure report names them.
+    Welcome { first_device: u64 },
     /// Head to worker: nothing will wait for `event` any more once the commands sent before
     /// this one have run (its record can go).
     Forget { event: u64 },
@@ -594,6 +597,10 @@ impl Msg {
                 w.u8(19);
                 w.u64(*event);
             }
+            Msg::Welcome { first_device } => {
+                w.u8(20);
+                w.u64(*first_device);
+            }
         }
     }
 
@@ -731,6 +738,9 @@ impl Msg {
             16 => Msg::PeerAck { tag: r.u64()? },
             17 => Msg::Heartbeat,
             19 => Msg::Forget { event: r.u64()? },
+            20 => Msg::Welcome {
+                first_device: r.u64()?,
+            },
             op => return Err(format!("unknown message {op}")),
         })
     }
@@ -910,6 +920,7 @@ mod tests {
             },
             Msg::Heartbeat,
             Msg::Forget { event: 12 },
+            Msg::Welcome { first_device: 3 },
         ]
     }
 

@@ -55,6 +55,7 @@ fn job(workers: usize, per_rank: usize, timeout: Duration, fault: Option<Fault>)
             Arc::new(TestHost(local)),
             heartbeat,
             fault,
+            false,
         ));
     }
     let (head, slot, _thread) =

@@ -127,6 +127,9 @@ pub struct Worker {
     last_beat: Mutex<Instant>,
     received: std::sync::atomic::AtomicU64,
     fault: Option<Fault>,
+    /// Name the devices in the crash report once the head numbered them (MPI runs only: the
+    /// in-process tests leave the test process's signals alone).
+    crash_report: std::sync::atomic::AtomicBool,
     done: Mutex<bool>,
     done_cv: Condvar,
     me: Arc<Mutex<Option<std::sync::Weak<Worker>>>>,
@@ -146,12 +149,19 @@ impl Worker {
             last_beat: Mutex::new(Instant::now()),
             received: std::sync::atomic::AtomicU64::new(0),
             fault,
+            crash_report: std::sync::atomic::AtomicBool::new(false),
             done: Mutex::new(false),
             done_cv: Condvar::new(),
             me: Arc::new(Mutex::new(None)),
         });
         *w.me.lock() = Some(Arc::downgrade(&w));
         w
+    }
+
+    /// Reports a crash of this process naming its devices once the head numbered them.
+    pub fn report_crashes(&self) {
+        self.crash_report
+            .store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Blocks until the head says the program ended.
@@ -188,7 +198,37 @@ impl Worker {
                 while let Ok((src, msg)) = rx.recv() {
                     // The command's reply (or the next command) is due soon.
                     let _busy = link.expecting();
-                    me.run(&link, d, &mut state, src, msg);
+                    // A synchronization must be answered even if running it panicked.
+                    let sync = match &msg {
+                        Msg::Request {
+                            req,
+                            body: Request::Sync { .. },
+                        } => Some(*req),
+                        _ => None,
+                    };
+                    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        me.run(&link, d, &mut state, src, msg)
+                    }));
+                    if ran.is_err() {
+                        let e = Error::new(
+                            ErrorKind::Backend,
+                            "internal error: a command of this stream panicked on the worker",
+                        );
+                        match sync {
+                            Some(req) => {
+                                let _ = link.post(
+                                    src,
+                                    &Msg::Failed {
+                                        req,
+                                        kind: e.kind,
+                                        message: e.message,
+                                    },
+                                    true,
+                                );
+                            }
+                            None => state.error = Some(e),
+                        }
+                    }
                 }
             });
         match spawned {
@@ -214,7 +254,15 @@ impl Worker {
                 while let Ok((src, msg)) = rx.recv() {
                     let _busy = link.expecting();
                     if let Msg::Request { req, body } = msg {
-                        let answer = me.request(body);
+                        let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            me.request(body)
+                        }))
+                        .unwrap_or_else(|_| {
+                            Err(Error::new(
+                                ErrorKind::Backend,
+                                "internal error: the request panicked on the worker",
+                            ))
+                        });
                         let reply = match answer {
                             Ok(values) => Msg::Reply { req, values },
                             Err(e) => Msg::Failed {
@@ -606,6 +654,22 @@ impl Handler for WorkerHandler {
                 }
             }
             Msg::Forget { event } => w.forget(link_arc, src, event),
+            Msg::Welcome { first_device } => {
+                if !w.crash_report.load(std::sync::atomic::Ordering::Relaxed) {
+                    return;
+                }
+                let n = w.host.num_devices() as u64;
+                let ids: Vec<String> = (first_device..first_device + n)
+                    .map(|d| d.to_string())
+                    .collect();
+                crate::ffi::mpi::report_crashes(&format!(
+                    "spread: error: remote device{} {} (MPI rank {}, host {}) failed: ",
+                    if n > 1 { "s" } else { "" },
+                    ids.join(", "),
+                    link.place.rank,
+                    link.place.host
+                ));
+            }
             Msg::Hello { .. }
             | Msg::Reply { .. }
             | Msg::Failed { .. }
