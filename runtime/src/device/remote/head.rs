@@ -1,7 +1,7 @@
 //! Joining the MPI job: rank 0 becomes the head and gathers the workers' devices; other ranks
 //! become workers and serve until the head ends. Also the head's side of failure detection.
 
-use super::link::{self, Handler, HandlerSlot, Link, Traffic};
+use super::link::{self, Handler, HandlerSlot, Link};
 use super::protocol::{DeviceDesc, Msg};
 use super::transport::Transport;
 use super::worker::{Worker, WorkerHandler};
@@ -87,7 +87,8 @@ impl HeadHandler {
         Ok(std::mem::take(&mut *h))
     }
 
-    fn describe(&self, rank: usize, host: &str) -> String {
+    /// "remote devices 1, 2 (MPI rank 1, host n1)", or the rank alone before its hello.
+    fn describe(&self, rank: usize) -> String {
         match self
             .ranks
             .get()
@@ -104,7 +105,7 @@ impl HeadHandler {
                 )
             }
             Some(info) => format!("MPI rank {rank} (host {}, no devices)", info.host),
-            None => format!("MPI rank {rank} (host {host})"),
+            None => format!("MPI rank {rank} (host ?)"),
         }
     }
 }
@@ -138,7 +139,7 @@ impl Handler for HeadHandler {
             ranks.sort_by(|a, b| b.cmp(a));
             let heard: Vec<String> = ranks
                 .iter()
-                .map(|&(d, r)| format!("{} {:.1} s ago", self.describe(r, "?"), d.as_secs_f64()))
+                .map(|&(d, r)| format!("{} {:.1} s ago", self.describe(r), d.as_secs_f64()))
                 .collect();
             eprintln!(
                 "spread: error: the run was ended by SIGTERM (an MPI launcher sends it to every rank when one of them failed); last heard from: {}",
@@ -151,7 +152,7 @@ impl Handler for HeadHandler {
             if silent > self.timeout {
                 link.fail(format!(
                     "{} stopped responding: nothing heard from it for {:.1} s (SPREAD_REMOTE_TIMEOUT={}); ending the run",
-                    self.describe(rank, "?"),
+                    self.describe(rank),
                     silent.as_secs_f64(),
                     self.timeout.as_secs_f64()
                 ));
@@ -370,12 +371,4 @@ pub fn at_exit(report: bool) {
     }
     link.stop();
     let _ = t.join();
-}
-
-/// What the head sent each rank (index = rank), when it runs remote devices.
-pub fn traffic() -> Option<Vec<Traffic>> {
-    match ROLE.get() {
-        Some(Role::Head { link, .. }) => Some(link.traffic()),
-        _ => None,
-    }
 }

@@ -65,7 +65,8 @@ pub struct Link {
     /// Where this process is.
     pub place: Place,
     outboxes: Vec<Mutex<Outbox>>,
-    comm: Mutex<Option<std::thread::Thread>>,
+    /// The communication thread (the link is made on it), for `post` to wake.
+    comm: std::thread::Thread,
     answers: Mutex<HashMap<u64, Option<Answer>>>,
     answered: Condvar,
     /// Events that fired and peer transfers that landed (ids from the head's one counter).
@@ -105,11 +106,12 @@ impl Link {
         Expecting(self)
     }
 
+    /// The link of the communication thread that calls this.
     fn new(place: Place) -> Self {
         let n = place.size;
         Link {
             outboxes: (0..n).map(|_| Mutex::new(Outbox::default())).collect(),
-            comm: Mutex::new(None),
+            comm: std::thread::current(),
             answers: Mutex::new(HashMap::new()),
             answered: Condvar::new(),
             signals: Mutex::new(HashSet::new()),
@@ -134,9 +136,7 @@ impl Link {
     }
 
     fn wake(&self) {
-        if let Some(t) = self.comm.lock().as_ref() {
-            t.unpark();
-        }
+        self.comm.unpark();
     }
 
     /// Queues `msg` for `dest`; `urgent` sends its batch now.
@@ -246,12 +246,8 @@ impl Link {
         self.landing.lock().insert(req, (dst, len));
     }
 
-    /// Drops the landing place of `req` (its stream was synchronized).
-    pub fn drop_data(&self, req: u64) {
-        self.landing.lock().remove(&req);
-    }
-
-    /// Takes the landing place of `req` (communication thread, when its bytes arrive).
+    /// Takes the landing place of `req`: the communication thread when its bytes arrive, the
+    /// stream's synchronization for what never arrived (a failed stream).
     pub fn take_landing(&self, req: u64) -> Option<(usize, usize)> {
         self.landing.lock().remove(&req)
     }
@@ -363,7 +359,6 @@ where
                 }
             };
             let link = Arc::new(Link::new(transport.place().clone()));
-            *link.comm.lock() = Some(std::thread::current());
             if placed_tx.send(Ok(link.clone())).is_err() {
                 transport.finalize();
                 return;

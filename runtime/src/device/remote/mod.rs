@@ -40,7 +40,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
-pub use head::{at_exit, discover, serve_if_worker, traffic};
+pub use head::{at_exit, discover, serve_if_worker};
 
 /// A device of another rank.
 pub struct RemoteDevice {
@@ -507,7 +507,7 @@ impl Device for RemoteDevice {
             Ok(())
         };
         for req in landing {
-            self.link.drop_data(req);
+            self.link.take_landing(req);
         }
         s.busy = false;
         s.staging.clear();

@@ -132,13 +132,14 @@ pub struct Worker {
     crash_report: std::sync::atomic::AtomicBool,
     done: Mutex<bool>,
     done_cv: Condvar,
-    me: Arc<Mutex<Option<std::sync::Weak<Worker>>>>,
+    /// This worker, for the threads it starts.
+    me: std::sync::Weak<Worker>,
 }
 
 impl Worker {
     /// A worker serving `host`'s devices; heartbeats go to the head every `heartbeat`.
     pub fn new(host: Arc<dyn Host>, heartbeat: Duration, fault: Option<Fault>) -> Arc<Worker> {
-        let w = Arc::new(Worker {
+        Arc::new_cyclic(|me| Worker {
             host,
             images: Mutex::new(Vec::new()),
             executors: Mutex::new(HashMap::new()),
@@ -152,10 +153,8 @@ impl Worker {
             crash_report: std::sync::atomic::AtomicBool::new(false),
             done: Mutex::new(false),
             done_cv: Condvar::new(),
-            me: Arc::new(Mutex::new(None)),
-        });
-        *w.me.lock() = Some(Arc::downgrade(&w));
-        w
+            me: me.clone(),
+        })
     }
 
     /// Reports a crash of this process naming its devices once the head numbered them.
@@ -172,17 +171,13 @@ impl Worker {
         }
     }
 
-    fn me(&self) -> Option<Arc<Worker>> {
-        self.me.lock().as_ref().and_then(std::sync::Weak::upgrade)
-    }
-
     /// The in-order executor of (`dev`, `stream`), started on first use.
     fn executor(&self, link: &Arc<Link>, dev: u16, stream: u32) -> Option<Inbox> {
         let mut ex = self.executors.lock();
         if let Some(s) = ex.get(&(dev, stream)) {
             return Some(s.clone());
         }
-        let me = self.me()?;
+        let me = self.me.upgrade()?;
         let (tx, rx) = channel::<(usize, Msg)>();
         let link = link.clone();
         let spawned = std::thread::Builder::new()
@@ -245,7 +240,7 @@ impl Worker {
         if let Some(s) = c.as_ref() {
             return Some(s.clone());
         }
-        let me = self.me()?;
+        let me = self.me.upgrade()?;
         let (tx, rx) = channel::<(usize, Msg)>();
         let link = link.clone();
         std::thread::Builder::new()
