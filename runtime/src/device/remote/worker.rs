@@ -337,15 +337,16 @@ impl Worker {
 
     /// Runs one stream command (executor thread).
     fn run(&self, link: &Arc<Link>, d: &dyn Device, st: &mut StreamState, src: usize, msg: Msg) {
+        // Every executor passes a `Forget`, even one whose stream could not be made.
+        if let Msg::Forget { event } = msg {
+            return self.passed_forget(link, event);
+        }
         let Some(s) = st.stream.as_mut() else {
             st.error.get_or_insert_with(|| {
                 Error::new(ErrorKind::Backend, "cannot create a stream on this device")
             });
             return self.after_error(link, src, msg, st);
         };
-        if let Msg::Forget { event } = msg {
-            return self.passed_forget(link, event);
-        }
         if st.error.is_some() {
             return self.after_error(link, src, msg, st);
         }
