@@ -205,23 +205,13 @@ impl Worker {
                         me.run(&link, d, &mut state, src, msg)
                     }));
                     if ran.is_err() {
-                        let e = Error::new(
+                        state.error = Some(Error::new(
                             ErrorKind::Backend,
                             "internal error: a command of this stream panicked on the worker",
-                        );
-                        match sync {
-                            Some(req) => {
-                                let _ = link.post(
-                                    src,
-                                    &Msg::Failed {
-                                        req,
-                                        kind: e.kind,
-                                        message: e.message,
-                                    },
-                                    true,
-                                );
-                            }
-                            None => state.error = Some(e),
+                        ));
+                        if let Some(req) = sync {
+                            let body = Request::Sync { dev, stream };
+                            me.after_error(&link, src, Msg::Request { req, body }, &mut state);
                         }
                     }
                 }
@@ -258,15 +248,7 @@ impl Worker {
                                 "internal error: the request panicked on the worker",
                             ))
                         });
-                        let reply = match answer {
-                            Ok(values) => Msg::Reply { req, values },
-                            Err(e) => Msg::Failed {
-                                req,
-                                kind: e.kind,
-                                message: e.message,
-                            },
-                        };
-                        let _ = link.post(src, &reply, true);
+                        reply(&link, src, req, answer.map_err(|e| (e.kind, e.message)));
                     }
                 }
             })
@@ -414,7 +396,7 @@ impl Worker {
                 req,
                 body: Request::Sync { .. },
             } => {
-                done(link, src, req);
+                reply(link, src, req, Ok(Vec::new()));
                 Ok(())
             }
             _ => Ok(()),
@@ -475,15 +457,7 @@ impl Worker {
                     .error
                     .take()
                     .unwrap_or_else(|| Error::new(ErrorKind::Backend, "the stream failed"));
-                let _ = link.post(
-                    src,
-                    &Msg::Failed {
-                        req,
-                        kind: e.kind,
-                        message: e.to_string(),
-                    },
-                    true,
-                );
+                reply(link, src, req, Err((e.kind, e.to_string())));
                 // A stream that could not be created stays failed.
             }
             Msg::PeerData { tag, .. } => {
@@ -569,16 +543,18 @@ impl Worker {
     }
 }
 
-/// Answers request `req` of `src`: done, nothing to return.
-fn done(link: &Link, src: usize, req: u64) {
-    let _ = link.post(
-        src,
-        &Msg::Reply {
-            req,
-            values: Vec::new(),
-        },
-        true,
-    );
+/// Answers request `req` of `src` with its values or its error.
+fn reply(
+    link: &Link,
+    src: usize,
+    req: u64,
+    answer: std::result::Result<Vec<u64>, (ErrorKind, String)>,
+) {
+    let msg = match answer {
+        Ok(values) => Msg::Reply { req, values },
+        Err((kind, message)) => Msg::Failed { req, kind, message },
+    };
+    let _ = link.post(src, &msg, true);
 }
 
 /// An executor's stream and its first error.
@@ -618,7 +594,7 @@ impl Handler for WorkerHandler {
                 req,
                 body: Request::Leave,
             } => {
-                done(link, src, req);
+                reply(link, src, req, Ok(Vec::new()));
                 *w.done.lock() = true;
                 w.done_cv.notify_all();
             }
