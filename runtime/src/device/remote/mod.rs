@@ -121,10 +121,22 @@ impl RemoteDevice {
     }
 
     fn post(&self, msg: &Msg, urgent: bool) -> Result<()> {
-        self.link
-            .post(self.rank, msg, urgent)
-            .map_err(|e| Error::new(e.kind, format!("{}: {}", self.label, e.message)))
+        self.post_to(self.rank, urgent, |b| protocol::append(b, msg))
     }
+
+    /// Queues the message `write` appends for `rank`; errors name this device.
+    fn post_to(&self, rank: usize, urgent: bool, write: impl FnOnce(&mut Vec<u8>)) -> Result<()> {
+        self.link
+            .post_with(rank, urgent, write)
+            .map_err(|e| self.err((e.kind, e.message)))
+    }
+}
+
+/// The (offset, length) pieces a copy of `len` bytes travels in: at most [`MAX_PAYLOAD`] each.
+fn pieces(len: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..len)
+        .step_by(MAX_PAYLOAD)
+        .map(move |off| (off, (len - off).min(MAX_PAYLOAD)))
 }
 
 /// An image loaded on a remote device: names are looked up on the worker once and remembered.
@@ -288,16 +300,11 @@ impl Device for RemoteDevice {
 
     fn copy_to_device(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
         let stream = self.stream(s)?.id;
-        let mut off = 0;
-        while off < len {
-            let n = (len - off).min(MAX_PAYLOAD);
+        for (off, n) in pieces(len) {
             let dst = (dst + off) as u64;
-            self.link
-                .post_with(self.rank, false, |b| {
-                    protocol::append_copy_to(b, self.dev, stream, dst, src + off, n)
-                })
-                .map_err(|e| Error::new(e.kind, format!("{}: {}", self.label, e.message)))?;
-            off += n;
+            self.post_to(self.rank, false, |b| {
+                protocol::append_copy_to(b, self.dev, stream, dst, src + off, n)
+            })?;
         }
         s.busy = true;
         Ok(())
@@ -306,9 +313,7 @@ impl Device for RemoteDevice {
     fn copy_from_device(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
         let rs = self.stream(s)?;
         let stream = rs.id;
-        let mut off = 0;
-        while off < len {
-            let n = (len - off).min(MAX_PAYLOAD);
+        for (off, n) in pieces(len) {
             let req = self.link.next_id();
             self.link.expect_data(req, dst + off, n);
             rs.landing.push(req);
@@ -322,7 +327,6 @@ impl Device for RemoteDevice {
                 },
                 false,
             )?;
-            off += n;
         }
         s.busy = true;
         Ok(())
@@ -382,9 +386,7 @@ impl Device for RemoteDevice {
             ));
         };
         let stream = self.stream(s)?.id;
-        let mut off = 0;
-        while off < len {
-            let n = (len - off).min(MAX_PAYLOAD);
+        for (off, n) in pieces(len) {
             self.post(
                 &Msg::PeerSend {
                     dev: self.dev,
@@ -398,7 +400,6 @@ impl Device for RemoteDevice {
                 },
                 false,
             )?;
-            off += n;
         }
         s.busy = true;
         Ok(())
@@ -469,16 +470,11 @@ impl Device for RemoteDevice {
                 }
             }
             // The recording rank tells this device's rank directly when the event fires.
-            self.link
-                .post(
-                    re.rank,
-                    &Msg::Notify {
-                        event: re.id,
-                        rank: self.rank as u32,
-                    },
-                    true,
-                )
-                .map_err(|e| Error::new(e.kind, format!("{}: {}", self.label, e.message)))?;
+            let notify = Msg::Notify {
+                event: re.id,
+                rank: self.rank as u32,
+            };
+            self.post_to(re.rank, true, |b| protocol::append(b, &notify))?;
         }
         self.post(
             &Msg::WaitEvent {

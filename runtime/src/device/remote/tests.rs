@@ -339,6 +339,21 @@ fn workers_leave_when_asked_and_answer_first() {
 }
 
 #[test]
+fn long_copies_travel_in_pieces_of_at_most_the_payload_limit() {
+    use super::protocol::MAX_PAYLOAD;
+    assert_eq!(super::pieces(0).count(), 0);
+    assert_eq!(super::pieces(10).collect::<Vec<_>>(), vec![(0, 10)]);
+    assert_eq!(
+        super::pieces(2 * MAX_PAYLOAD + 5).collect::<Vec<_>>(),
+        vec![
+            (0, MAX_PAYLOAD),
+            (MAX_PAYLOAD, MAX_PAYLOAD),
+            (2 * MAX_PAYLOAD, 5)
+        ]
+    );
+}
+
+#[test]
 fn faults_parse() {
     assert_eq!(
         Fault::parse("2:5:kill").expect("valid"),
