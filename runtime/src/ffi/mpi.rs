@@ -5,7 +5,7 @@
 use crate::device::remote::transport::{Place, Transport};
 use libloading::os::unix::{Library, Symbol, RTLD_GLOBAL, RTLD_NOW};
 use std::collections::VecDeque;
-use std::ffi::{c_char, CStr};
+use std::ffi::c_char;
 
 /// The plugin's file name.
 pub const PLUGIN: &str = "libspread_remote_mpi.so";
@@ -47,12 +47,10 @@ pub struct MpiTransport {
     _lib: Library,
 }
 
+/// A message the plugin wrote: the buffer is zero-initialised and the plugin writes a
+/// NUL-terminated string shorter than its length, so a NUL is always there.
 fn text(buf: &[c_char]) -> String {
-    // SAFETY: the buffer is zero-initialised and the plugin writes a NUL-terminated string
-    // shorter than its length; the last byte is never written, so a NUL is always there.
-    unsafe { CStr::from_ptr(buf.as_ptr()) }
-        .to_string_lossy()
-        .into_owned()
+    super::mem::c_string(buf.as_ptr()).unwrap_or_default()
 }
 
 /// Where the plugin is: `SPREAD_REMOTE_LIB`, else next to this runtime library, else the
@@ -68,11 +66,7 @@ fn plugin_path(explicit: Option<&str>) -> String {
         // SAFETY: dladdr succeeded, so `info` is initialised; dli_fname is a NUL-terminated path
         // owned by the loader for as long as this library stays loaded.
         let fname = unsafe { info.assume_init().dli_fname };
-        if !fname.is_null() {
-            // SAFETY: as above.
-            let me = unsafe { CStr::from_ptr(fname) }
-                .to_string_lossy()
-                .into_owned();
+        if let Some(me) = super::mem::c_string(fname) {
             if let Some(dir) = std::path::Path::new(&me).parent() {
                 let p = dir.join(PLUGIN);
                 if p.exists() {
@@ -283,19 +277,31 @@ extern "C" fn on_sigterm(_: libc::c_int) {
 /// head can say which ranks it last heard from before the run ends. Left alone when the program
 /// already handles SIGTERM itself.
 pub fn catch_sigterm() {
-    // SAFETY: sigaction with a zeroed struct whose handler only stores an atomic; the old
-    // disposition is read first and kept when it is not the default.
+    if current_action(libc::SIGTERM).is_some_and(|a| a.sa_sigaction == libc::SIG_DFL) {
+        install(libc::SIGTERM, on_sigterm, 0);
+    }
+}
+
+/// The action `sig` has now.
+fn current_action(sig: libc::c_int) -> Option<libc::sigaction> {
+    // SAFETY: only reads the action into a zeroed struct.
     unsafe {
-        let mut old: libc::sigaction = std::mem::zeroed();
-        if libc::sigaction(libc::SIGTERM, std::ptr::null(), &mut old) != 0
-            || old.sa_sigaction != libc::SIG_DFL
-        {
-            return;
-        }
+        let mut cur: libc::sigaction = std::mem::zeroed();
+        (libc::sigaction(sig, std::ptr::null(), &mut cur) == 0).then_some(cur)
+    }
+}
+
+/// Makes `handler` the action of `sig`; the handlers passed here call only async-signal-safe
+/// functions.
+fn install(sig: libc::c_int, handler: extern "C" fn(libc::c_int), flags: libc::c_int) {
+    // SAFETY: a zeroed action with the handler, the flags and an empty mask; see above for the
+    // handlers.
+    unsafe {
         let mut act: libc::sigaction = std::mem::zeroed();
-        act.sa_sigaction = on_sigterm as extern "C" fn(libc::c_int) as usize;
+        act.sa_sigaction = handler as usize;
+        act.sa_flags = flags;
         libc::sigemptyset(&mut act.sa_mask);
-        libc::sigaction(libc::SIGTERM, &act, std::ptr::null_mut());
+        libc::sigaction(sig, &act, std::ptr::null_mut());
     }
 }
 
@@ -361,26 +367,14 @@ pub fn report_crashes(prefix: &str) {
     if !old.is_null() {
         return;
     }
-    let mut previous = Vec::new();
-    for (sig, _) in CRASH_SIGNALS {
-        // SAFETY: reads the current action into a zeroed struct.
-        unsafe {
-            let mut cur: libc::sigaction = std::mem::zeroed();
-            if libc::sigaction(sig, std::ptr::null(), &mut cur) == 0 {
-                previous.push((sig, cur));
-            }
-        }
-    }
-    let previous = PREVIOUS.get_or_init(|| previous);
-    for (sig, _) in previous {
-        // SAFETY: installs a handler that only calls async-signal-safe functions and then hands
-        // the signal to the action saved above.
-        unsafe {
-            let mut act: libc::sigaction = std::mem::zeroed();
-            act.sa_sigaction = on_crash as extern "C" fn(libc::c_int) as usize;
-            act.sa_flags = libc::SA_NODEFER;
-            libc::sigemptyset(&mut act.sa_mask);
-            libc::sigaction(*sig, &act, std::ptr::null_mut());
-        }
+    let previous = PREVIOUS.get_or_init(|| {
+        CRASH_SIGNALS
+            .iter()
+            .filter_map(|&(sig, _)| Some((sig, current_action(sig)?)))
+            .collect()
+    });
+    // The handler hands the signal to the action saved above.
+    for &(sig, _) in previous {
+        install(sig, on_crash, libc::SA_NODEFER);
     }
 }
