@@ -41,7 +41,8 @@ pub struct Config {
     /// `SPREAD_DEVICES`: which kinds of devices exist, in numbering order (default `cuda,host`).
     pub devices: Vec<DeviceRequest>,
     /// `SPREAD_STREAMS`: asynchronous queues per device, so `nowait` work from several threads
-    /// overlaps (default 8).
+    /// overlaps, and the `nowait` constructs in flight at once on an asynchronous device's
+    /// streams (default 8).
     pub streams_per_device: usize,
     /// `SPREAD_ALLOC_CACHE`: bytes of freed device memory each device keeps for reuse (default:
     /// an eighth of its memory; 0 turns the cache off).

@@ -53,7 +53,7 @@ pub fn update_peer(
     let src_t = resolve(s, src, bytes, "source")?;
     for side in [s, d] {
         if let Side::Device(slot) = side {
-            slot.drain();
+            rt.drain(slot);
         }
     }
     api::memcpy(dst_t, src_t, bytes, d, s)
@@ -66,7 +66,7 @@ pub fn device_wait(rt: &Runtime, device: i64) -> Result<()> {
     }
     let slot = rt.device(device)?;
     settle_target_tasks();
-    slot.drain();
+    rt.drain(slot);
     Ok(())
 }
 

@@ -71,6 +71,10 @@ pub struct DeviceSlot {
     queues: Vec<Queue>,
     /// Streams not in use by a construct.
     streams: Mutex<Vec<Stream>>,
+    /// `nowait` constructs in flight on this device's streams (at most `SPREAD_STREAMS`; see
+    /// [`DeviceSlot::reserve_stream`]).
+    streamed: AtomicUsize,
+    stream_limit: usize,
     /// Freed mapping memory kept for reuse.
     cache: AllocCache,
     /// `omp_target_alloc` & co. allocations (kind, size) by address, so frees of foreign
@@ -134,8 +138,57 @@ pub enum Placement<'a> {
 
 /// A `nowait` construct libomp's task waits for.
 struct Pending {
-    event: Arc<Event>,
+    work: Work,
     loc: Option<SourceLoc>,
+}
+
+/// Where a `nowait` construct runs.
+enum Work {
+    /// A job on a device queue's worker thread (devices that work inside the call: host).
+    Queued(Arc<Event>),
+    /// Enqueued by the issuing thread on a stream of an asynchronous device (see
+    /// [`launch::InFlight`]), finished by whoever polls or waits for the device first.
+    Streamed {
+        device: usize,
+        stage: Arc<Mutex<Stage>>,
+    },
+}
+
+/// A streamed construct: its device work may still run, or it has finished with an outcome.
+enum Stage {
+    Running(Box<launch::InFlight<'static>>, slot::StreamTicket<'static>),
+    Done(Result<()>),
+}
+
+impl Stage {
+    /// Finishes the construct if its work is done (or at once with `block`), and returns its
+    /// outcome; `None` while it still runs.
+    fn settle(&mut self, block: bool) -> Option<Result<()>> {
+        if let Stage::Running(w, _) = self {
+            if !block && matches!(w.query(), Ok(Some(false))) {
+                return None;
+            }
+            let Stage::Running(w, ticket) = std::mem::replace(self, Stage::Done(Ok(()))) else {
+                unreachable!("matched above");
+            };
+            *self = Stage::Done(w.complete());
+            drop(ticket);
+        }
+        match self {
+            Stage::Done(r) => Some(r.clone()),
+            Stage::Running(..) => None,
+        }
+    }
+}
+
+/// How many `nowait` polls in a row found their construct still running on this thread; past
+/// [`BLOCK_AFTER_POLLS`] the thread waits instead of polling (libomptarget's exponential
+/// back-off: a thread that keeps finding work unfinished has nothing better to do). Halved on
+/// each completion.
+const BLOCK_AFTER_POLLS: u32 = 5;
+
+thread_local! {
+    static BUSY_POLLS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
 /// The runtime.
@@ -449,22 +502,86 @@ impl Runtime {
         }
     }
 
-    /// Registers a `nowait` operation and returns its handle for libomp's task.
+    /// Registers a `nowait` construct queued on a device worker and returns its handle for
+    /// libomp's task.
     pub fn add_pending(&self, event: Arc<Event>, loc: Option<SourceLoc>) -> usize {
+        self.add_work(Work::Queued(event), loc)
+    }
+
+    /// Registers a `nowait` construct enqueued on an asynchronous device's stream (or its
+    /// failure to enqueue, reported when libomp polls) and returns its handle.
+    pub fn add_in_flight(
+        &self,
+        ticket: slot::StreamTicket<'static>,
+        work: Result<launch::InFlight<'static>>,
+        loc: Option<SourceLoc>,
+    ) -> usize {
+        let device = ticket.device();
+        let stage = match work {
+            Ok(w) => Stage::Running(Box::new(w), ticket),
+            Err(e) => Stage::Done(Err(e)),
+        };
+        let stage = Arc::new(Mutex::new(stage));
+        self.add_work(Work::Streamed { device, stage }, loc)
+    }
+
+    fn add_work(&self, work: Work, loc: Option<SourceLoc>) -> usize {
         let h = self.next_handle.fetch_add(1, Ordering::Relaxed);
-        self.pending.lock().insert(h, Pending { event, loc });
+        self.pending.lock().insert(h, Pending { work, loc });
         h
     }
 
-    /// Completes a `nowait` handle: waits for its operation and returns its outcome and location
-    /// (and forgets the handle); `None` for an unknown handle. libomptarget polls a few times
-    /// before it blocks; blocking at once measured faster here, because a polling libomp thread
-    /// keeps a core from the device worker that does the work.
+    /// Completes a `nowait` handle if its construct is done and returns its outcome and
+    /// location (and forgets the handle); `None` for an unknown handle, and while a streamed
+    /// construct still runs (libomp polls again later).
+    ///
+    /// A queued construct is waited for at once: blocking measured faster than polling here,
+    /// because a polling libomp thread keeps a core from the device worker that does the work.
+    /// A streamed construct's device works on its own, so the thread polls it without blocking,
+    /// until it has found work unfinished [`BLOCK_AFTER_POLLS`] times in a row.
     pub fn poll_pending(&self, handle: usize) -> Option<(Result<()>, Option<SourceLoc>)> {
-        let event = self.pending.lock().get(&handle)?.event.clone();
-        let r = event.wait();
+        let outcome = match &self.pending.lock().get(&handle)?.work {
+            Work::Queued(ev) => Err(ev.clone()),
+            Work::Streamed { stage, .. } => Ok(stage.clone()),
+        };
+        let r = match outcome {
+            Err(ev) => ev.wait(),
+            Ok(stage) => {
+                let busy = BUSY_POLLS.with(std::cell::Cell::get);
+                let settled = stage.lock().settle(busy > BLOCK_AFTER_POLLS);
+                match settled {
+                    Some(r) => {
+                        BUSY_POLLS.with(|b| b.set(busy / 2));
+                        r
+                    }
+                    None => {
+                        BUSY_POLLS.with(|b| b.set((busy + 1).min(2 * BLOCK_AFTER_POLLS)));
+                        return None;
+                    }
+                }
+            }
+        };
         let loc = self.pending.lock().remove(&handle).and_then(|p| p.loc);
         Some((r, loc))
+    }
+
+    /// Waits for every `nowait` construct enqueued on `slot` so far, on its streams and its
+    /// queues (`wait device(d)`, a peer copy's order). Streamed constructs are finished here;
+    /// their tasks find the outcome when libomp polls them.
+    pub fn drain(&self, slot: &DeviceSlot) {
+        let streamed: Vec<_> = self
+            .pending
+            .lock()
+            .values()
+            .filter_map(|p| match &p.work {
+                Work::Streamed { device, stage } if *device == slot.id => Some(stage.clone()),
+                _ => None,
+            })
+            .collect();
+        for stage in streamed {
+            stage.lock().settle(true);
+        }
+        slot.drain_queues();
     }
 }
 

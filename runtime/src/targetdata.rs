@@ -502,6 +502,13 @@ pub struct PostEnd {
     is_last: bool,
 }
 
+impl PostEnd {
+    /// The entry it releases or copied back.
+    pub fn key(&self) -> usize {
+        self.key
+    }
+}
+
 /// Unmaps every entry of `args` in reverse order (libomptarget's `targetDataEnd`). Entries to
 /// release and pointers to restore are collected in `post` for [`end_finish`].
 pub fn end(

@@ -11,7 +11,7 @@
  *   FAKECUDA_DEVICES      number of GPUs (default 2, at most 8)
  *   FAKECUDA_MEMORY_MB    memory per GPU in MiB (default 1024)
  *   FAKECUDA_HOST_IMAGE   the x86_64 image of the program (clang-offload-packager-19)
- *   FAKECUDA_LOG          file to append `launch ...` and `devenv ...` lines to
+ *   FAKECUDA_LOG          file to append `launch ...`, `devenv ...` and `streamquery ...` lines to
  *   FAKECUDA_DELAY_US     sleep before each queued operation (makes missing synchronization
  *                         show up as wrong results; default 200)
  *
@@ -1004,6 +1004,19 @@ CUresult cuStreamSynchronize(void *sv) {
     pthread_cond_wait(&s->cv, &s->mu);
   r = s->error;
   pthread_mutex_unlock(&s->mu);
+  return r;
+}
+
+CUresult cuStreamQuery(void *sv) {
+  NEED_CTX();
+  struct stream *s = sv;
+  CUresult r = stream_of_current(s);
+  if (r)
+    return r;
+  pthread_mutex_lock(&s->mu);
+  r = s->done < s->enqueued ? E_NOT_READY : s->error;
+  pthread_mutex_unlock(&s->mu);
+  logline("streamquery dev %d %s", s->ctx->dev, r == E_NOT_READY ? "busy" : "done");
   return r;
 }
 

@@ -6,13 +6,42 @@
  * Run:   ./nowait_threads
  * Exit status 0 only when every device result equals the serial reference computed here; one
  * PASS or FAIL line per check on stdout. (Unvalidated: written before any GPU run.)
+ *
+ * Also checks that Spread ran the nowait regions without a device worker thread: the issuing
+ * thread enqueues them on a GPU stream and libomp's task polls them (runtime/src/runtime/
+ * launch.rs), so no thread named spread-dev* (a device queue's worker) exists at the end
+ * (not checked when SPREAD_DEVICES=host... makes host devices stand in for the GPUs).
  */
 // REQUIRES: cuda
 // RUN: %spread-cc -O2 --offload-arch=%cuda-arch %s -o %t
 // RUN: %t | FileCheck %s --implicit-check-not=FAIL
 // CHECK: {{^}}PASS: nowait_threads
+// CHECK: {{^}}PASS: 0 device worker threads
 
 #include "gpu_test.h"
+#include <dirent.h>
+#include <string.h>
+
+/* Threads of this process whose name starts with `prefix`. */
+static int threads_named(const char *prefix) {
+  DIR *d = opendir("/proc/self/task");
+  if (!d)
+    return -1;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    char path[300], name[64] = "";
+    snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+      continue;
+    if (fgets(name, sizeof name, f) && strncmp(name, prefix, strlen(prefix)) == 0)
+      n++;
+    fclose(f);
+  }
+  closedir(d);
+  return n;
+}
 
 #define T 8
 #define N 200000
@@ -48,5 +77,13 @@ int main(void) {
     bad += wrong != 0;
   }
   printf("%s: nowait_threads, %d threads on %d GPU(s)\n", bad ? "FAIL" : "PASS", T, gpu_count);
-  return bad != 0;
+  /* Host devices standing in for GPUs (SPREAD_DEVICES=host:N) do use their queues' workers. */
+  const char *kinds = getenv("SPREAD_DEVICES");
+  if (kinds && strncmp(kinds, "host", 4) == 0) {
+    printf("note: device worker threads not checked: the devices are host devices\n");
+    return bad != 0;
+  }
+  int workers = threads_named("spread-dev");
+  printf("%s: %d device worker threads\n", workers == 0 ? "PASS" : "FAIL", workers);
+  return bad != 0 || workers != 0;
 }

@@ -245,7 +245,7 @@ pub fn synchronize_cu(rt: &Runtime, cu: &ComputeUnit) {
     kmp::taskwait();
     for &d in cu.devices() {
         if let Ok(slot) = rt.device(i64::from(d)) {
-            slot.drain();
+            rt.drain(slot);
         }
     }
 }

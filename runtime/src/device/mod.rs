@@ -270,6 +270,13 @@ pub trait Device: Send + Sync {
     /// Waits for everything on `s`, then drops its staging buffers.
     fn synchronize(&self, s: &mut Stream) -> Result<()>;
 
+    /// Whether everything on `s` has finished, when the backend can tell without blocking;
+    /// `None` when only [`synchronize`](Self::synchronize) can (a device on another node,
+    /// whose copies to the host land when the stream is synchronized).
+    fn stream_done(&self, _s: &mut Stream) -> Result<Option<bool>> {
+        Ok(None)
+    }
+
     /// Page-locks `len` bytes of host memory at `ptr` so copies from and to it run at full speed;
     /// `Ok(false)` when the backend has no use for it.
     fn pin_host(&self, ptr: usize, len: usize) -> Result<bool>;
@@ -279,6 +286,14 @@ pub trait Device: Send + Sync {
     /// Whether device memory is ordinary process memory, so host devices can copy between each
     /// other directly.
     fn host_addressable(&self) -> bool;
+
+    /// Whether operations on a stream run after the call that enqueued them has returned (a
+    /// GPU, a device on another node), so that a `nowait` construct is enqueued by the thread
+    /// that issues it and completed by polling. Host devices do the work inside the call:
+    /// their `nowait` constructs go to a device queue's worker thread instead.
+    fn asynchronous(&self) -> bool {
+        false
+    }
 
     /// Whether the device can use memory shared with the host and other devices (a memory
     /// space of several devices): managed or mapped page-locked memory on a GPU.

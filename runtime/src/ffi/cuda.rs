@@ -120,6 +120,7 @@ const SYMBOLS: &[&str] = &[
     "cuModuleUnload",
     "cuStreamCreate",
     "cuStreamDestroy_v2",
+    "cuStreamQuery",
     "cuStreamSynchronize",
     "cuStreamWaitEvent",
 ];
@@ -378,6 +379,16 @@ pub fn stream_synchronize(s: usize) -> CuResult<()> {
     check("cuStreamSynchronize", unsafe {
         sys::cuStreamSynchronize(s as sys::CUstream)
     })
+}
+
+/// Whether all work on `s` has finished (never blocks).
+pub fn stream_query(s: usize) -> CuResult<bool> {
+    // SAFETY: `s` is a live stream handle.
+    let r = unsafe { sys::cuStreamQuery(s as sys::CUstream) };
+    if r == sys::cudaError_enum::CUDA_ERROR_NOT_READY {
+        return Ok(false);
+    }
+    check("cuStreamQuery", r).map(|_| true)
 }
 
 /// An event without timing (cheaper to record and wait for).

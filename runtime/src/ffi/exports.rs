@@ -178,11 +178,21 @@ fn target_data(
         .any(|t| t & crate::abi::map::RETURN_PARAM != 0);
     if nowait && !returns_bases {
         if let Some(h) = kmp::async_handle_slot() {
-            let loc2 = loc.clone();
-            let ev = slot
-                .queue()
-                .submit(move || run_data(rt, slot, op, &mut args));
-            kmp::set_async_handle(h, rt.add_pending(ev, loc2));
+            let ticket = slot.dev.asynchronous().then(|| slot.reserve_stream());
+            let handle = if let Some(Some(ticket)) = ticket {
+                let work = match op {
+                    DataOp::Begin => slot.enqueue_begin(rt, &mut args),
+                    DataOp::End => slot.enqueue_end(rt, &args),
+                    DataOp::Update => slot.enqueue_update(rt, &args),
+                };
+                rt.add_in_flight(ticket, work, loc)
+            } else {
+                let ev = slot
+                    .queue()
+                    .submit(move || run_data(rt, slot, op, &mut args));
+                rt.add_pending(ev, loc)
+            };
+            kmp::set_async_handle(h, handle);
             return;
         }
     }
@@ -262,17 +272,27 @@ fn target_kernel(
         &args,
     );
     let region = host_ptr as usize;
-    // A nowait region joins its device's FIFO queue and libomp's target task completes through
-    // the async handle. (Completing it on the calling thread is faster on an idle device but
-    // trips libomp 19's hidden-helper assertion `kmp_tasking.cpp:4368 task_team != NULL` in most
-    // runs, as with stock libomptarget; the queued path has not.)
+    // A nowait region's target task completes through the async handle. On an asynchronous
+    // device this thread enqueues the region on a stream and libomp polls it (no thread waits
+    // per region), up to SPREAD_STREAMS regions at once. A region past that bound, and any on
+    // a host device (which does the work inside the call), joins the device's FIFO queue,
+    // whose worker runs it. (Running a host device's region on this thread, a hidden helper, is
+    // faster on an idle device but trips libomp 19's hidden-helper assertion
+    // `kmp_tasking.cpp:4368 task_team != NULL` in most runs, as with stock libomptarget; the
+    // queued path has not.)
     if ka.flags & KERNEL_FLAG_NOWAIT != 0 {
         if let Some(h) = kmp::async_handle_slot() {
-            let loc2 = loc.clone();
-            let ev = slot
-                .queue()
-                .submit(move || slot.launch(rt, region, &mut args, &cfg));
-            kmp::set_async_handle(h, rt.add_pending(ev, loc2));
+            let ticket = slot.dev.asynchronous().then(|| slot.reserve_stream());
+            let handle = if let Some(Some(ticket)) = ticket {
+                let work = slot.enqueue_launch(rt, region, &mut args, &cfg);
+                rt.add_in_flight(ticket, work, loc)
+            } else {
+                let ev = slot
+                    .queue()
+                    .submit(move || slot.launch(rt, region, &mut args, &cfg));
+                rt.add_pending(ev, loc)
+            };
+            kmp::set_async_handle(h, handle);
             return 0;
         }
     }

@@ -1,5 +1,15 @@
 //! Constructs on one device: data begin/end/update and target-region launches, with the
 //! kernel parameters libomptarget builds (firstprivates, lambda captures).
+//!
+//! Each construct runs in two parts. The first ([`DeviceSlot::enqueue_begin`] and its siblings)
+//! decides under the mapping-table lock and enqueues the construct's copies and kernel on one
+//! stream; it returns an [`InFlight`]. The second ([`InFlight::complete`]) waits for that stream
+//! and does what must follow the device work: restoring host pointers, releasing entries,
+//! freeing firstprivate buffers, or rolling back a data begin whose copies failed. A synchronous
+//! construct runs both parts at once; a `nowait` construct on a device whose operations run
+//! after the call returns (a GPU, a device on another node) returns after the first, and
+//! libomp's target task polls the second (`__tgt_target_nowait_query`), as libomptarget's
+//! asynchronous info object does: no thread blocks per operation.
 
 use super::*;
 use crate::abi::map;
@@ -7,7 +17,74 @@ use crate::device::{AllocKind, LaunchConfig};
 use crate::error::{Result, ResultExt};
 use crate::info::{self, bits};
 use crate::mapping::{Entry, MappingTable};
-use crate::targetdata::{self, Ctx, MapArgs};
+use crate::targetdata::{self, Ctx, MapArgs, PostEnd, Undo};
+
+/// What a construct still has to do once the work it enqueued has finished.
+enum After {
+    /// A data begin: nothing, unless its copies failed (then its table changes are taken back).
+    Begin(Vec<Undo>),
+    /// A data end: restore host pointers, release entries whose counts reached zero.
+    End(Vec<PostEnd>),
+    /// An update: restore host pointers inside FROM ranges.
+    Update(Vec<(usize, usize, usize)>),
+    /// A target region: its data end, then its firstprivate buffers are freed.
+    Launch {
+        post: Vec<PostEnd>,
+        privates: Vec<usize>,
+    },
+}
+
+/// A construct whose copies and kernel are enqueued on its stream (see the module's docs).
+pub struct InFlight<'a> {
+    cx: Ctx<'a>,
+    after: After,
+}
+
+impl<'a> InFlight<'a> {
+    fn new(cx: Ctx<'a>, after: After) -> Self {
+        InFlight { cx, after }
+    }
+
+    /// Whether the construct's device work has finished, when the device can tell without
+    /// blocking (`None`: only [`complete`](Self::complete) can tell).
+    pub fn query(&mut self) -> Result<Option<bool>> {
+        self.cx.slot.dev.stream_done(&mut self.cx.stream)
+    }
+
+    /// Waits for the construct's device work, then finishes it; returns its outcome.
+    pub fn complete(self) -> Result<()> {
+        let InFlight { mut cx, after, .. } = self;
+        let slot = cx.slot;
+        let synced = slot.dev.synchronize(&mut cx.stream);
+        match after {
+            After::Begin(undo) => {
+                if synced.is_err() {
+                    targetdata::rollback(&mut cx, &mut slot.table.lock(), undo);
+                }
+                synced
+            }
+            After::End(post) => {
+                synced?;
+                targetdata::end_finish(&mut cx, &mut slot.table.lock(), post)
+            }
+            After::Update(restore) => {
+                synced?;
+                targetdata::update_finish(&slot.table.lock(), restore);
+                Ok(())
+            }
+            After::Launch { post, privates } => {
+                let r = synced
+                    .context(|| "Executing target region abort target.".into())
+                    .and_then(|_| {
+                        targetdata::end_finish(&mut cx, &mut slot.table.lock(), post)
+                            .context(|| "Failed to process data after launching the kernel.".into())
+                    });
+                slot.free_privates(&privates);
+                r
+            }
+        }
+    }
+}
 
 impl DeviceSlot {
     fn ctx(&self, rt: &Runtime) -> Result<Ctx<'_>> {
@@ -21,6 +98,12 @@ impl DeviceSlot {
 
     /// `target enter data` / the begin of `target data`.
     pub fn data_begin(&self, rt: &Runtime, args: &mut MapArgs) -> Result<()> {
+        self.enqueue_begin(rt, args)?.complete()
+    }
+
+    /// The first part of [`data_begin`](Self::data_begin): maps and enqueues the copies. A
+    /// failure is taken back before it is returned.
+    pub fn enqueue_begin(&self, rt: &Runtime, args: &mut MapArgs) -> Result<InFlight<'_>> {
         let mut cx = self.ctx(rt)?;
         let mut undo = Vec::new();
         let r = {
@@ -28,16 +111,18 @@ impl DeviceSlot {
             let r = targetdata::begin(&mut cx, &mut table, args, false, &mut undo);
             targetdata::mark_filling(&mut cx, &mut table).and(r)
         };
-        // The copies finish with the table unlocked: other threads map and unmap meanwhile.
-        let r = r.and_then(|_| self.dev.synchronize(&mut cx.stream));
-        if r.is_err() {
-            self.take_back(&mut cx, undo);
+        match r {
+            // The copies finish with the table unlocked: other threads map and unmap meanwhile.
+            Ok(()) => Ok(InFlight::new(cx, After::Begin(undo))),
+            Err(e) => {
+                self.take_back(&mut cx, undo);
+                Err(e)
+            }
         }
-        r
     }
 
     /// Takes back a failed data begin: waits for its copies, then undoes its table changes.
-    fn take_back(&self, cx: &mut Ctx<'_>, undo: Vec<targetdata::Undo>) {
+    fn take_back(&self, cx: &mut Ctx<'_>, undo: Vec<Undo>) {
         // The construct has failed already: a failure to wait adds nothing to report.
         let _ = self.dev.synchronize(&mut cx.stream);
         let mut table = self.table.lock();
@@ -46,6 +131,13 @@ impl DeviceSlot {
 
     /// `target exit data` / the end of `target data`.
     pub fn data_end(&self, rt: &Runtime, args: &MapArgs) -> Result<()> {
+        self.enqueue_end(rt, args)?.complete()
+    }
+
+    /// The first part of [`data_end`](Self::data_end): counts down and enqueues the copies back.
+    /// Entries whose counts reached zero stay in the table until their copies are done
+    /// (libomptarget's delayed deletion); a construct finding one meanwhile maps it anew.
+    pub fn enqueue_end(&self, rt: &Runtime, args: &MapArgs) -> Result<InFlight<'_>> {
         let mut cx = self.ctx(rt)?;
         let mut post = Vec::new();
         let r = {
@@ -53,16 +145,21 @@ impl DeviceSlot {
             let r = targetdata::end(&mut cx, &mut table, args, false, &mut post);
             targetdata::mark_filling(&mut cx, &mut table).and(r)
         };
-        // Entries whose counts reached zero stay in the table until their copies are done
-        // (libomptarget's delayed deletion); a construct finding one meanwhile maps it anew.
-        self.dev.synchronize(&mut cx.stream)?;
-        let mut table = self.table.lock();
-        targetdata::end_finish(&mut cx, &mut table, post)?;
-        r
+        let work = InFlight::new(cx, After::End(post));
+        match r {
+            Ok(()) => Ok(work),
+            // What was counted down before the failure is finished as usual.
+            Err(e) => Err(work.complete().err().unwrap_or(e)),
+        }
     }
 
     /// `target update`.
     pub fn data_update(&self, rt: &Runtime, args: &MapArgs) -> Result<()> {
+        self.enqueue_update(rt, args)?.complete()
+    }
+
+    /// The first part of [`data_update`](Self::data_update): enqueues the copies.
+    pub fn enqueue_update(&self, rt: &Runtime, args: &MapArgs) -> Result<InFlight<'_>> {
         let mut cx = self.ctx(rt)?;
         let mut restore = Vec::new();
         let r = {
@@ -70,9 +167,11 @@ impl DeviceSlot {
             let r = targetdata::update(&mut cx, &mut table, args, &mut restore);
             targetdata::mark_filling(&mut cx, &mut table).and(r)
         };
-        self.dev.synchronize(&mut cx.stream)?;
-        targetdata::update_finish(&self.table.lock(), restore);
-        r
+        let work = InFlight::new(cx, After::Update(restore));
+        match r {
+            Ok(()) => Ok(work),
+            Err(e) => Err(work.complete().err().unwrap_or(e)),
+        }
     }
 
     /// A target region: maps its data, runs the kernel, unmaps.
@@ -83,6 +182,20 @@ impl DeviceSlot {
         args: &mut MapArgs,
         cfg: &LaunchConfig,
     ) -> Result<()> {
+        self.enqueue_launch(rt, region, args, cfg)?.complete()
+    }
+
+    /// The first part of [`launch`](Self::launch): maps the region's data, enqueues its copies,
+    /// the kernel and the copies back, and counts its entries down. Until the kernel is done,
+    /// every entry it uses carries the event of its end, so a construct of another thread that
+    /// releases one waits for the kernel before it frees the memory.
+    pub fn enqueue_launch(
+        &self,
+        rt: &Runtime,
+        region: usize,
+        args: &mut MapArgs,
+        cfg: &LaunchConfig,
+    ) -> Result<InFlight<'_>> {
         let (kernel, name) = self.kernel(rt, region)?;
         let mut cx = self.ctx(rt)?;
         let mut privates: Vec<usize> = Vec::new();
@@ -111,14 +224,13 @@ impl DeviceSlot {
             );
         }
         // The kernel follows the construct's copies on the same stream (and the waits for other
-        // constructs' copies in flight): one wait, after the kernel, covers them all.
+        // constructs' copies in flight), the copies back follow the kernel: one wait, at the
+        // end, covers them all.
         let stream = &mut cx.stream;
         let mut run = || {
             // The kernel's parallel regions and barriers are not the program's sync points.
             let _inner = crate::ffi::affinity::InnerScope::enter();
-            self.dev
-                .launch(kernel, &params, cfg, stream)
-                .and_then(|_| self.dev.synchronize(stream))
+            self.dev.launch(kernel, &params, cfg, stream)
         };
         let launched = if self.dev.info().kind == crate::device::DeviceKind::Host
             && cfg.teams
@@ -150,14 +262,26 @@ impl DeviceSlot {
             run()
         };
         if let Err(e) = launched {
+            // The construct's copies may still run: they finish before anything is freed.
+            let _ = self.dev.synchronize(&mut cx.stream);
             self.free_privates(&privates);
             return Err(e.context("Executing target region abort target."));
         }
-        let r = self
-            .data_end(rt, args)
-            .context(|| "Failed to process data after launching the kernel.".into());
-        self.free_privates(&privates);
-        r
+        let mut post = Vec::new();
+        let r = {
+            let mut table = self.table.lock();
+            let r = targetdata::end(&mut cx, &mut table, args, false, &mut post);
+            cx.filled.extend(post.iter().map(|p| p.key()));
+            targetdata::mark_filling(&mut cx, &mut table).and(r)
+        };
+        let work = InFlight::new(cx, After::Launch { post, privates });
+        match r {
+            Ok(()) => Ok(work),
+            Err(e) => {
+                let e = e.context("Failed to process data after launching the kernel.");
+                Err(work.complete().err().unwrap_or(e))
+            }
+        }
     }
 
     fn free_privates(&self, privates: &[usize]) {

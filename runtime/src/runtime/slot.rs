@@ -10,7 +10,7 @@ use crate::info::{self};
 use crate::mapping::{Entry, MappingTable};
 use crate::queue::Queue;
 use parking_lot::Mutex;
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 impl DeviceSlot {
     /// A slot for device `id`, with the queues and the allocation cache `config` asks for.
@@ -29,6 +29,8 @@ impl DeviceSlot {
                 .map(|q| Queue::new(format!("spread-dev{id}.{q}")))
                 .collect(),
             streams: Mutex::new(Vec::new()),
+            streamed: AtomicUsize::new(0),
+            stream_limit: streams,
             cache: AllocCache::new(config.alloc_cache.unwrap_or(memory / 8)),
             allocations: Mutex::new(std::collections::BTreeMap::new()),
         }
@@ -39,11 +41,26 @@ impl DeviceSlot {
         &self.queues[thread_index() % self.queues.len()]
     }
 
-    /// Waits for every job queued on this device so far, on all its queues (`wait device(d)`).
-    pub fn drain(&self) {
+    /// Waits for every job queued on this device so far, on all its queues (part of
+    /// [`Runtime::drain`], which also waits for constructs enqueued on its streams).
+    pub(super) fn drain_queues(&self) {
         for q in &self.queues {
             q.drain();
         }
+    }
+
+    /// A place for one more `nowait` construct on this device's streams, if fewer than
+    /// `SPREAD_STREAMS` are in flight. Each holds a stream until it is polled complete, so
+    /// without a bound a thread issuing many `nowait` regions before a `taskwait` would make as
+    /// many streams (on a device on another node, as many executor threads there); past the
+    /// bound constructs wait their turn on the device's queues instead.
+    pub fn reserve_stream(&self) -> Option<StreamTicket<'_>> {
+        self.streamed
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < self.stream_limit).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| StreamTicket(self))
     }
 
     /// A stream for one construct, from the pool (or new).
@@ -208,5 +225,22 @@ impl DeviceSlot {
                 info::print(self.id, format_args!("{l}"));
             }
         }
+    }
+}
+
+/// A `nowait` construct's place on its device's streams ([`DeviceSlot::reserve_stream`]),
+/// given back when dropped.
+pub struct StreamTicket<'a>(&'a DeviceSlot);
+
+impl StreamTicket<'_> {
+    /// The device.
+    pub fn device(&self) -> usize {
+        self.0.id
+    }
+}
+
+impl Drop for StreamTicket<'_> {
+    fn drop(&mut self) {
+        self.0.streamed.fetch_sub(1, Ordering::AcqRel);
     }
 }

@@ -843,6 +843,17 @@ impl Device for CudaDevice {
         r
     }
 
+    fn stream_done(&self, s: &mut Stream) -> Result<Option<bool>> {
+        if !s.busy {
+            return Ok(Some(true));
+        }
+        self.bind()?;
+        let cs = self.raw(s)?;
+        cu::stream_query(cs.raw)
+            .map(Some)
+            .map_err(|e| self.err("stream query", e))
+    }
+
     fn pin_host(&self, ptr: usize, len: usize) -> Result<bool> {
         self.bind()?;
         match cu::register_host(ptr, len) {
@@ -860,6 +871,10 @@ impl Device for CudaDevice {
 
     fn host_addressable(&self) -> bool {
         false
+    }
+
+    fn asynchronous(&self) -> bool {
+        true
     }
 
     fn shares_memory(&self) -> bool {

@@ -144,6 +144,22 @@ impl Link {
         self.post_with(dest, urgent, |b| protocol::append(b, msg))
     }
 
+    /// Sends what is queued for `dest` now (someone waits for a message that need not have
+    /// left when it was queued: an event's record).
+    pub fn flush(&self, dest: usize) {
+        let Some(ob) = self.outboxes.get(dest) else {
+            return;
+        };
+        let pending = {
+            let mut ob = ob.lock();
+            ob.urgent |= !ob.batch.is_empty();
+            ob.urgent
+        };
+        if pending {
+            self.wake();
+        }
+    }
+
     /// Queues the message `write` appends to the batch for `dest`.
     pub fn post_with(
         &self,

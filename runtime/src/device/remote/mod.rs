@@ -196,9 +196,18 @@ struct RemoteEvent {
 impl EventImpl for RemoteEvent {
     fn query(&self) -> Result<bool> {
         self.link.check()?;
-        Ok(self.link.signalled(self.id))
+        let fired = self.link.signalled(self.id);
+        if !fired {
+            // The record goes out with the next batch (see `record_event`): asked about, it goes
+            // now.
+            self.link.flush(self.rank);
+        }
+        Ok(fired)
     }
     fn synchronize(&self) -> Result<()> {
+        if !self.link.signalled(self.id) {
+            self.link.flush(self.rank);
+        }
         self.link.wait_signal(self.id)
     }
     fn as_any(&self) -> &dyn Any {
@@ -430,13 +439,17 @@ impl Device for RemoteDevice {
     fn record_event(&self, s: &mut Stream) -> Result<Event> {
         let stream = self.stream(s)?.id;
         let id = self.link.next_id();
+        // Not urgent: most records are only looked at later, if at all (the end of a kernel's
+        // entries, in case another construct releases one meanwhile). Whoever waits sends it on
+        // its way: a query or synchronize flushes, a wait from another rank posts an urgent
+        // Notify to this rank, a wait from this rank follows it in the same batch.
         self.post(
             &Msg::Record {
                 dev: self.dev,
                 stream,
                 event: id,
             },
-            true,
+            false,
         )?;
         Ok(Event::new(Arc::new(RemoteEvent {
             link: self.link.clone(),
@@ -520,6 +533,10 @@ impl Device for RemoteDevice {
 
     fn host_addressable(&self) -> bool {
         false
+    }
+
+    fn asynchronous(&self) -> bool {
+        true
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -123,6 +123,10 @@ pub struct Worker {
     notify: Mutex<HashMap<u64, Vec<u32>>>,
     /// Events being forgotten: how many executors have yet to pass the point of the `Forget`.
     forgetting: Mutex<HashMap<u64, usize>>,
+    /// The streams each event was recorded on or waited for on (only their executors pass a
+    /// `Forget`: with many streams, waking every executor per dropped event cost more than
+    /// the commands themselves).
+    involved: Mutex<HashMap<u64, Vec<(u16, u32)>>>,
     heartbeat: Duration,
     last_beat: Mutex<Instant>,
     received: std::sync::atomic::AtomicU64,
@@ -146,6 +150,7 @@ impl Worker {
             control: Mutex::new(None),
             notify: Mutex::new(HashMap::new()),
             forgetting: Mutex::new(HashMap::new()),
+            involved: Mutex::new(HashMap::new()),
             heartbeat,
             last_beat: Mutex::new(Instant::now()),
             received: std::sync::atomic::AtomicU64::new(0),
@@ -406,10 +411,15 @@ impl Worker {
         }
     }
 
-    /// Starts forgetting `event` (communication thread): each executor passes the point first,
-    /// so a wait for it queued before the `Forget` still finds it fired.
+    /// Starts forgetting `event` (communication thread): each executor that records or waits
+    /// for it passes the point first, so a wait for it queued before the `Forget` still finds it
+    /// fired.
     fn forget(&self, link: &Arc<Link>, src: usize, event: u64) {
-        let executors: Vec<Inbox> = self.executors.lock().values().cloned().collect();
+        let streams = self.involved.lock().remove(&event).unwrap_or_default();
+        let executors: Vec<Inbox> = {
+            let ex = self.executors.lock();
+            streams.iter().filter_map(|k| ex.get(k).cloned()).collect()
+        };
         if executors.is_empty() {
             return self.forgotten(link, event);
         }
@@ -608,9 +618,16 @@ impl Handler for WorkerHandler {
             | Msg::CopyWithin { dev, stream, .. }
             | Msg::Fill { dev, stream, .. }
             | Msg::Launch { dev, stream, .. }
-            | Msg::Record { dev, stream, .. }
-            | Msg::WaitEvent { dev, stream, .. }
             | Msg::PeerSend { dev, stream, .. } => route(dev, stream, msg),
+            Msg::Record { dev, stream, event } | Msg::WaitEvent { dev, stream, event } => {
+                let mut inv = w.involved.lock();
+                let streams = inv.entry(event).or_default();
+                if !streams.contains(&(dev, stream)) {
+                    streams.push((dev, stream));
+                }
+                drop(inv);
+                route(dev, stream, msg)
+            }
             Msg::PeerData { dev, .. } => route(dev, PEER_STREAM, msg),
             Msg::PeerAck { tag } => link.signal(tag),
             Msg::Fired { event } => link.signal(event),
