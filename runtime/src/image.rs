@@ -70,6 +70,38 @@ impl std::error::Error for ImageError {}
 pub struct DeviceObject<'a> {
     pub target: ImageTarget,
     pub bytes: &'a [u8],
+    /// The image's `declare target indirect` functions (a GPU backend gives the device runtime
+    /// a table to translate host function pointers with).
+    pub indirect: &'a [IndirectFunction],
+}
+
+/// What a backend needs to load a registered image again (a worker rank loading the image the
+/// head names): [`DeviceObject`]'s parts, owned.
+#[derive(Debug, Clone)]
+pub struct ImageParts {
+    pub target: ImageTarget,
+    pub bytes: std::sync::Arc<Vec<u8>>,
+    pub indirect: std::sync::Arc<Vec<IndirectFunction>>,
+}
+
+impl ImageParts {
+    /// The device object these parts make.
+    pub fn object(&self) -> DeviceObject<'_> {
+        DeviceObject {
+            target: self.target,
+            bytes: &self.bytes,
+            indirect: &self.indirect,
+        }
+    }
+}
+
+/// A `declare target indirect` function of an image (an offload entry with the INDIRECT flag).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndirectFunction {
+    /// The host function's address (what a host function pointer holds).
+    pub host: usize,
+    /// The device global that holds the device function's address.
+    pub global: String,
 }
 
 /// Classifies an embedded image, unwrapping an `OffloadBinary` if there is one.
@@ -122,7 +154,11 @@ fn classify_elf(bytes: &[u8]) -> Result<DeviceObject<'_>, ImageError> {
         },
         other => return Err(ImageError::UnsupportedMachine(other)),
     };
-    Ok(DeviceObject { target, bytes })
+    Ok(DeviceObject {
+        target,
+        bytes,
+        indirect: &[],
+    })
 }
 
 /// The compute capability (`major * 10 + minor`) a cubin is built for. ptxas up to CUDA 12

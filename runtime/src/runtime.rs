@@ -39,6 +39,8 @@ struct RegisteredImage {
     /// The device object, copied out of the program.
     bytes: Arc<Vec<u8>>,
     entries: Arc<Vec<EntryInfo>>,
+    /// Its `declare target indirect` functions (from `entries`).
+    indirect: Arc<Vec<image::IndirectFunction>>,
     active: bool,
 }
 
@@ -409,24 +411,37 @@ impl Runtime {
                     (Err(err), Vec::new())
                 }
             };
+            let indirect = entries
+                .iter()
+                .filter(|e| e.size > 0 && e.flags & entry_flags::INDIRECT != 0)
+                .map(|e| image::IndirectFunction {
+                    host: e.addr,
+                    global: e.name.clone(),
+                })
+                .collect();
             regs.push(RegisteredImage {
                 desc,
                 target,
                 bytes: Arc::new(bytes),
                 entries: Arc::new(entries),
+                indirect: Arc::new(indirect),
                 active: true,
             });
         }
     }
 
-    /// The kind and bytes of the registered image with this hash and length (a worker rank
-    /// finds the image the head asks it to load).
-    pub fn image_by_key(&self, hash: u64, len: u64) -> Option<(ImageTarget, Arc<Vec<u8>>)> {
+    /// The registered image with this hash and length (a worker rank finds the image the head
+    /// asks it to load).
+    pub fn image_by_key(&self, hash: u64, len: u64) -> Option<image::ImageParts> {
         self.images.read().iter().find_map(|i| {
             let t = i.target.as_ref().ok()?;
             (i.bytes.len() as u64 == len
                 && crate::device::remote::protocol::image_hash(&i.bytes) == hash)
-                .then(|| (*t, i.bytes.clone()))
+                .then(|| image::ImageParts {
+                    target: *t,
+                    bytes: i.bytes.clone(),
+                    indirect: i.indirect.clone(),
+                })
         })
     }
 

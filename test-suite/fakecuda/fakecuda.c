@@ -882,8 +882,27 @@ static void check_devenv(struct function *fn) {
   pthread_mutex_lock(&m->mu);
   if (m->devenv && !m->devenv_logged) {
     uint32_t v[4];
+    uint64_t table[2];
     memcpy(v, (void *)m->devenv, sizeof v);
-    logline("devenv dev %d num_devices %u device_num %u", m->ctx->dev, v[1], v[2]);
+    memcpy(table, (char *)m->devenv + 24, sizeof table);
+    logline("devenv dev %d num_devices %u device_num %u indirect %llu", m->ctx->dev, v[1], v[2],
+            (unsigned long long)table[1]);
+    /* The indirect-call table: (host, device) function address pairs in device memory of this
+     * GPU, sorted by host address, no device address 0. */
+    uint64_t n = table[1];
+    if (n && !gpu_range((uintptr_t)table[0], n * 16, m->ctx->dev)) {
+      die_msg("devenv: the indirect-call table is not device memory of GPU %d", m->ctx->dev);
+      n = 0;
+    }
+    const uint64_t *pairs = (const uint64_t *)(uintptr_t)table[0];
+    for (uint64_t i = 0; i < n; i++) {
+      if (!pairs[2 * i + 1])
+        die_msg("devenv: indirect-call table entry %llu has no device function",
+                (unsigned long long)i);
+      if (i && pairs[2 * i] <= pairs[2 * i - 2])
+        die_msg("devenv: indirect-call table not sorted by host address at entry %llu",
+                (unsigned long long)i);
+    }
     m->devenv_logged = 1;
   }
   pthread_mutex_unlock(&m->mu);

@@ -61,6 +61,7 @@ impl DeviceSlot {
             let obj = image::DeviceObject {
                 target,
                 bytes: &img.bytes,
+                indirect: &img.indirect,
             };
             // A failed load takes back everything it did: the image counts as not seen (the next
             // construct tries again and reports again) and no entry points into it.

@@ -47,6 +47,19 @@ impl DeviceEnvironment {
     }
 }
 
+/// The device runtime's indirect-call table: one `(host function, device function)` address
+/// pair per `declare target indirect` function, 16 bytes each, sorted by host address (the
+/// device runtime looks a host function pointer up by binary search, LLVM 19's
+/// `__llvm_omp_indirect_call_lookup`). A host function listed twice keeps its first pair.
+pub fn indirect_call_table(mut pairs: Vec<(u64, u64)>) -> Vec<u8> {
+    pairs.sort_by_key(|p| p.0);
+    pairs.dedup_by_key(|p| p.0);
+    pairs
+        .iter()
+        .flat_map(|&(host, dev)| host.to_le_bytes().into_iter().chain(dev.to_le_bytes()))
+        .collect()
+}
+
 /// The configuration part of `<kernel>_kernel_environment` that decides a launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KernelEnvironment {
@@ -169,6 +182,17 @@ pub fn ctor_objects(image: &[u8], ctor: bool) -> Result<Vec<String>, String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn indirect_call_table_is_sorted_pairs() {
+        let t = indirect_call_table(vec![(0x30, 0xc), (0x10, 0xa), (0x20, 0xb), (0x10, 0xd)]);
+        let words: Vec<u64> = t
+            .chunks(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect();
+        assert_eq!(words, [0x10, 0xa, 0x20, 0xb, 0x30, 0xc]);
+        assert!(indirect_call_table(Vec::new()).is_empty());
+    }
+
     use super::*;
 
     #[test]

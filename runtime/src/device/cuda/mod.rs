@@ -438,6 +438,8 @@ impl Drop for CudaEvent {
 struct CudaImage {
     shared: Arc<Shared>,
     module: usize,
+    /// The image's indirect-call table in device memory (see `indirect_table`).
+    indirect_table: Option<u64>,
     /// Kernels looked up so far, by name.
     kernels: Mutex<HashMap<String, KernelHandle>>,
     /// The image, kept for its destructor list.
@@ -522,6 +524,50 @@ impl Drop for CudaImage {
         // Destructors in priority order, as at load; errors cannot be reported here.
         let _ = self.shared.run_ctors(self.module, &self.bytes, false);
         let _ = cu::module_unload(self.module);
+        if let Some(t) = self.indirect_table {
+            let _ = cu::free_device(t);
+        }
+    }
+}
+
+impl CudaDevice {
+    /// The indirect-call table of a loaded module (LLVM 19's plugin builds it at load too), in
+    /// fresh device memory: each `declare target indirect` function's host address with the
+    /// device function's address its device global holds. `None` without such functions.
+    fn indirect_table(
+        &self,
+        module: usize,
+        functions: &[crate::image::IndirectFunction],
+    ) -> Result<Option<(u64, u64)>> {
+        if functions.is_empty() {
+            return Ok(None);
+        }
+        let mut pairs = Vec::with_capacity(functions.len());
+        for f in functions {
+            let (addr, _) = cu::global(module, &f.global)
+                .map_err(|e| self.err("indirect function", e))?
+                .ok_or_else(|| {
+                    Error::new(
+                        ErrorKind::Image,
+                        format!(
+                            "declare target indirect function '{}' is missing from the image on CUDA device {}",
+                            f.global,
+                            self.id()
+                        ),
+                    )
+                })?;
+            let dev = self.shared.read(addr, 8)?;
+            let dev = u64::from_le_bytes(dev.try_into().unwrap_or([0; 8]));
+            pairs.push((f.host as u64, dev));
+        }
+        let bytes = environment::indirect_call_table(pairs);
+        let table = cu::alloc_device(bytes.len())
+            .map_err(|e| self.err("cannot allocate the indirect-call table", e))?;
+        if let Err(e) = self.shared.write(table, &bytes) {
+            let _ = cu::free_device(table);
+            return Err(e);
+        }
+        Ok(Some((table, (bytes.len() / 16) as u64)))
     }
 }
 
@@ -549,7 +595,8 @@ impl Device for CudaDevice {
                 ),
             )
         })?;
-        let setup = || -> Result<()> {
+        let mut indirect_table = None;
+        let mut setup = || -> Result<()> {
             if let Some((addr, size)) = cu::global(module, environment::DEVICE_ENVIRONMENT)
                 .map_err(|e| self.err("device environment", e))?
             {
@@ -562,17 +609,27 @@ impl Device for CudaDevice {
                         ),
                     ));
                 }
-                self.shared.write(addr, &self.env.to_bytes())?;
+                let mut env = self.env;
+                if let Some((table, n)) = self.indirect_table(module, object.indirect)? {
+                    indirect_table = Some(table);
+                    env.indirect_call_table = table;
+                    env.indirect_call_table_size = n;
+                }
+                self.shared.write(addr, &env.to_bytes())?;
             }
             self.shared.run_ctors(module, object.bytes, true)
         };
         if let Err(e) = setup() {
             let _ = cu::module_unload(module);
+            if let Some(t) = indirect_table {
+                let _ = cu::free_device(t);
+            }
             return Err(e);
         }
         Ok(Box::new(CudaImage {
             shared: self.shared.clone(),
             module,
+            indirect_table,
             kernels: Mutex::new(HashMap::new()),
             bytes: object.bytes.to_vec(),
         }))

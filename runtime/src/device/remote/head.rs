@@ -306,7 +306,7 @@ impl super::worker::Host for RuntimeHost {
     fn num_devices(&self) -> usize {
         self.0.devices.len()
     }
-    fn image(&self, hash: u64, len: u64) -> Option<(crate::image::ImageTarget, Arc<Vec<u8>>)> {
+    fn image(&self, hash: u64, len: u64) -> Option<crate::image::ImageParts> {
         self.0.image_by_key(hash, len)
     }
 }

@@ -7,7 +7,6 @@ use super::transport::{local_job, Transport};
 use super::worker::{Fault, FaultAction, Host, Worker};
 use crate::device::host::HostDevice;
 use crate::device::{AllocKind, Device, KernelHandle, LaunchConfig};
-use crate::image::ImageTarget;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -21,7 +20,7 @@ impl Host for TestHost {
     fn num_devices(&self) -> usize {
         self.0.len()
     }
-    fn image(&self, _: u64, _: u64) -> Option<(ImageTarget, Arc<Vec<u8>>)> {
+    fn image(&self, _: u64, _: u64) -> Option<crate::image::ImageParts> {
         None
     }
 }

@@ -11,7 +11,7 @@ use super::link::{Handler, Link};
 use super::protocol::{self, DeviceDesc, Msg, Request};
 use crate::device::{Device, KernelHandle, LoadedImage, Stream};
 use crate::error::{Error, ErrorKind, Result};
-use crate::image::{DeviceObject, ImageTarget};
+use crate::image::ImageTarget;
 use parking_lot::{Condvar, Mutex};
 use std::collections::HashMap;
 use std::sync::mpsc::{channel, Sender};
@@ -25,7 +25,7 @@ pub trait Host: Send + Sync {
     /// Number of local devices.
     fn num_devices(&self) -> usize;
     /// The registered image with this hash and length.
-    fn image(&self, hash: u64, len: u64) -> Option<(ImageTarget, Arc<Vec<u8>>)>;
+    fn image(&self, hash: u64, len: u64) -> Option<crate::image::ImageParts>;
 }
 
 /// A fault the tests inject (`SPREAD_REMOTE_FAULT=rank:command:action`).
@@ -276,16 +276,13 @@ impl Worker {
         match body {
             Request::LoadImage { dev, hash, len } => {
                 let d = self.device(dev)?;
-                let (target, bytes) = self.host.image(hash, len).ok_or_else(|| {
+                let parts = self.host.image(hash, len).ok_or_else(|| {
                     Error::new(
                         ErrorKind::Image,
                         "this rank's program has no such image: every rank must run the same binary",
                     )
                 })?;
-                let loaded = d.load_image(&DeviceObject {
-                    target,
-                    bytes: &bytes,
-                })?;
+                let loaded = d.load_image(&parts.object())?;
                 let mut imgs = self.images.lock();
                 imgs.push(loaded);
                 Ok(vec![imgs.len() as u64 - 1])
