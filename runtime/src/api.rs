@@ -70,8 +70,7 @@ pub fn memcpy(dst: usize, src: usize, len: usize, d: Side<'_>, s: Side<'_>) -> R
 /// address the device uses for the memory: `ptr` itself.
 pub fn lock_mem(side: Side<'_>, ptr: usize, len: usize) -> Result<usize> {
     if let Side::Device(d) = side {
-        d.dev
-            .pin_host(ptr, len)
+        crate::memory::pinned::pin(&*d.dev, ptr, len)
             .map_err(|e| e.context(format!("cannot lock {len} bytes of host memory")))?;
     }
     Ok(ptr)
@@ -80,7 +79,7 @@ pub fn lock_mem(side: Side<'_>, ptr: usize, len: usize) -> Result<usize> {
 /// `llvm_omp_target_unlock_mem`: undoes [`lock_mem`].
 pub fn unlock_mem(side: Side<'_>, ptr: usize) -> Result<()> {
     match side {
-        Side::Device(d) => d.dev.unpin_host(ptr),
+        Side::Device(d) => crate::memory::pinned::unpin(&*d.dev, ptr).map(drop),
         Side::Host => Ok(()),
     }
 }

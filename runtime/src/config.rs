@@ -85,6 +85,9 @@ pub struct GpuSettings {
     pub teams_thread_limit: u32,
     /// `LIBOMPTARGET_DEVICE_RTL_DEBUG`: debug flags for the device runtime.
     pub rtl_debug: u32,
+    /// `LIBOMPTARGET_LOCK_MAPPED_HOST_BUFFERS`: page-lock the host side of mapped data while it
+    /// is mapped, so its copies skip the driver's staging (default off, as in libomptarget).
+    pub lock_mapped: bool,
 }
 
 /// One entry of `SPREAD_DEVICES`.
@@ -272,6 +275,32 @@ impl Config {
             num_teams: small(number("OMP_NUM_TEAMS")),
             teams_thread_limit: small(number("OMP_TEAMS_THREAD_LIMIT")),
             rtl_debug: small(number("LIBOMPTARGET_DEVICE_RTL_DEBUG")),
+            lock_mapped: match var("LIBOMPTARGET_LOCK_MAPPED_HOST_BUFFERS")
+                .as_deref()
+                .map(str::trim)
+            {
+                None | Some("") => false,
+                Some(v)
+                    if ["1", "true", "on", "yes"]
+                        .iter()
+                        .any(|t| v.eq_ignore_ascii_case(t)) =>
+                {
+                    true
+                }
+                Some(v)
+                    if ["0", "false", "off", "no"]
+                        .iter()
+                        .any(|t| v.eq_ignore_ascii_case(t)) =>
+                {
+                    false
+                }
+                Some(v) => {
+                    warnings.push(format!(
+                        "LIBOMPTARGET_LOCK_MAPPED_HOST_BUFFERS={v:?} is not a boolean (1/true/on/yes or 0/false/off/no); not locking mapped buffers"
+                    ));
+                    false
+                }
+            },
         };
         let remote = match var("SPREAD_REMOTE").as_deref().map(str::trim) {
             None | Some("") | Some("0") | Some("off") | Some("none") => None,
@@ -525,6 +554,12 @@ mod tests {
         assert_eq!(gpu.gpu.heap_size, Some(1 << 20));
         assert_eq!(gpu.gpu.stack_size, None);
         assert_eq!(gpu.warnings.len(), 1);
+        assert!(!cfg(&[]).gpu.lock_mapped);
+        let lock = |v| cfg(&[("LIBOMPTARGET_LOCK_MAPPED_HOST_BUFFERS", v)]);
+        assert!(lock("1").gpu.lock_mapped && lock("TRUE").gpu.lock_mapped);
+        assert!(!lock("off").gpu.lock_mapped && lock("off").warnings.is_empty());
+        assert!(!lock("maybe").gpu.lock_mapped);
+        assert_eq!(lock("maybe").warnings.len(), 1);
         assert_eq!(
             cfg(&[("SPREAD_TRACE", "t.json")]).trace.as_deref(),
             Some("t.json")

@@ -38,6 +38,8 @@ pub struct Entry {
     pub name: usize,
     /// Whether the table owns `target_alloc` and frees it with the entry.
     pub owns_memory: bool,
+    /// Whether the host range was page-locked for the entry (`memory::pinned`), to unpin with it.
+    pub pinned: bool,
     pub shadows: Vec<ShadowPointer>,
     /// The end of the copies that fill the entry's device memory, when they may still be
     /// running: a construct that finds the entry makes its stream wait for this point before
@@ -60,6 +62,7 @@ impl Entry {
             hold_refs: 0,
             name: 0,
             owns_memory: false,
+            pinned: false,
             shadows: Vec::new(),
             filling: None,
         }
@@ -282,6 +285,7 @@ mod tests {
             hold_refs: 0,
             name: 0,
             owns_memory: true,
+            pinned: false,
             shadows: Vec::new(),
             filling: None,
         }

@@ -77,6 +77,8 @@ pub struct DeviceSlot {
     /// [`DeviceSlot::reserve_stream`]).
     streamed: AtomicUsize,
     stream_limit: usize,
+    /// `LIBOMPTARGET_LOCK_MAPPED_HOST_BUFFERS`.
+    lock_mapped: bool,
     /// Freed mapping memory kept for reuse.
     cache: AllocCache,
     /// `omp_target_alloc` & co. allocations (kind, size) by address, so frees of foreign

@@ -240,6 +240,7 @@ fn get_target_pointer(
     } else if size > 0 {
         let alloc = cx.slot.alloc_data(size + padding)?;
         let tgt = alloc + padding;
+        let pinned = cx.slot.pin_mapped(begin, size);
         let key = table.insert(Entry {
             host_base: base,
             host_begin: begin,
@@ -250,6 +251,7 @@ fn get_target_pointer(
             hold_refs: u64::from(hold),
             name,
             owns_memory: true,
+            pinned,
             shadows: Vec::new(),
             filling: None,
         });
@@ -484,7 +486,7 @@ pub fn rollback(cx: &mut Ctx<'_>, table: &mut MappingTable, undo: Vec<Undo>) {
                 });
                 if unused {
                     if let Some(e) = table.remove(key) {
-                        let _ = cx.slot.free_data(e.target_alloc);
+                        let _ = cx.slot.release_entry(&e);
                     }
                 }
             }
@@ -633,10 +635,8 @@ pub fn end_finish(cx: &mut Ctx<'_>, table: &mut MappingTable, post: Vec<PostEnd>
         }
         if p.is_last && left == 0 && e.total_refs() == 0 {
             if let Some(e) = table.remove(p.key) {
-                if e.owns_memory {
-                    if let Err(err) = cx.slot.free_data(e.target_alloc) {
-                        result = Err(err);
-                    }
+                if let Err(err) = cx.slot.release_entry(&e) {
+                    result = Err(err);
                 }
             }
         }

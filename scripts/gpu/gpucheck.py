@@ -11,6 +11,8 @@ GPU; SKIPPED with the reason when there is no usable GPU):
   daxpy heat2d somier   Spread's examples (Spread only): verify lines and timings
   launch        bench/launch latency, stock vs Spread
   transfer      bench/transfer bandwidth, stock vs Spread
+  transfer-pinned  the same with LIBOMPTARGET_LOCK_MAPPED_HOST_BUFFERS=1 (mapped buffers
+                page-locked while mapped)
 Exit status: 0 when Spread fails nothing that stock passes and every Spread-only program
 verifies; 1 otherwise; 2 when --require-gpu is given and there is no usable GPU (or on a
 broken pack).
@@ -450,7 +452,9 @@ class Check:
             verdict = "ok"
         self.row(name, mode, cells.get("stock", "-"), cells.get("spread", "-"), verdict)
 
-    def step_compare(self, mode, devs, name, args, keys_re, unit, higher_better):
+    def step_compare(self, mode, devs, name, args, keys_re, unit, higher_better, extra=None,
+                     label=None):
+        label = label or name
         vals = {}
         cells = {}
         ok = {}
@@ -459,7 +463,7 @@ class Check:
             if d is None:
                 cells[rt] = "not run: " + why
                 continue
-            rc, out, to = self.run_prog(rt, name, args, d)
+            rc, out, to = self.run_prog(rt, name, args, d, extra=extra)
             good = rc == 0 and not to and "check OK" in out
             ok[rt] = good
             vals[rt] = {}
@@ -475,7 +479,7 @@ class Check:
                       key=lambda k: list(vals.get("stock", vals.get("spread", {}))).index(k)
                       if k in vals.get("stock", vals.get("spread", {})) else 0)
         if keys:
-            say("  %-24s %12s %12s %14s" % (name + " (" + unit + ")", "stock", "Spread",
+            say("  %-24s %12s %12s %14s" % (label + " (" + unit + ")", "stock", "Spread",
                                             "Spread/stock"))
             for k in keys:
                 s, p = vals.get("stock", {}).get(k), vals.get("spread", {}).get(k)
@@ -488,7 +492,7 @@ class Check:
             verdict = "REGRESSION" if ok.get("stock") else "FAIL"
         else:
             verdict = "ok"
-        self.row(name, mode, cells.get("stock", "-"), cells.get("spread", "-"), verdict)
+        self.row(label, mode, cells.get("stock", "-"), cells.get("spread", "-"), verdict)
         return vals
 
     def launch(self, mode, devs):
@@ -500,9 +504,14 @@ class Check:
             self.rows.append(r[:2] + ("empty %.2f us" % s["empty_region_us"],
                                       "empty %.2f us" % p["empty_region_us"], r[4]))
 
-    def transfer(self, mode, devs):
+    def transfer(self, mode, devs, pinned=False):
+        # pinned: both runtimes page-lock mapped buffers (libomptarget's
+        # LIBOMPTARGET_LOCK_MAPPED_HOST_BUFFERS, which Spread reads too): the figures that decide
+        # whether Spread should do it by default.
         args = (self.a.transfer_args if mode == "gpu" else "16 3").split()
-        vals = self.step_compare(mode, devs, "transfer", args, r"(h2d|d2h)_GBps_", "GB/s", True)
+        extra = {"LIBOMPTARGET_LOCK_MAPPED_HOST_BUFFERS": "1"} if pinned else None
+        vals = self.step_compare(mode, devs, "transfer", args, r"(h2d|d2h)_GBps_", "GB/s", True,
+                                 extra=extra, label="transfer-pinned" if pinned else "transfer")
         s, p = vals.get("stock", {}), vals.get("spread", {})
         big = [k for k in s if k in p and k.startswith("h2d")]
         if big:
@@ -517,7 +526,7 @@ class Check:
             section("mode %s: %s" % (mode, "host devices (x86_64 images)" if mode == "host" else
                                      "the GPU (nvptx64 images)"))
             names = ["conformance", "gpu-tests", "somier-target", "daxpy", "heat2d", "somier",
-                     "launch", "transfer"]
+                     "launch", "transfer", "transfer-pinned"]
             if mode == "gpu" and self.a.fake_gpu:
                 say("  --fake-gpu: host devices stand in for the GPU (tests the check itself)")
             elif mode == "gpu" and not self.gpu:
@@ -559,6 +568,8 @@ class Check:
                 self.launch(mode, devs)
             if self.want("transfer"):
                 self.transfer(mode, devs)
+            if self.want("transfer-pinned"):
+                self.transfer(mode, devs, pinned=True)
 
     def want(self, step):
         return not self.only or step in self.only

@@ -11,7 +11,8 @@
  *   FAKECUDA_DEVICES      number of GPUs (default 2, at most 8)
  *   FAKECUDA_MEMORY_MB    memory per GPU in MiB (default 1024)
  *   FAKECUDA_HOST_IMAGE   the x86_64 image of the program (clang-offload-packager-19)
- *   FAKECUDA_LOG          file to append `launch ...`, `devenv ...` and `streamquery ...` lines to
+ *   FAKECUDA_LOG          file to append `launch ...`, `devenv ...`, `streamquery ...` and
+ *                         `register ...`/`unregister ...` lines to
  *   FAKECUDA_DELAY_US     sleep before each queued operation (makes missing synchronization
  *                         show up as wrong results; default 200)
  *
@@ -482,14 +483,23 @@ CUresult cuMemHostRegister_v2(void *p, size_t len, unsigned flags) {
   NEED_CTX();
   if (!p || len == 0 || (flags & ~0xfu))
     return E_INVALID_VALUE;
-  struct alloc a;
-  if (find_alloc((uintptr_t)p, 1, &a) && (a.kind == K_REGISTERED || a.kind == K_HOST))
+  /* Like the driver: no part of the range may be registered or page-locked already. */
+  int overlap = 0;
+  pthread_mutex_lock(&lock);
+  for (size_t i = 0; i < nallocs && !overlap; i++) {
+    struct alloc *a = &allocs[i];
+    overlap = (a->kind == K_REGISTERED || a->kind == K_HOST) && (uintptr_t)p < a->base + a->size &&
+              a->base < (uintptr_t)p + len;
+  }
+  pthread_mutex_unlock(&lock);
+  if (overlap)
     return E_HOST_ALREADY_REGISTERED;
   if (touches_device((uintptr_t)p, len)) {
     die_msg("cuMemHostRegister(%p, %zu): device memory", p, len);
     return E_INVALID_VALUE;
   }
   add_alloc((uintptr_t)p, len, -1, K_REGISTERED);
+  logline("register %p %zu", p, len);
   return OK;
 }
 
@@ -498,6 +508,7 @@ CUresult cuMemHostUnregister(void *p) {
   struct alloc a;
   if (!take_alloc((uintptr_t)p, 1u << K_REGISTERED, &a))
     return E_HOST_NOT_REGISTERED;
+  logline("unregister %p", p);
   return OK;
 }
 

@@ -278,7 +278,8 @@ pub trait Device: Send + Sync {
     }
 
     /// Page-locks `len` bytes of host memory at `ptr` so copies from and to it run at full speed;
-    /// `Ok(false)` when the backend has no use for it.
+    /// `Ok(false)` when the backend has no use for it or the memory is page-locked already. Use
+    /// it through `memory::pinned`, which counts the users of each range.
     fn pin_host(&self, ptr: usize, len: usize) -> Result<bool>;
     /// Undoes [`pin_host`](Self::pin_host).
     fn unpin_host(&self, ptr: usize) -> Result<()>;

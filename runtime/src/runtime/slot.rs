@@ -31,6 +31,7 @@ impl DeviceSlot {
             streams: Mutex::new(Vec::new()),
             streamed: AtomicUsize::new(0),
             stream_limit: streams,
+            lock_mapped: config.gpu.lock_mapped,
             cache: AllocCache::new(config.alloc_cache.unwrap_or(memory / 8)),
             allocations: Mutex::new(std::collections::BTreeMap::new()),
         }
@@ -112,6 +113,43 @@ impl DeviceSlot {
             }
             None => self.dev.free(ptr, AllocKind::Device),
         }
+    }
+
+    /// Page-locks the host side of newly mapped data when `LIBOMPTARGET_LOCK_MAPPED_HOST_BUFFERS`
+    /// asks for it and the device has a use for it; whether it did. A failure only leaves the
+    /// copies pageable (libomptarget ignores it), so the mapping goes on; the first one is
+    /// reported.
+    pub fn pin_mapped(&self, host: usize, len: usize) -> bool {
+        if !self.lock_mapped || self.dev.host_addressable() {
+            return false;
+        }
+        match crate::memory::pinned::pin(&*self.dev, host, len) {
+            Ok(p) => p,
+            Err(e) => {
+                static REPORTED: std::sync::atomic::AtomicBool =
+                    std::sync::atomic::AtomicBool::new(false);
+                if !REPORTED.swap(true, Ordering::Relaxed) {
+                    eprintln!(
+                        "spread: warning: LIBOMPTARGET_LOCK_MAPPED_HOST_BUFFERS: device {} cannot page-lock mapped data at {} ({len} bytes), its copies stay pageable (reported once): {e}",
+                        self.id,
+                        info::ptr(host)
+                    );
+                }
+                false
+            }
+        }
+    }
+
+    /// Gives back what a table entry held: its device memory (when the table owns it) and the
+    /// page-locking of its host range. The entry's last use must have finished.
+    pub fn release_entry(&self, e: &Entry) -> Result<()> {
+        if e.pinned {
+            let _ = crate::memory::pinned::unpin(&*self.dev, e.host_begin);
+        }
+        if e.owns_memory {
+            self.free_data(e.target_alloc)?;
+        }
+        Ok(())
     }
 
     /// Copies `len` bytes from `src` on this device to `dst` on `dst_slot` (which may be this

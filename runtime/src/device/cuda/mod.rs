@@ -915,8 +915,9 @@ impl Device for CudaDevice {
         self.bind()?;
         match cu::register_host(ptr, len) {
             Ok(()) => Ok(true),
-            // CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED: pinned already, by us or the program.
-            Err(e) if e.code == 712 => Ok(true),
+            // CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED: the program pinned it (the runtime's
+            // own registrations are counted in `memory::pinned` and never repeated).
+            Err(e) if e.code == 712 => Ok(false),
             Err(e) => Err(self.err("cannot page-lock host memory", e)),
         }
     }
