@@ -1,6 +1,15 @@
 //! `target spread` regions: a construct's iteration range cut into chunks over a device list,
 //! each chunk's launches and transfers queued on its device, the region ending when all are done
 //! (docs/spread-abi.md).
+//!
+//! On a device whose operations run after the call returns (a GPU), a chunk's operation under a
+//! static schedule only enqueues its copies and kernel on a stream of its own and the next chunk
+//! goes on at once, so chunk i+1's copies overlap chunk i's kernel; [`WINDOW`] earlier chunks
+//! per device stay in flight while the next is enqueued, the oldest finished first, the rest
+//! when the region ends. A chunk whose sections overlap those of a chunk in flight (halos of
+//! adjacent chunks on one device) first lets the chunks in flight finish. Schedules that deal by
+//! completions (dynamic, adaptive, profile-guided) finish each chunk before the next, so they
+//! measure it.
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::location::SourceLoc;
@@ -74,6 +83,65 @@ const OVERLAP_HISTORY: usize = 4;
 /// run them, so that a region with many chunks does not queue them all at once.
 const MAX_QUEUED: usize = 256;
 
+/// How a mapping error that names a partly overlapping section begins.
+const EXTENSION: &str = "explicit extension not allowed";
+
+/// Earlier chunk operations of a region kept in flight on one asynchronous device while the next
+/// is enqueued (see the module's docs): enough for one chunk's copies in, another's kernel and
+/// a third's copies back.
+pub const WINDOW: usize = 3;
+
+/// A chunk operation enqueued on an asynchronous device and not finished yet.
+struct Streamed {
+    work: crate::runtime::launch::InFlight<'static>,
+    /// Its sequence number and label, to report its failure as its own.
+    seq: u64,
+    what: Arc<str>,
+    chunk: Chunk,
+    /// The chunk's unit, when this is its last operation and the scheduler counts completions
+    /// (with when the unit's first operation was queued).
+    unit: Option<(Arc<Scheduler>, Unit, Instant)>,
+}
+
+impl Streamed {
+    /// Waits for the operation and finishes it; a failure goes to `failure` under its own
+    /// sequence number.
+    fn finish(self, failure: &Failure) {
+        let Streamed {
+            work,
+            seq,
+            what,
+            chunk,
+            unit,
+        } = self;
+        let device = work.device();
+        if let Err(e) = work.complete() {
+            let e = e.context(format!(
+                "in {what} chunk [{},{}) on device {device}",
+                chunk.lo, chunk.hi
+            ));
+            record_failure(failure, seq, e);
+        }
+        if let Some((sched, u, queued)) = unit {
+            sched.complete_queued(u, queued);
+        }
+    }
+}
+
+/// The failure of the earliest operation (in queuing order) that failed, with its sequence number.
+type Failure = Arc<Mutex<Option<(u64, Error)>>>;
+
+/// Keeps `e` when no operation queued before `seq` failed.
+fn record_failure(failure: &Failure, seq: u64, e: Error) {
+    let mut first = failure.lock();
+    if !matches!(first.as_ref(), Some((s, _)) if *s < seq) {
+        *first = Some((seq, e));
+    }
+}
+
+/// One device's chunk operations in flight (see [`WINDOW`]), oldest first.
+type Window = Arc<Mutex<std::collections::VecDeque<Streamed>>>;
+
 /// One execution of a spread construct.
 ///
 /// Its memory does not depend on its number of chunks: the schedule produces chunks on demand,
@@ -109,7 +177,11 @@ pub struct Region {
     /// Operations queued so far (their sequence numbers).
     queued: u64,
     /// The failure of the earliest queued operation that failed, with its sequence number.
-    failure: Arc<Mutex<Option<(u64, Error)>>>,
+    failure: Failure,
+    /// Per asynchronous device: the chunk operations still in flight (see [`WINDOW`]).
+    windows: Vec<(usize, Window)>,
+    /// The window the current chunk's operations went to, if they were streamed.
+    unit_window: Option<Window>,
     /// The reduction variables, handed to the program by [`Region::reductions`].
     reductions: Option<Box<Reductions>>,
     /// Variables registered in the current chunk so far (registration repeats per chunk).
@@ -416,6 +488,8 @@ impl Region {
             lanes,
             queued: 0,
             failure: Arc::new(Mutex::new(None)),
+            windows: Vec::new(),
+            unit_window: None,
             reductions: None,
             registered: 0,
             reductions_taken: false,
@@ -429,7 +503,40 @@ impl Region {
         let Some(u) = self.unit.take() else {
             return;
         };
+        let window = self.unit_window.take();
         if !self.track {
+            return;
+        }
+        if let Some(window) = window {
+            // The chunk's operations are in flight on a stream: the unit completes when its last
+            // one is finished (see `Streamed::finish`). Decided after that operation was
+            // enqueued: on its queue, or here when the operations ran on this thread.
+            let (sched, chunk) = (self.sched.clone(), self.current);
+            let queued_at = self.unit_queued.take();
+            let queued = queued_at.map_or(self.unit_dealt, |(t, _)| t);
+            let attach = move || {
+                let mut w = window.lock();
+                match w.back_mut().filter(|s| s.chunk == chunk) {
+                    Some(last) => last.unit = Some((sched, u, queued)),
+                    None => {
+                        // Already finished (pushed out of the window): done by now.
+                        drop(w);
+                        sched.complete_queued(u, queued);
+                    }
+                }
+                Ok(())
+            };
+            match queued_at {
+                Some((_, queue)) => {
+                    let ev = queue.submit(attach);
+                    if let Some(l) = self.lanes.iter_mut().find(|l| std::ptr::eq(l.queue, queue)) {
+                        l.last = ev;
+                    }
+                }
+                None => {
+                    let _ = attach();
+                }
+            }
             return;
         }
         match self.unit_queued.take() {
@@ -591,15 +698,12 @@ impl Region {
                 });
             r.map_err(|e| {
                 let mut e = e.context(format!("in {} on device {device}", label()));
-                if e.message.starts_with("explicit extension not allowed") {
+                if e.message.starts_with(EXTENSION) {
                     if let Some(m) = earlier.overlap_message(chunk, device) {
                         e = e.context(m);
                     }
                 }
-                let mut first = failure.lock();
-                if !matches!(first.as_ref(), Some((s, _)) if *s < seq) {
-                    *first = Some((seq, e.clone()));
-                }
+                record_failure(&failure, seq, e.clone());
                 e
             })
         };
@@ -624,6 +728,68 @@ impl Region {
         }
     }
 
+    /// Queues `op` for the current chunk on `slot`, as [`submit`](Self::submit) does; `op` only
+    /// enqueues the chunk's work, which a device whose operations run after the call returns
+    /// finishes later (see [`WINDOW`]). On other devices, and under schedules that learn from
+    /// completion times, the work is finished at once.
+    pub fn submit_streamed(
+        &mut self,
+        slot: &'static DeviceSlot,
+        mut op: impl FnMut() -> Result<crate::runtime::launch::InFlight<'static>> + Send + 'static,
+    ) {
+        if self.sched.deals_by_completions() || !slot.dev.asynchronous() {
+            return self.submit(slot, move || op()?.complete());
+        }
+        let window = match self.windows.iter().find(|(d, _)| *d == slot.id) {
+            Some((_, w)) => w.clone(),
+            None => {
+                let w = Window::default();
+                self.windows.push((slot.id, w.clone()));
+                w
+            }
+        };
+        self.unit_window = Some(window.clone());
+        let (seq, what, chunk, failure) = (
+            self.queued,
+            self.what.clone(),
+            self.current,
+            self.failure.clone(),
+        );
+        self.submit(slot, move || {
+            let work = match op() {
+                // Sections of earlier chunks in flight on this device (a halo one element wide,
+                // say) stay mapped until those chunks finish: finished, they no longer overlap.
+                // What still overlaps afterwards is the program's error.
+                Err(e) if e.message.starts_with(EXTENSION) && !window.lock().is_empty() => {
+                    let older: Vec<Streamed> = window.lock().drain(..).collect();
+                    for s in older {
+                        s.finish(&failure);
+                    }
+                    op()?
+                }
+                r => r?,
+            };
+            // A device's operations of one region run one after another (one queue, or the
+            // calling thread), so the window is never contended.
+            let older: Vec<Streamed> = {
+                let mut w = window.lock();
+                w.push_back(Streamed {
+                    work,
+                    seq,
+                    what,
+                    chunk,
+                    unit: None,
+                });
+                let n = w.len().saturating_sub(WINDOW);
+                w.drain(..n).collect()
+            };
+            for s in older {
+                s.finish(&failure);
+            }
+            Ok(())
+        });
+    }
+
     /// Waits for every queued operation; the error of the first one (in queuing order) that
     /// failed, if any.
     pub fn end(mut self) -> Result<()> {
@@ -641,6 +807,12 @@ impl Region {
             // waiting thread works through the queue too (see `Queue::run_until`); failures
             // are collected in `failure`, in queuing order.
             let _ = lane.queue.run_until(&lane.last);
+        }
+        for (_, w) in std::mem::take(&mut self.windows) {
+            let left: Vec<Streamed> = w.lock().drain(..).collect();
+            for s in left {
+                s.finish(&self.failure);
+            }
         }
         self.sched.finish(&self.model);
         let first = self.failure.lock().take();

@@ -12,7 +12,7 @@
  *   FAKECUDA_MEMORY_MB    memory per GPU in MiB (default 1024)
  *   FAKECUDA_HOST_IMAGE   the x86_64 image of the program (clang-offload-packager-19)
  *   FAKECUDA_LOG          file to append `launch ...`, `devenv ...`, `streamquery ...` and
- *                         `register ...`/`unregister ...` lines to
+ *                         `register ...`/`unregister ...` lines, `maxbusy dev D N` at exit, to
  *   FAKECUDA_DELAY_US     sleep before each queued operation (makes missing synchronization
  *                         show up as wrong results; default 200)
  *
@@ -845,6 +845,25 @@ struct stream {
   int error, stop;
 };
 
+/* Streams of each GPU with work enqueued and not done, and the most at once (logged at exit as
+ * `maxbusy dev D N`): whether the runtime overlaps work on several streams of one GPU. */
+static int busy_streams[MAXDEV], max_busy_streams[MAXDEV];
+
+static void note_busy(struct stream *s, int delta) {
+  int d = s->ctx->dev;
+  int now = __atomic_add_fetch(&busy_streams[d], delta, __ATOMIC_SEQ_CST);
+  int max = __atomic_load_n(&max_busy_streams[d], __ATOMIC_SEQ_CST);
+  while (now > max && !__atomic_compare_exchange_n(&max_busy_streams[d], &max, now, 0,
+                                                   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+    ;
+}
+
+__attribute__((destructor)) static void log_busy(void) {
+  for (int d = 0; d < ndev && d < MAXDEV; d++)
+    if (max_busy_streams[d])
+      logline("maxbusy dev %d %d", d, max_busy_streams[d]);
+}
+
 struct event {
   struct ctx *ctx;
   struct stream *s;
@@ -968,7 +987,8 @@ static void *worker(void *arg) {
     s->head = o->next;
     if (!s->head)
       s->tail = NULL;
-    s->done++;
+    if (++s->done == s->enqueued)
+      note_busy(s, -1);
     pthread_cond_broadcast(&s->cv);
     free(o);
   }
@@ -1017,7 +1037,8 @@ static CUresult enqueue(struct stream *s, struct op *o) {
   else
     s->head = o;
   s->tail = o;
-  s->enqueued++;
+  if (s->enqueued++ == s->done)
+    note_busy(s, 1);
   pthread_cond_broadcast(&s->cv);
   pthread_mutex_unlock(&s->mu);
   return OK;

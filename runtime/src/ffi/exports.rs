@@ -180,12 +180,7 @@ fn target_data(
         if let Some(h) = kmp::async_handle_slot() {
             let ticket = slot.dev.asynchronous().then(|| slot.reserve_stream());
             let handle = if let Some(Some(ticket)) = ticket {
-                let work = match op {
-                    DataOp::Begin => slot.enqueue_begin(rt, &mut args),
-                    DataOp::End => slot.enqueue_end(rt, &args),
-                    DataOp::Update => slot.enqueue_update(rt, &args),
-                };
-                rt.add_in_flight(ticket, work, loc)
+                rt.add_in_flight(ticket, enqueue_data(rt, slot, op, &mut args), loc)
             } else {
                 let ev = slot
                     .queue()
@@ -215,10 +210,20 @@ pub(super) fn run_data(
     op: DataOp,
     args: &mut MapArgs,
 ) -> crate::error::Result<()> {
+    enqueue_data(rt, slot, op, args)?.complete()
+}
+
+/// The first part of a data construct (see `runtime::launch`): decided and enqueued.
+pub(super) fn enqueue_data<'s>(
+    rt: &Runtime,
+    slot: &'s runtime::DeviceSlot,
+    op: DataOp,
+    args: &mut MapArgs,
+) -> crate::error::Result<runtime::launch::InFlight<'s>> {
     match op {
-        DataOp::Begin => slot.data_begin(rt, args),
-        DataOp::End => slot.data_end(rt, args),
-        DataOp::Update => slot.data_update(rt, args),
+        DataOp::Begin => slot.enqueue_begin(rt, args),
+        DataOp::End => slot.enqueue_end(rt, args),
+        DataOp::Update => slot.enqueue_update(rt, args),
     }
 }
 

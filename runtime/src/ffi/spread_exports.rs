@@ -1,7 +1,7 @@
 //! The C ABI of `target spread` (docs/spread-abi.md §1): what the driver's lowering and the pass
 //! call. Region handles are boxed [`Region`]s owned by the program between `begin` and `end`.
 
-use super::exports::{kernel_request, loc_of, map_args, resolve, run_data, DataOp};
+use super::exports::{enqueue_data, kernel_request, loc_of, map_args, resolve, DataOp};
 use super::guard::guard;
 use super::mem;
 use crate::abi::{Ident, KernelArgs};
@@ -193,7 +193,9 @@ pub extern "C" fn __spread_target_kernel(
         };
         let (mut args, cfg) = kernel_request(&ka);
         let region_id = host_ptr as usize;
-        reg.submit(slot, move || slot.launch(rt, region_id, &mut args, &cfg));
+        reg.submit_streamed(slot, move || {
+            slot.enqueue_launch(rt, region_id, &mut args, &cfg)
+        });
         0
     })
 }
@@ -219,7 +221,7 @@ fn spread_data(
         return;
     };
     let mut args = map_args(n, bases, begins, sizes, types, names, mappers);
-    reg.submit(slot, move || run_data(rt, slot, op, &mut args));
+    reg.submit_streamed(slot, move || enqueue_data(rt, slot, op, &mut args));
 }
 
 macro_rules! spread_data_entry {

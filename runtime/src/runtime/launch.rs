@@ -45,6 +45,11 @@ impl<'a> InFlight<'a> {
         InFlight { cx, after }
     }
 
+    /// The device the construct runs on.
+    pub fn device(&self) -> usize {
+        self.cx.slot.id
+    }
+
     /// Whether the construct's device work has finished, when the device can tell without
     /// blocking (`None`: only [`complete`](Self::complete) can tell).
     pub fn query(&mut self) -> Result<Option<bool>> {

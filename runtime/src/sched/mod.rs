@@ -360,6 +360,12 @@ impl Scheduler {
         self.wait_for_room || self.learn.is_some()
     }
 
+    /// Whether what is dealt next depends on when units complete (dynamic waits for room,
+    /// adaptive and profile-guided schedules learn rates); a static deal only counts them.
+    pub fn deals_by_completions(&self) -> bool {
+        self.learn.is_some() || self.effective != Kind::Static
+    }
+
     /// Push mode: the next unit and the resource that takes it; `None` when all are dealt.
     /// Under `dynamic` this waits until some resource has room.
     pub fn pick(&self) -> Option<Unit> {
