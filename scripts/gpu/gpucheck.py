@@ -386,10 +386,15 @@ class Check:
                 counts[rt] = "not run: " + why
                 continue
             p = f = s = 0
+            extra = {"OMP_DEFAULT_DEVICE": str(d)}
+            if self.a.fake_gpu:
+                # gpu_test.h: the first two (host) devices stand in for GPUs running the x86_64
+                # image, so the programs themselves run and check their results.
+                extra["SPREAD_GPU_TEST_FAKE_GPUS"] = "2"
             for t in tests:
                 name, tout, targs = (t + ["", ""])[:3]
                 rc, out, to = run([os.path.join(self.progs, "gpu-tests", name)] + targs.split(),
-                                  env=self.env(rt, {"OMP_DEFAULT_DEVICE": str(d)}),
+                                  env=self.env(rt, extra),
                                   timeout=int(tout or 120), cwd=self.work)
                 st = "TIMEOUT" if to else "PASS" if rc == 0 else "SKIP" if rc == 77 else "FAIL"
                 if st == "PASS":
