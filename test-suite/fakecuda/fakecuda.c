@@ -1044,30 +1044,28 @@ static CUresult enqueue(struct stream *s, struct op *o) {
   return OK;
 }
 
-CUresult cuStreamSynchronize(void *sv) {
+/* cuStreamSynchronize (block) and cuStreamQuery: the stream's error once its work is done. */
+static CUresult stream_done(void *sv, int block) {
   NEED_CTX();
   struct stream *s = sv;
   CUresult r = stream_of_current(s);
   if (r)
     return r;
   pthread_mutex_lock(&s->mu);
-  while (s->done < s->enqueued)
+  while (block && s->done < s->enqueued)
     pthread_cond_wait(&s->cv, &s->mu);
-  r = s->error;
+  r = s->done < s->enqueued ? E_NOT_READY : s->error;
   pthread_mutex_unlock(&s->mu);
   return r;
 }
 
+CUresult cuStreamSynchronize(void *sv) { return stream_done(sv, 1); }
+
 CUresult cuStreamQuery(void *sv) {
-  NEED_CTX();
-  struct stream *s = sv;
-  CUresult r = stream_of_current(s);
-  if (r)
-    return r;
-  pthread_mutex_lock(&s->mu);
-  r = s->done < s->enqueued ? E_NOT_READY : s->error;
-  pthread_mutex_unlock(&s->mu);
-  logline("streamquery dev %d %s", s->ctx->dev, r == E_NOT_READY ? "busy" : "done");
+  CUresult r = stream_done(sv, 0);
+  if (r == OK || r == E_NOT_READY)
+    logline("streamquery dev %d %s", ((struct stream *)sv)->ctx->dev,
+            r == E_NOT_READY ? "busy" : "done");
   return r;
 }
 
