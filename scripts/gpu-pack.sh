@@ -13,7 +13,8 @@
 #   stock/llvm-deps.tar.xz       libLLVM.so.19.1 and the libraries it needs beyond glibc, FileCheck-19
 #   programs.tar.xz              fat binaries (nvptx64 <arch> + x86_64 images): the llvm-offload
 #                                conformance corpus (with its sources, for FileCheck), test-suite/gpu/*,
-#                                examples (daxpy, heat2d, somier), bench/launch, bench/transfer, devprobe
+#                                examples (daxpy, heat2d, somier), bench/launch, bench/transfer,
+#                                bench/nowait, devprobe
 #   manifest.txt                 what was built, with which toolchain, the cubins' ELF encoding
 #
 # Options:
@@ -170,6 +171,7 @@ SPREAD_CC=target/release/spread-cc
 build devprobe clang-19 -O2 "${FAT[@]}" scripts/gpu/devprobe.c -o "$P/devprobe"
 build launch clang-19 -O2 -Wall "${FAT[@]}" bench/launch/launch.c -o "$P/launch"
 build transfer clang-19 -O2 -Wall "${FAT[@]}" bench/transfer/transfer.c -o "$P/transfer"
+build nowait clang-19 -O2 -Wall "${FAT[@]}" bench/nowait/nowait.c -o "$P/nowait"
 build somier-target clang-19 -O2 -Wall "${FAT[@]}" -DSOMIER_NO_SPREAD \
   examples/somier/main.c examples/somier/baseline.c -o "$P/somier-target" -lm
 # spread-cc passes clang's offload options through (checked: both images are in its output).

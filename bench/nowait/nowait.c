@@ -4,15 +4,32 @@
 //            parallel region), then taskwait: about 50 ms when they overlap, 200 ms when each
 //            runs synchronously.
 //   threads  8 threads each issue 20 regions of 1 ms to one device (160 in all), then taskwait:
-//            about 160 ms when a device runs one region at a time.
+//            about 160 ms when a device runs one region at a time, 20 ms at best (each
+//            thread's regions form a depend chain).
 //
+// A region waits by sleeping on a host device and by spinning on omp_get_wtime on a GPU (one
+// thread of it), so the binary built with an nvptx image measures a GPU too. The threads case
+// uses the default device (OMP_DEFAULT_DEVICE), the initial case DEVICES devices from it on.
 // Each case runs REPS times; the median is printed as "case seconds". Results are checked.
-// Usage: nowait [reps]
+// Usage: nowait [reps] [devices]     (devices default: all, at most 4)
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Holds the region's device for `s` seconds. */
+#pragma omp declare target
+static void hold(double s) {
+#ifdef __NVPTX__
+  double t0 = omp_get_wtime();
+  while (omp_get_wtime() - t0 < s)
+    ;
+#else
+  usleep((useconds_t)(s * 1e6));
+#endif
+}
+#pragma omp end declare target
 
 static double now(void) {
   struct timespec t;
@@ -39,16 +56,23 @@ int main(int argc, char **argv) {
     printf("no devices\n");
     return 1;
   }
-  int used = nd < 4 ? nd : 4;
+  int first = omp_get_default_device();
+  if (first < 0 || first >= nd)
+    first = 0;
+  int used = argc > 2 ? atoi(argv[2]) : nd;
+  if (used < 1 || used > nd)
+    used = nd;
+  if (used > 4)
+    used = 4;
   double t_init[100], t_thr[100];
   int ok = 1;
   for (int rep = 0; rep < reps; rep++) {
     int r[4] = {0};
     double t0 = now();
     for (int d = 0; d < used; d++) {
-#pragma omp target nowait device(d) map(tofrom : r[d : 1])
+#pragma omp target nowait device((first + d) % nd) map(tofrom : r[d : 1])
       {
-        usleep(50000);
+        hold(0.05);
         r[d] = d + 1;
       }
     }
@@ -63,9 +87,9 @@ int main(int argc, char **argv) {
     {
       int t = omp_get_thread_num();
       for (int k = 0; k < 20; k++) {
-#pragma omp target nowait device(0) map(tofrom : cnt[t : 1]) depend(inout : cnt[t])
+#pragma omp target nowait device(first) map(tofrom : cnt[t : 1]) depend(inout : cnt[t])
         {
-          usleep(1000);
+          hold(0.001);
           cnt[t]++;
         }
       }

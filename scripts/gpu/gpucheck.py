@@ -13,6 +13,8 @@ GPU; SKIPPED with the reason when there is no usable GPU):
   transfer      bench/transfer bandwidth, stock vs Spread
   transfer-pinned  the same with LIBOMPTARGET_LOCK_MAPPED_HOST_BUFFERS=1 (mapped buffers
                 page-locked while mapped)
+  nowait        bench/nowait: 160 `target nowait` regions of 1 ms from 8 threads on the device
+                (20 ms when they overlap, 160 ms one at a time), stock vs Spread
 Exit status: 0 when Spread fails nothing that stock passes and every Spread-only program
 verifies; 1 otherwise; 2 when --require-gpu is given and there is no usable GPU (or on a
 broken pack).
@@ -531,7 +533,7 @@ class Check:
             section("mode %s: %s" % (mode, "host devices (x86_64 images)" if mode == "host" else
                                      "the GPU (nvptx64 images)"))
             names = ["conformance", "gpu-tests", "somier-target", "daxpy", "heat2d", "somier",
-                     "launch", "transfer", "transfer-pinned"]
+                     "launch", "transfer", "transfer-pinned", "nowait"]
             if mode == "gpu" and self.a.fake_gpu:
                 say("  --fake-gpu: host devices stand in for the GPU (tests the check itself)")
             elif mode == "gpu" and not self.gpu:
@@ -575,6 +577,10 @@ class Check:
                 self.transfer(mode, devs)
             if self.want("transfer-pinned"):
                 self.transfer(mode, devs, pinned=True)
+            if self.want("nowait"):
+                # One device: the default one, the GPU in mode gpu.
+                self.step_compare(mode, devs, "nowait", ["5", "1"], r"(initial|threads)$",
+                                  "seconds", False)
 
     def want(self, step):
         return not self.only or step in self.only
