@@ -191,10 +191,12 @@ pub extern "C" fn __spread_target_kernel(
         let Some(slot) = resolve(rt, device, loc.as_ref()) else {
             return -1;
         };
-        let (mut args, cfg) = kernel_request(&ka);
+        let (args, cfg) = kernel_request(&ka);
         let region_id = host_ptr as usize;
+        // Each attempt maps from the program's arguments (an attempt may be retried once the
+        // region's chunks in flight have finished: see `Region::submit_streamed`).
         reg.submit_streamed(slot, move || {
-            slot.enqueue_launch(rt, region_id, &mut args, &cfg)
+            slot.enqueue_launch(rt, region_id, &mut args.clone(), &cfg)
         });
         0
     })
@@ -220,8 +222,8 @@ fn spread_data(
     let Some(slot) = resolve(rt, device, loc.as_ref()) else {
         return;
     };
-    let mut args = map_args(n, bases, begins, sizes, types, names, mappers);
-    reg.submit_streamed(slot, move || enqueue_data(rt, slot, op, &mut args));
+    let args = map_args(n, bases, begins, sizes, types, names, mappers);
+    reg.submit_streamed(slot, move || enqueue_data(rt, slot, op, &mut args.clone()));
 }
 
 macro_rules! spread_data_entry {
