@@ -728,6 +728,12 @@ mod tests {
         fn host_addressable(&self) -> bool {
             true
         }
+        fn stream_done(&self, st: &mut Stream) -> Result<Option<bool>> {
+            match &self.gate {
+                Some(g) => Ok(Some(g.done.load(Ordering::Acquire))),
+                None => self.inner.stream_done(st),
+            }
+        }
         fn memory_info(&self) -> Result<MemoryInfo> {
             self.inner.memory_info()
         }
@@ -851,6 +857,62 @@ mod tests {
         assert_eq!(
             slot.table.lock().find_contained(a, 64).map(|e| e.dyn_refs),
             Some(2)
+        );
+    }
+
+    #[test]
+    fn a_streamed_nowait_construct_is_polled_and_a_device_wait_finishes_it() {
+        // A runtime for the rest of the process: streamed constructs refer to their device.
+        let rt: &'static mut Runtime =
+            Box::leak(Box::new(Runtime::new(Config::from_lookup(|k| match k {
+                "SPREAD_HOST_DEVICES" => Some("1".into()),
+                "SPREAD_STREAMS" => Some("1".into()),
+                _ => None,
+            }))));
+        let (entered_tx, entered) = std::sync::mpsc::sync_channel(1);
+        let (go, go_rx) = std::sync::mpsc::channel();
+        rt.devices[0].dev = Box::new(Logged {
+            inner: HostDevice::new(0, None),
+            log: Arc::new(Mutex::new(Vec::new())),
+            gate: Some(Gate {
+                entered: entered_tx,
+                go: Mutex::new(go_rx),
+                first: std::sync::atomic::AtomicBool::new(true),
+                done: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+            }),
+        });
+        let rt: &'static Runtime = rt;
+        let slot = &rt.devices[0];
+        let data: &'static [u64; 8] = Box::leak(Box::new([5u64; 8]));
+        let a = data.as_ptr() as usize;
+        let ticket = slot.reserve_stream().expect("a stream is free");
+        assert!(
+            slot.reserve_stream().is_none(),
+            "SPREAD_STREAMS=1 bounds the streamed constructs"
+        );
+        let work = slot.enqueue_begin(rt, &mut args(&[(a, 64, map::TO)]));
+        let h = rt.add_in_flight(ticket, work, None);
+        // The device has not finished: a poll returns at once, twice.
+        assert!(rt.poll_pending(h).is_none());
+        assert!(rt.poll_pending(h).is_none());
+        std::thread::scope(|s| {
+            let waiter = s.spawn(|| rt.drain(slot));
+            entered
+                .recv_timeout(std::time::Duration::from_secs(10))
+                .expect("the device wait synchronizes the construct's stream");
+            go.send(()).expect("gate");
+            waiter.join().expect("the device wait returns");
+        });
+        // Finished by the device wait: the task's next poll gets the outcome, once.
+        assert!(matches!(rt.poll_pending(h), Some((Ok(()), None))));
+        assert!(rt.poll_pending(h).is_none(), "the handle is forgotten");
+        assert!(
+            slot.reserve_stream().is_some(),
+            "its stream place was given back"
+        );
+        assert_eq!(
+            slot.table.lock().find_contained(a, 64).map(|e| e.dyn_refs),
+            Some(1)
         );
     }
 
