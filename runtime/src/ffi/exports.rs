@@ -178,15 +178,7 @@ fn target_data(
         .any(|t| t & crate::abi::map::RETURN_PARAM != 0);
     if nowait && !returns_bases {
         if let Some(h) = kmp::async_handle_slot() {
-            let ticket = slot.dev.asynchronous().then(|| slot.reserve_stream());
-            let handle = if let Some(Some(ticket)) = ticket {
-                rt.add_in_flight(ticket, enqueue_data(rt, slot, op, &mut args), loc)
-            } else {
-                let ev = slot
-                    .queue()
-                    .submit(move || run_data(rt, slot, op, &mut args));
-                rt.add_pending(ev, loc)
-            };
+            let handle = rt.start_nowait(slot, loc, move || enqueue_data(rt, slot, op, &mut args));
             kmp::set_async_handle(h, handle);
             return;
         }
@@ -277,26 +269,12 @@ fn target_kernel(
         &args,
     );
     let region = host_ptr as usize;
-    // A nowait region's target task completes through the async handle. On an asynchronous
-    // device this thread enqueues the region on a stream and libomp polls it (no thread waits
-    // per region), up to SPREAD_STREAMS regions at once. A region past that bound, and any on
-    // a host device (which does the work inside the call), joins the device's FIFO queue,
-    // whose worker runs it. (Running a host device's region on this thread, a hidden helper, is
-    // faster on an idle device but trips libomp 19's hidden-helper assertion
-    // `kmp_tasking.cpp:4368 task_team != NULL` in most runs, as with stock libomptarget; the
-    // queued path has not.)
+    // A nowait region's target task completes through the async handle (`start_nowait`).
     if ka.flags & KERNEL_FLAG_NOWAIT != 0 {
         if let Some(h) = kmp::async_handle_slot() {
-            let ticket = slot.dev.asynchronous().then(|| slot.reserve_stream());
-            let handle = if let Some(Some(ticket)) = ticket {
-                let work = slot.enqueue_launch(rt, region, &mut args, &cfg);
-                rt.add_in_flight(ticket, work, loc)
-            } else {
-                let ev = slot
-                    .queue()
-                    .submit(move || slot.launch(rt, region, &mut args, &cfg));
-                rt.add_pending(ev, loc)
-            };
+            let handle = rt.start_nowait(slot, loc, move || {
+                slot.enqueue_launch(rt, region, &mut args, &cfg)
+            });
             kmp::set_async_handle(h, handle);
             return 0;
         }

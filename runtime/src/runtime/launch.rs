@@ -45,6 +45,16 @@ impl<'a> InFlight<'a> {
         InFlight { cx, after }
     }
 
+    /// The construct whose enqueue part ended with `r`: itself when that succeeded; else what it
+    /// enqueued before the failure is finished now as usual (entries counted down are released)
+    /// and the failure returned (the finishing one first).
+    fn unless(self, r: Result<()>) -> Result<Self> {
+        match r {
+            Ok(()) => Ok(self),
+            Err(e) => Err(self.complete().err().unwrap_or(e)),
+        }
+    }
+
     /// The device the construct runs on.
     pub fn device(&self) -> usize {
         self.cx.slot.id
@@ -150,12 +160,7 @@ impl DeviceSlot {
             let r = targetdata::end(&mut cx, &mut table, args, false, &mut post);
             targetdata::mark_filling(&mut cx, &mut table).and(r)
         };
-        let work = InFlight::new(cx, After::End(post));
-        match r {
-            Ok(()) => Ok(work),
-            // What was counted down before the failure is finished as usual.
-            Err(e) => Err(work.complete().err().unwrap_or(e)),
-        }
+        InFlight::new(cx, After::End(post)).unless(r)
     }
 
     /// `target update`.
@@ -172,11 +177,7 @@ impl DeviceSlot {
             let r = targetdata::update(&mut cx, &mut table, args, &mut restore);
             targetdata::mark_filling(&mut cx, &mut table).and(r)
         };
-        let work = InFlight::new(cx, After::Update(restore));
-        match r {
-            Ok(()) => Ok(work),
-            Err(e) => Err(work.complete().err().unwrap_or(e)),
-        }
+        InFlight::new(cx, After::Update(restore)).unless(r)
     }
 
     /// A target region: maps its data, runs the kernel, unmaps.
@@ -279,14 +280,8 @@ impl DeviceSlot {
             cx.filled.extend(post.iter().map(|p| p.key()));
             targetdata::mark_filling(&mut cx, &mut table).and(r)
         };
-        let work = InFlight::new(cx, After::Launch { post, privates });
-        match r {
-            Ok(()) => Ok(work),
-            Err(e) => {
-                let e = e.context("Failed to process data after launching the kernel.");
-                Err(work.complete().err().unwrap_or(e))
-            }
-        }
+        let r = r.map_err(|e| e.context("Failed to process data after launching the kernel."));
+        InFlight::new(cx, After::Launch { post, privates }).unless(r)
     }
 
     fn free_privates(&self, privates: &[usize]) {
