@@ -142,6 +142,18 @@ fn record_failure(failure: &Failure, seq: u64, e: Error) {
 /// One device's chunk operations in flight (see [`WINDOW`]), oldest first.
 type Window = Arc<Mutex<std::collections::VecDeque<Streamed>>>;
 
+/// Finishes the operations of `window` but the newest `keep`, oldest first, outside its lock.
+fn finish_all_but(window: &Window, keep: usize, failure: &Failure) {
+    let older: Vec<Streamed> = {
+        let mut w = window.lock();
+        let n = w.len().saturating_sub(keep);
+        w.drain(..n).collect()
+    };
+    for s in older {
+        s.finish(failure);
+    }
+}
+
 /// One execution of a spread construct.
 ///
 /// Its memory does not depend on its number of chunks: the schedule produces chunks on demand,
@@ -507,49 +519,38 @@ impl Region {
         if !self.track {
             return;
         }
-        if let Some(window) = window {
-            // The chunk's operations are in flight on a stream: the unit completes when its last
-            // one is finished (see `Streamed::finish`). Decided after that operation was
-            // enqueued: on its queue, or here when the operations ran on this thread.
-            let (sched, chunk) = (self.sched.clone(), self.current);
-            let queued_at = self.unit_queued.take();
-            let queued = queued_at.map_or(self.unit_dealt, |(t, _)| t);
-            let attach = move || {
-                let mut w = window.lock();
-                match w.back_mut().filter(|s| s.chunk == chunk) {
-                    Some(last) => last.unit = Some((sched, u, queued)),
+        let streamed = window.is_some();
+        let (sched, chunk) = (self.sched.clone(), self.current);
+        let queued_at = self.unit_queued.take();
+        let queued = queued_at.map_or(self.unit_dealt, |(t, _)| t);
+        // Run after the chunk's last operation: it completes the unit, or, when that operation
+        // is in flight on a stream, leaves the completion to it (see `Streamed::finish`).
+        let done = move || {
+            let last = window.as_ref().map(|w| w.lock());
+            match last {
+                Some(mut w) => match w.back_mut().filter(|s| s.chunk == chunk) {
+                    Some(op) => op.unit = Some((sched, u, queued)),
                     None => {
                         // Already finished (pushed out of the window): done by now.
                         drop(w);
                         sched.complete_queued(u, queued);
                     }
-                }
-                Ok(())
-            };
-            match queued_at {
-                Some((_, queue)) => {
-                    let ev = queue.submit(attach);
-                    if let Some(l) = self.lanes.iter_mut().find(|l| std::ptr::eq(l.queue, queue)) {
-                        l.last = ev;
-                    }
-                }
-                None => {
-                    let _ = attach();
-                }
+                },
+                None => sched.complete_queued(u, queued),
             }
-            return;
-        }
-        match self.unit_queued.take() {
-            Some((queued, queue)) => {
-                let sched = self.sched.clone();
-                let ev = queue.submit(move || {
-                    sched.complete_queued(u, queued);
-                    Ok(())
-                });
+            Ok(())
+        };
+        match queued_at {
+            Some((_, queue)) => {
+                let ev = queue.submit(done);
                 // `end` waits for it with the chunk's operations.
                 if let Some(l) = self.lanes.iter_mut().find(|l| std::ptr::eq(l.queue, queue)) {
                     l.last = ev;
                 }
+            }
+            // The operations ran on this thread.
+            None if streamed => {
+                let _ = done();
             }
             None => self.sched.complete(u, self.unit_dealt.elapsed()),
         }
@@ -761,31 +762,21 @@ impl Region {
                 // say) stay mapped until those chunks finish: finished, they no longer overlap.
                 // What still overlaps afterwards is the program's error.
                 Err(e) if e.message.starts_with(EXTENSION) && !window.lock().is_empty() => {
-                    let older: Vec<Streamed> = window.lock().drain(..).collect();
-                    for s in older {
-                        s.finish(&failure);
-                    }
+                    finish_all_but(&window, 0, &failure);
                     op()?
                 }
                 r => r?,
             };
             // A device's operations of one region run one after another (one queue, or the
             // calling thread), so the window is never contended.
-            let older: Vec<Streamed> = {
-                let mut w = window.lock();
-                w.push_back(Streamed {
-                    work,
-                    seq,
-                    what,
-                    chunk,
-                    unit: None,
-                });
-                let n = w.len().saturating_sub(WINDOW);
-                w.drain(..n).collect()
-            };
-            for s in older {
-                s.finish(&failure);
-            }
+            window.lock().push_back(Streamed {
+                work,
+                seq,
+                what,
+                chunk,
+                unit: None,
+            });
+            finish_all_but(&window, WINDOW, &failure);
             Ok(())
         });
     }
@@ -809,10 +800,7 @@ impl Region {
             let _ = lane.queue.run_until(&lane.last);
         }
         for (_, w) in std::mem::take(&mut self.windows) {
-            let left: Vec<Streamed> = w.lock().drain(..).collect();
-            for s in left {
-                s.finish(&self.failure);
-            }
+            finish_all_but(&w, 0, &self.failure);
         }
         self.sched.finish(&self.model);
         let first = self.failure.lock().take();
