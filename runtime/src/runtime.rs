@@ -542,7 +542,7 @@ impl Runtime {
         };
         let work = match ticket {
             Some(ticket) => {
-                let stage = match op() {
+                let stage = match op().and_then(launch::InFlight::submitted) {
                     Ok(w) => Stage::Running(Box::new(w), ticket),
                     Err(e) => Stage::Done(Err(e)),
                 };

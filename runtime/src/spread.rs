@@ -766,7 +766,8 @@ impl Region {
                     op()?
                 }
                 r => r?,
-            };
+            }
+            .submitted()?;
             // A device's operations of one region run one after another (one queue, or the
             // calling thread), so the window is never contended.
             window.lock().push_back(Streamed {

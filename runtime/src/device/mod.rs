@@ -270,6 +270,14 @@ pub trait Device: Send + Sync {
     /// Waits for everything on `s`, then drops its staging buffers.
     fn synchronize(&self, s: &mut Stream) -> Result<()>;
 
+    /// Starts what finishing `s` will need, for a construct whose work is all enqueued and
+    /// which will be synchronized later: a device on another node asks for the synchronization
+    /// now, with the construct's commands, so that [`stream_done`](Self::stream_done) can tell
+    /// without a round trip. Nothing more is enqueued on `s` until it is synchronized.
+    fn submit(&self, _s: &mut Stream) -> Result<()> {
+        Ok(())
+    }
+
     /// Whether everything on `s` has finished, when the backend can tell without blocking;
     /// `None` when only [`synchronize`](Self::synchronize) can (a device on another node,
     /// whose copies to the host land when the stream is synchronized).

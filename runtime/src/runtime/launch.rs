@@ -60,6 +60,14 @@ impl<'a> InFlight<'a> {
         self.cx.slot.id
     }
 
+    /// The construct will be completed later (polled, or with its region's end): whatever its
+    /// device needs to tell without blocking starts now (see `Device::submit`). On failure the
+    /// construct is finished at once and the failure returned.
+    pub fn submitted(mut self) -> Result<Self> {
+        let r = self.cx.slot.dev.submit(&mut self.cx.stream);
+        self.unless(r)
+    }
+
     /// Whether the construct's device work has finished, when the device can tell without
     /// blocking (`None`: only [`complete`](Self::complete) can tell).
     pub fn query(&mut self) -> Result<Option<bool>> {

@@ -5,7 +5,9 @@
 //! append messages to a per-destination batch ([`Link::post`]) and wait for replies and signals
 //! on condition variables. Batches leave when a message needs to arrive now (`urgent`: requests,
 //! synchronizations, events), when they grow past [`BATCH_BYTES`], or [`BATCH_DELAY`] after their
-//! first message, so a construct's commands to one rank travel as one message. When there is
+//! first message, so a construct's commands to one rank travel as one message. Messages nobody
+//! waits for ([`Link::post_lazy`]: an event forgotten) start no delay: they go with the next
+//! batch. When there is
 //! nothing to do the thread backs off from spinning to sleeps of up to a millisecond, so an idle
 //! rank does not burn a core.
 
@@ -33,6 +35,17 @@ pub trait Handler: Send + Sync {
     fn handle(&self, link: &Link, src: usize, msg: Msg);
     /// Called on every turn of the communication thread (heartbeats, deadlines).
     fn tick(&self, link: &Link, now: Instant);
+}
+
+/// When a queued message's batch leaves.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Leave {
+    /// At once (someone waits for it).
+    Now,
+    /// Within [`BATCH_DELAY`], with what follows it meanwhile.
+    Soon,
+    /// With the next batch that leaves for another reason.
+    WithNext,
 }
 
 /// The answer to a request.
@@ -144,6 +157,12 @@ impl Link {
         self.post_with(dest, urgent, |b| protocol::append(b, msg))
     }
 
+    /// Queues `msg` for `dest` to leave with the next batch sent there for another reason (or
+    /// when the job ends): nobody waits for it, so it never makes a batch of its own.
+    pub fn post_lazy(&self, dest: usize, msg: &Msg) -> Result<()> {
+        self.queue(dest, Leave::WithNext, |b| protocol::append(b, msg))
+    }
+
     /// Sends what is queued for `dest` now (someone waits for a message that need not have
     /// left when it was queued: an event's record).
     pub fn flush(&self, dest: usize) {
@@ -167,6 +186,11 @@ impl Link {
         urgent: bool,
         write: impl FnOnce(&mut Vec<u8>),
     ) -> Result<()> {
+        let leave = if urgent { Leave::Now } else { Leave::Soon };
+        self.queue(dest, leave, write)
+    }
+
+    fn queue(&self, dest: usize, leave: Leave, write: impl FnOnce(&mut Vec<u8>)) -> Result<()> {
         self.check()?;
         let Some(ob) = self.outboxes.get(dest) else {
             return Err(Error::new(
@@ -178,8 +202,10 @@ impl Link {
             let mut ob = ob.lock();
             write(&mut ob.batch);
             ob.messages += 1;
-            ob.since.get_or_insert_with(Instant::now);
-            ob.urgent |= urgent || ob.batch.len() >= BATCH_BYTES;
+            if leave != Leave::WithNext {
+                ob.since.get_or_insert_with(Instant::now);
+            }
+            ob.urgent |= leave == Leave::Now || ob.batch.len() >= BATCH_BYTES;
             ob.urgent
         };
         if flush {
@@ -190,12 +216,32 @@ impl Link {
 
     /// Sends `dest` request `body` and waits for its answer.
     pub fn request(&self, dest: usize, body: protocol::Request) -> Answer {
+        let req = self.send_request(dest, body)?;
+        self.wait_answer(req)
+    }
+
+    /// Sends `dest` request `body` now; [`wait_answer`](Self::wait_answer) waits for its answer.
+    pub fn send_request(
+        &self,
+        dest: usize,
+        body: protocol::Request,
+    ) -> std::result::Result<u64, (ErrorKind, String)> {
         let req = self.next_id();
         self.answers.lock().insert(req, None);
         if let Err(e) = self.post(dest, &Msg::Request { req, body }, true) {
             self.answers.lock().remove(&req);
             return Err((e.kind, e.message));
         }
+        Ok(req)
+    }
+
+    /// Whether the answer to request `req` has come (or the job failed, which answers it).
+    pub fn answered(&self, req: u64) -> bool {
+        matches!(self.answers.lock().get(&req), Some(Some(_))) || self.failed().is_some()
+    }
+
+    /// Waits for the answer to request `req` (from [`send_request`](Self::send_request)).
+    pub fn wait_answer(&self, req: u64) -> Answer {
         let _waiting = self.expecting();
         let mut answers = self.answers.lock();
         loop {

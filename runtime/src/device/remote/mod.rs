@@ -55,11 +55,12 @@ pub struct RemoteDevice {
     label: String,
 }
 
-/// A stream of a remote device: its number on the worker and the device-to-host copies whose
-/// bytes have not been waited for.
+/// A stream of a remote device: its number on the worker, the device-to-host copies whose
+/// bytes have not been waited for, and the synchronization asked for ahead (see `submit`).
 struct RemoteStream {
     id: u32,
     landing: Vec<u64>,
+    sync: Option<u64>,
 }
 
 impl RemoteDevice {
@@ -221,9 +222,9 @@ impl Drop for RemoteEvent {
         // their record once the commands already sent have run (no reply, no hurry).
         self.link.forget(self.id);
         let forget = Msg::Forget { event: self.id };
-        let _ = self.link.post(self.rank, &forget, false);
+        let _ = self.link.post_lazy(self.rank, &forget);
         for &r in self.waiters.lock().iter() {
-            let _ = self.link.post(r, &forget, false);
+            let _ = self.link.post_lazy(r, &forget);
         }
     }
 }
@@ -303,6 +304,7 @@ impl Device for RemoteDevice {
         s.backend = Some(Box::new(RemoteStream {
             id: self.next_stream.fetch_add(1, Ordering::Relaxed),
             landing: Vec::new(),
+            sync: None,
         }));
         Ok(s)
     }
@@ -501,19 +503,51 @@ impl Device for RemoteDevice {
         Ok(())
     }
 
+    fn submit(&self, s: &mut Stream) -> Result<()> {
+        if !s.busy {
+            return Ok(());
+        }
+        let dev = self.dev;
+        let rs = self.stream(s)?;
+        if rs.sync.is_none() {
+            // Leaves at once, with the construct's commands: the worker answers when they ran.
+            let body = Request::Sync { dev, stream: rs.id };
+            let req = self
+                .link
+                .send_request(self.rank, body)
+                .map_err(|e| self.err(e))?;
+            rs.sync = Some(req);
+        }
+        Ok(())
+    }
+
+    fn stream_done(&self, s: &mut Stream) -> Result<Option<bool>> {
+        if !s.busy {
+            return Ok(Some(true));
+        }
+        // Without a synchronization asked for ahead only a round trip can tell.
+        Ok(self.stream(s)?.sync.map(|req| self.link.answered(req)))
+    }
+
     fn synchronize(&self, s: &mut Stream) -> Result<()> {
         let busy = s.busy;
         let rs = self.stream(s)?;
         let stream = rs.id;
         let landing = std::mem::take(&mut rs.landing);
-        let r = if busy {
-            self.request(Request::Sync {
-                dev: self.dev,
-                stream,
-            })
-            .map(drop)
-        } else {
-            Ok(())
+        let asked = rs.sync.take();
+        let r = match (busy, asked) {
+            (false, _) => Ok(()),
+            (true, Some(req)) => self
+                .link
+                .wait_answer(req)
+                .map_err(|e| self.err(e))
+                .map(drop),
+            (true, None) => self
+                .request(Request::Sync {
+                    dev: self.dev,
+                    stream,
+                })
+                .map(drop),
         };
         for req in landing {
             self.link.take_landing(req);
