@@ -46,6 +46,11 @@ pub struct Entry {
     /// anything of its own uses the data. Recorded with the table locked; nobody waits with the
     /// table locked.
     pub filling: Option<crate::device::Event>,
+    /// Constructs that released the entry's last reference and have not finished yet (their
+    /// copies and kernel may still use its memory): the entry goes only when the last of them
+    /// finishes. Without the count, a construct that finished after another one revived and
+    /// released the entry again would free memory the other's work still uses.
+    pub finishing: u32,
 }
 
 impl Entry {
@@ -65,6 +70,7 @@ impl Entry {
             pinned: false,
             shadows: Vec::new(),
             filling: None,
+            finishing: 0,
         }
     }
 
@@ -288,6 +294,7 @@ mod tests {
             pinned: false,
             shadows: Vec::new(),
             filling: None,
+            finishing: 0,
         }
     }
 

@@ -254,6 +254,7 @@ fn get_target_pointer(
             pinned,
             shadows: Vec::new(),
             filling: None,
+            finishing: 0,
         });
         undo.push(Undo::Created { key, hold });
         crate::info!(
@@ -559,6 +560,9 @@ pub fn end(
             continue;
         };
         let is_last = e.dec_would_remove(hold, force_delete);
+        if is_last {
+            e.finishing += 1;
+        }
         if force_delete {
             e.reset_refs(hold);
         }
@@ -624,7 +628,12 @@ pub fn end_finish(cx: &mut Ctx<'_>, table: &mut MappingTable, post: Vec<PostEnd>
             *n -= 1;
             *n
         });
-        let Some(e) = table.get(p.key) else { continue };
+        let Some(e) = table.get_mut(p.key) else {
+            continue;
+        };
+        if p.is_last {
+            e.finishing = e.finishing.saturating_sub(1);
+        }
         if p.from {
             let (lo, hi) = if p.size == 0 {
                 (e.host_begin, e.host_end)
@@ -633,7 +642,7 @@ pub fn end_finish(cx: &mut Ctx<'_>, table: &mut MappingTable, post: Vec<PostEnd>
             };
             restore_shadows(e, lo.min(e.host_begin), hi.max(e.host_end));
         }
-        if p.is_last && left == 0 && e.total_refs() == 0 {
+        if p.is_last && left == 0 && e.total_refs() == 0 && e.finishing == 0 {
             if let Some(e) = table.remove(p.key) {
                 if let Err(err) = cx.slot.release_entry(&e) {
                     result = Err(err);
