@@ -54,8 +54,49 @@ pub struct Config {
     pub info_remote: bool,
     /// Devices of other MPI ranks (`SPREAD_REMOTE=mpi`); `None` when MPI is not to be touched.
     pub remote: Option<RemoteSettings>,
+    /// `SPREAD_NOWAIT`: who completes `nowait` constructs (docs/runtime.md, "`nowait`").
+    pub nowait: NowaitMode,
     /// Problems found while reading the settings, reported once by the runtime.
     pub warnings: Vec<String>,
+}
+
+/// Who completes `nowait` constructs (`SPREAD_NOWAIT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NowaitMode {
+    /// `spread` (default): Spread owns them and finishes them at the program's synchronization
+    /// points (through its OMPT tool), libomp's target task completing at once.
+    Spread,
+    /// `libomp`: libomp's target task polls each one, as with libomptarget.
+    Libomp,
+}
+
+impl NowaitMode {
+    /// The mode a `SPREAD_NOWAIT` value names (unset or empty: `spread`); `None` for anything
+    /// else.
+    pub fn parse(v: Option<&str>) -> Option<NowaitMode> {
+        match v.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+            None | Some("") | Some("spread") => Some(NowaitMode::Spread),
+            Some("libomp") => Some(NowaitMode::Libomp),
+            Some(_) => None,
+        }
+    }
+}
+
+/// Whether a libomp boolean setting's value means "off" (libomp's own spellings).
+pub fn is_off(v: &str) -> bool {
+    matches!(
+        v.trim().to_ascii_lowercase().as_str(),
+        "0" | "f" | "false" | ".f." | ".false." | "n" | "no" | "off" | "disabled"
+    )
+}
+
+/// Whether Spread owns `nowait` constructs: `SPREAD_NOWAIT` does not say `libomp`, and libomp's
+/// hidden helper threads are off (Spread turns them off at load unless the user set
+/// `LIBOMP_USE_HIDDEN_HELPER_TASK`; with them on, target tasks run on the helpers, libomp's
+/// model, and are polled).
+pub fn owns_nowait(var: impl Fn(&str) -> Option<String>) -> bool {
+    NowaitMode::parse(var("SPREAD_NOWAIT").as_deref()) != Some(NowaitMode::Libomp)
+        && var("LIBOMP_USE_HIDDEN_HELPER_TASK").is_some_and(|v| is_off(&v))
 }
 
 /// The settings of remote devices (cluster mode, `SPREAD_REMOTE=mpi`).
@@ -233,6 +274,14 @@ impl Config {
                 }
             },
         };
+        let nowait_var = var("SPREAD_NOWAIT");
+        let nowait = NowaitMode::parse(nowait_var.as_deref()).unwrap_or_else(|| {
+            warnings.push(format!(
+                "SPREAD_NOWAIT={:?} is neither 'spread' nor 'libomp'; using spread",
+                nowait_var.as_deref().unwrap_or("")
+            ));
+            NowaitMode::Spread
+        });
         let streams_per_device = match var("SPREAD_STREAMS") {
             None => 8,
             Some(v) => match v.trim().parse::<usize>() {
@@ -353,6 +402,7 @@ impl Config {
             info_any,
             cu_devices,
             devices,
+            nowait,
             streams_per_device,
             alloc_cache,
             gpu,

@@ -12,9 +12,8 @@ use crate::device::{AllocKind, Device, KernelHandle, LoadedImage, Stream};
 use crate::error::{Error, ErrorKind, Result};
 use crate::image::{self, ImageTarget};
 use crate::info;
-use crate::location::SourceLoc;
 use crate::mapping::{MappingTable, INF};
-use crate::queue::{Event, Queue};
+use crate::queue::Queue;
 use parking_lot::{Mutex, RwLock};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
@@ -140,62 +139,6 @@ pub enum Placement<'a> {
     Host,
 }
 
-/// A `nowait` construct libomp's task waits for.
-struct Pending {
-    work: Work,
-    loc: Option<SourceLoc>,
-}
-
-/// Where a `nowait` construct runs.
-enum Work {
-    /// A job on a device queue's worker thread (devices that work inside the call: host).
-    Queued(Arc<Event>),
-    /// Enqueued by the issuing thread on a stream of an asynchronous device (see
-    /// [`launch::InFlight`]), finished by whoever polls or waits for the device first.
-    Streamed {
-        device: usize,
-        stage: Arc<Mutex<Stage>>,
-    },
-}
-
-/// A streamed construct: its device work may still run (holding its place on the device's
-/// streams), or it has finished with an outcome.
-enum Stage {
-    Running(Box<launch::InFlight<'static>>, slot::StreamTicket<'static>),
-    Done(Result<()>),
-}
-
-impl Stage {
-    /// Finishes the construct if its work is done (or at once with `block`), and returns its
-    /// outcome; `None` while it still runs.
-    fn settle(&mut self, block: bool) -> Option<Result<()>> {
-        if let Stage::Running(w, _) = self {
-            if !block && matches!(w.query(), Ok(Some(false))) {
-                return None;
-            }
-            let Stage::Running(w, ticket) = std::mem::replace(self, Stage::Done(Ok(()))) else {
-                unreachable!("matched above");
-            };
-            *self = Stage::Done(w.complete());
-            drop(ticket);
-        }
-        match self {
-            Stage::Done(r) => Some(r.clone()),
-            Stage::Running(..) => None,
-        }
-    }
-}
-
-/// How many `nowait` polls in a row found their construct still running on this thread; past
-/// [`BLOCK_AFTER_POLLS`] the thread waits instead of polling (libomptarget's exponential
-/// back-off: a thread that keeps finding work unfinished has nothing better to do). Halved on
-/// each completion.
-const BLOCK_AFTER_POLLS: u32 = 5;
-
-thread_local! {
-    static BUSY_POLLS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
-}
-
 /// The runtime.
 pub struct Runtime {
     pub config: Config,
@@ -206,9 +149,8 @@ pub struct Runtime {
     /// Host region id (`.region_id` address) to kernel name.
     kernel_names: RwLock<HashMap<usize, Arc<str>>>,
     requires: AtomicI64,
-    /// Pending `nowait` operations by handle value: completion, construct location, polls.
-    pending: Mutex<HashMap<usize, Pending>>,
-    next_handle: AtomicUsize,
+    /// The `nowait` constructs in flight.
+    nowait: nowait::Nowait,
     /// The rates the model-based schedules learnt (and the profile they were loaded from).
     pub sched_model: Arc<crate::sched::model::Model>,
 }
@@ -234,6 +176,11 @@ thread_local! {
     /// Set while `__tgt_register_lib` creates the runtime: a worker rank serves after
     /// registering the images, not before.
     static REGISTERING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The runtime if it exists already (callbacks of libomp's tool, which must not create it).
+pub fn existing() -> Option<&'static Runtime> {
+    RUNTIME.get()
 }
 
 /// The runtime for `__tgt_register_lib`, which registers the program's images before a worker
@@ -302,8 +249,7 @@ impl Runtime {
             images: RwLock::new(Vec::new()),
             kernel_names: RwLock::new(HashMap::new()),
             requires: AtomicI64::new(0),
-            pending: Mutex::new(HashMap::new()),
-            next_handle: AtomicUsize::new(1),
+            nowait: nowait::Nowait::default(),
             sched_model: Arc::new(sched_model),
         }
     }
@@ -508,6 +454,8 @@ impl Runtime {
         drop(names);
         drop(regs);
         if last {
+            // Work the program left in flight finishes before the devices' threads end.
+            self.nowait_at_exit();
             if let Err(e) = self.sched_model.save() {
                 eprintln!("spread: warning: {e}");
             }
@@ -515,103 +463,17 @@ impl Runtime {
                 for q in &slot.queues {
                     q.stop_if_idle();
                 }
+                slot.dev.stop_idle_threads();
             }
             crate::device::remote::at_exit(self.config.info_remote);
         }
     }
 
-    /// Starts a `nowait` construct on `slot` (`op` decides and enqueues it) and returns the
-    /// handle libomp's target task completes it through. On an asynchronous device the calling
-    /// thread enqueues it on a stream and libomp polls it (no thread waits per construct), up to
-    /// `SPREAD_STREAMS` constructs at once. A construct past that bound, and any on a host device
-    /// (which does the work inside the call), joins the calling thread's queue on the device,
-    /// whose worker runs it. (Running a host device's construct on this thread, a hidden helper,
-    /// is faster on an idle device but trips libomp 19's hidden-helper assertion
-    /// `kmp_tasking.cpp:4368 task_team != NULL` in most runs, as with stock libomptarget; the
-    /// queued path has not.) A failure to enqueue is reported when libomp polls.
-    pub fn start_nowait(
-        &self,
-        slot: &'static DeviceSlot,
-        loc: Option<SourceLoc>,
-        op: impl FnOnce() -> Result<launch::InFlight<'static>> + Send + 'static,
-    ) -> usize {
-        let ticket = if slot.dev.asynchronous() {
-            slot.reserve_stream()
-        } else {
-            None
-        };
-        let work = match ticket {
-            Some(ticket) => {
-                let stage = match op().and_then(launch::InFlight::submitted) {
-                    Ok(w) => Stage::Running(Box::new(w), ticket),
-                    Err(e) => Stage::Done(Err(e)),
-                };
-                Work::Streamed {
-                    device: slot.id,
-                    stage: Arc::new(Mutex::new(stage)),
-                }
-            }
-            None => Work::Queued(slot.queue().submit(move || op()?.complete())),
-        };
-        self.add_work(work, loc)
-    }
-
-    fn add_work(&self, work: Work, loc: Option<SourceLoc>) -> usize {
-        let h = self.next_handle.fetch_add(1, Ordering::Relaxed);
-        self.pending.lock().insert(h, Pending { work, loc });
-        h
-    }
-
-    /// Completes a `nowait` handle if its construct is done and returns its outcome and
-    /// location (and forgets the handle); `None` for an unknown handle, and while a streamed
-    /// construct still runs (libomp polls again later).
-    ///
-    /// A queued construct is waited for at once: blocking measured faster than polling here,
-    /// because a polling libomp thread keeps a core from the device worker that does the work.
-    /// A streamed construct's device works on its own, so the thread polls it without blocking,
-    /// until it has found work unfinished [`BLOCK_AFTER_POLLS`] times in a row.
-    pub fn poll_pending(&self, handle: usize) -> Option<(Result<()>, Option<SourceLoc>)> {
-        let outcome = match &self.pending.lock().get(&handle)?.work {
-            Work::Queued(ev) => Err(ev.clone()),
-            Work::Streamed { stage, .. } => Ok(stage.clone()),
-        };
-        let r = match outcome {
-            Err(ev) => ev.wait(),
-            Ok(stage) => {
-                let busy = BUSY_POLLS.with(std::cell::Cell::get);
-                let settled = stage.lock().settle(busy > BLOCK_AFTER_POLLS);
-                match settled {
-                    Some(r) => {
-                        BUSY_POLLS.with(|b| b.set(busy / 2));
-                        r
-                    }
-                    None => {
-                        BUSY_POLLS.with(|b| b.set((busy + 1).min(2 * BLOCK_AFTER_POLLS)));
-                        return None;
-                    }
-                }
-            }
-        };
-        let loc = self.pending.lock().remove(&handle).and_then(|p| p.loc);
-        Some((r, loc))
-    }
-
-    /// Waits for every `nowait` construct enqueued on `slot` so far, on its streams and its
-    /// queues (`wait device(d)`, a peer copy's order). Streamed constructs are finished here;
-    /// their tasks find the outcome when libomp polls them.
+    /// Waits for every `nowait` construct started on `slot` so far (`wait device(d)`, a peer
+    /// copy's order): polled ones keep their outcome for their task's poll, a failed owned one
+    /// is reported.
     pub fn drain(&self, slot: &DeviceSlot) {
-        let streamed: Vec<_> = self
-            .pending
-            .lock()
-            .values()
-            .filter_map(|p| match &p.work {
-                Work::Streamed { device, stage } if *device == slot.id => Some(stage.clone()),
-                _ => None,
-            })
-            .collect();
-        for stage in streamed {
-            stage.lock().settle(true);
-        }
+        self.nowait_drain_device(slot.id);
         slot.drain_queues();
     }
 }
@@ -627,6 +489,7 @@ fn thread_index() -> usize {
 
 pub mod launch;
 pub mod loader;
+pub mod nowait;
 pub mod slot;
 
 #[cfg(test)]
@@ -902,9 +765,12 @@ mod tests {
         let slot = &rt.devices[0];
         let data: &'static [u64; 8] = Box::leak(Box::new([5u64; 8]));
         let a = data.as_ptr() as usize;
-        let h = rt.start_nowait(slot, None, move || {
+        let started = rt.start_nowait(slot, None, None, move || {
             slot.enqueue_begin(rt, &mut args(&[(a, 64, map::TO)]))
         });
+        let nowait::Completion::Polled(h) = started else {
+            panic!("a construct without an owner is polled: {started:?}");
+        };
         assert!(
             slot.reserve_stream().is_none(),
             "the construct is on a stream, and SPREAD_STREAMS=1 bounds the streamed constructs"

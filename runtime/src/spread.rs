@@ -2,11 +2,12 @@
 //! each chunk's launches and transfers queued on its device, the region ending when all are done
 //! (docs/spread-abi.md).
 //!
-//! On a device whose operations run after the call returns (a GPU), a chunk's operation under a
-//! static schedule only enqueues its copies and kernel on a stream of its own and the next chunk
-//! goes on at once, so chunk i+1's copies overlap chunk i's kernel; [`WINDOW`] earlier chunks
-//! per device stay in flight while the next is enqueued, the oldest finished first, the rest
-//! when the region ends. A chunk whose sections overlap those of a chunk in flight (halos of
+//! Under a static schedule the dealing thread decides each chunk's mapping and enqueues its
+//! copies and kernel on a stream of the chunk's device (a GPU's, a remote device's, a host
+//! device's executors), and the next chunk goes on at once, so devices work at the same time
+//! and chunk i+1's copies overlap chunk i's kernel; [`WINDOW`] earlier chunks per device stay in
+//! flight while the next is enqueued, the oldest finished first, the rest when the region
+//! ends. A chunk whose sections overlap those of a chunk in flight (halos of
 //! adjacent chunks on one device) first lets the chunks in flight finish. Schedules that deal by
 //! completions (dynamic, adaptive, profile-guided) finish each chunk before the next, so they
 //! measure it.
@@ -139,15 +140,25 @@ fn record_failure(failure: &Failure, seq: u64, e: Error) {
     }
 }
 
-/// One device's chunk operations in flight (see [`WINDOW`]), oldest first.
-type Window = Arc<Mutex<std::collections::VecDeque<Streamed>>>;
+/// One device's chunk operations in flight (see [`WINDOW`]), oldest first, and the end of the
+/// last kernel the region enqueued there.
+#[derive(Default)]
+struct DeviceWindow {
+    ops: std::collections::VecDeque<Streamed>,
+    /// A region's kernels on one device run one after another, in dealing order (seed 003's
+    /// in-order device queue; chunks of one device may share a reduction partial or a
+    /// `declare target` variable), while their copies overlap other chunks' kernels.
+    last_kernel: Option<crate::device::Event>,
+}
+
+type Window = Arc<Mutex<DeviceWindow>>;
 
 /// Finishes the operations of `window` but the newest `keep`, oldest first, outside its lock.
 fn finish_all_but(window: &Window, keep: usize, failure: &Failure) {
     let older: Vec<Streamed> = {
         let mut w = window.lock();
-        let n = w.len().saturating_sub(keep);
-        w.drain(..n).collect()
+        let n = w.ops.len().saturating_sub(keep);
+        w.ops.drain(..n).collect()
     };
     for s in older {
         s.finish(failure);
@@ -528,7 +539,7 @@ impl Region {
         let done = move || {
             let last = window.as_ref().map(|w| w.lock());
             match last {
-                Some(mut w) => match w.back_mut().filter(|s| s.chunk == chunk) {
+                Some(mut w) => match w.ops.back_mut().filter(|s| s.chunk == chunk) {
                     Some(op) => op.unit = Some((sched, u, queued)),
                     None => {
                         // Already finished (pushed out of the window): done by now.
@@ -680,34 +691,7 @@ impl Region {
         slot: &'static DeviceSlot,
         op: impl FnOnce() -> Result<()> + Send + 'static,
     ) {
-        let chunk = self.current;
-        let earlier = self.earlier();
-        let what = self.what.clone();
-        let seq = self.queued;
-        self.queued += 1;
-        let failure = self.failure.clone();
-        let device = slot.id;
-        let job = move || {
-            let label = || format!("{what} chunk [{},{})", chunk.lo, chunk.hi);
-            let run = || crate::trace::with_label(crate::trace::enabled().then(label), op);
-            let r =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_or_else(|_| {
-                    Err(Error::new(
-                        ErrorKind::Backend,
-                        "an asynchronous device operation panicked",
-                    ))
-                });
-            r.map_err(|e| {
-                let mut e = e.context(format!("in {} on device {device}", label()));
-                if e.message.starts_with(EXTENSION) {
-                    if let Some(m) = earlier.overlap_message(chunk, device) {
-                        e = e.context(m);
-                    }
-                }
-                record_failure(&failure, seq, e.clone());
-                e
-            })
-        };
+        let job = self.job(slot, op);
         if self.inline_ops {
             // One device: nothing to overlap, so the operation runs here, as a `target`
             // construct's would (a worker thread would cost a hand-off per construct, and its
@@ -729,10 +713,49 @@ impl Region {
         }
     }
 
-    /// Queues `op` for the current chunk on `slot`, as [`submit`](Self::submit) does; `op` only
-    /// enqueues the chunk's work, which a device whose operations run after the call returns
-    /// finishes later (see [`WINDOW`]). On other devices, and under schedules that learn from
-    /// completion times, the work is finished at once.
+    /// `op` for the current chunk as a job: labelled for the trace, its failure recorded under
+    /// its sequence number with the chunk and device (and, for an overlap, the earlier chunks).
+    fn job(
+        &mut self,
+        slot: &'static DeviceSlot,
+        op: impl FnOnce() -> Result<()> + Send + 'static,
+    ) -> impl FnOnce() -> Result<()> + Send + 'static {
+        let chunk = self.current;
+        let earlier = self.earlier();
+        let what = self.what.clone();
+        let seq = self.queued;
+        self.queued += 1;
+        let failure = self.failure.clone();
+        let device = slot.id;
+        move || {
+            let label = || format!("{what} chunk [{},{})", chunk.lo, chunk.hi);
+            let run = || crate::trace::with_label(crate::trace::enabled().then(label), op);
+            let r =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_or_else(|_| {
+                    Err(Error::new(
+                        ErrorKind::Backend,
+                        "an asynchronous device operation panicked",
+                    ))
+                });
+            r.map_err(|e| {
+                let mut e = e.context(format!("in {} on device {device}", label()));
+                if e.message.starts_with(EXTENSION) {
+                    if let Some(m) = earlier.overlap_message(chunk, device) {
+                        e = e.context(m);
+                    }
+                }
+                record_failure(&failure, seq, e.clone());
+                e
+            })
+        }
+    }
+
+    /// Runs `op` for the current chunk on `slot`: `op` decides the chunk's mapping and enqueues
+    /// its work, which the device runs while the calling thread deals the next chunks; the
+    /// region finishes it later (see [`WINDOW`]). Under schedules that learn from completion
+    /// times (and on a device that works inside its calls) the whole operation is queued on the
+    /// device's queue instead, whose worker finishes it, so that completions are reported as
+    /// they happen.
     pub fn submit_streamed(
         &mut self,
         slot: &'static DeviceSlot,
@@ -756,21 +779,27 @@ impl Region {
             self.current,
             self.failure.clone(),
         );
-        self.submit(slot, move || {
-            let work = match op() {
-                // Sections of earlier chunks in flight on this device (a halo one element wide,
-                // say) stay mapped until those chunks finish: finished, they no longer overlap.
-                // What still overlaps afterwards is the program's error.
-                Err(e) if e.message.starts_with(EXTENSION) && !window.lock().is_empty() => {
-                    finish_all_but(&window, 0, &failure);
-                    op()?
+        // The dealing thread decides the chunk's mapping and enqueues its work: the device
+        // runs it while the next chunks are dealt (seed 003: the host only enqueues).
+        let job = self.job(slot, move || {
+            let prev = window.lock().last_kernel.take();
+            let (work, last) = crate::runtime::launch::kernels_after(prev, || {
+                match op() {
+                    // Sections of earlier chunks in flight on this device (a halo one element
+                    // wide, say) stay mapped until those chunks finish: finished, they no longer
+                    // overlap. What still overlaps afterwards is the program's error.
+                    Err(e) if e.message.starts_with(EXTENSION) && !window.lock().ops.is_empty() => {
+                        finish_all_but(&window, 0, &failure);
+                        op()
+                    }
+                    r => r,
                 }
-                r => r?,
-            }
-            .submitted()?;
-            // A device's operations of one region run one after another (one queue, or the
-            // calling thread), so the window is never contended.
-            window.lock().push_back(Streamed {
+            });
+            window.lock().last_kernel = last;
+            let work = work?.submitted()?;
+            // A region's operations are enqueued by the dealing thread, one after another, so the
+            // window is never contended.
+            window.lock().ops.push_back(Streamed {
                 work,
                 seq,
                 what,
@@ -780,6 +809,7 @@ impl Region {
             finish_all_but(&window, WINDOW, &failure);
             Ok(())
         });
+        let _ = job();
     }
 
     /// Waits for every queued operation; the error of the first one (in queuing order) that

@@ -60,6 +60,45 @@ pub fn with_label<R>(label: Option<String>, f: impl FnOnce() -> R) -> R {
     r
 }
 
+/// The label of the calling thread's current construct, for work recorded now and run later
+/// on another thread (`None` when tracing is off).
+pub fn label() -> Option<String> {
+    if !enabled() {
+        return None;
+    }
+    LABEL.with(|l| l.borrow().clone())
+}
+
+/// The direction of a copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dir {
+    /// Host to device.
+    ToDevice,
+    /// Device to host.
+    FromDevice,
+    /// Within one device's memory.
+    Within,
+    /// From one device to another.
+    Peer,
+}
+
+impl Dir {
+    /// The short name the trace shows.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dir::ToDevice => "H2D",
+            Dir::FromDevice => "D2H",
+            Dir::Within => "D2D",
+            Dir::Peer => "peer",
+        }
+    }
+}
+
+/// Starts recording a copy of `len` bytes on `device`.
+pub fn transfer(device: usize, dir: Dir, len: usize) -> Option<Span> {
+    span(device, "transfer", || format!("{} {len} B", dir.name()))
+}
+
 /// A running operation; recorded when dropped.
 pub struct Span {
     name: String,

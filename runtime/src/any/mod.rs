@@ -604,7 +604,7 @@ impl Any {
         ) {
             self.directory.produced(d, &t.items);
             // Checked here, not at start: libomp starts its tool at its first parallel region.
-            if !crate::ffi::affinity::sync_points_seen() {
+            if !crate::ffi::ompt::sync_points_seen() {
                 self.warn_once(0, 2, || {
                     "SPREAD_COHERENCE=lazy: taskwait, taskgroup and barriers are not observed (another OMPT tool is loaded, or OpenMP's tool interface is off); device(any) outputs come home only at spread_any_flush(), after an instance without nowait, before a host instance and at exit".to_string()
                 });

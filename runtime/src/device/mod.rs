@@ -97,6 +97,16 @@ impl Stream {
         self.staging.push(b);
         addr
     }
+
+    /// Like [`stage`](Self::stage), for `len` bytes of the program's memory at `src` (read now).
+    pub fn stage_from(&mut self, src: usize, len: usize) -> usize {
+        let mut v = Vec::new();
+        crate::ffi::access::append_from(&mut v, src, len);
+        let b = v.into_boxed_slice();
+        let addr = b.as_ptr() as usize;
+        self.staging.push(b);
+        addr
+    }
 }
 
 impl Drop for Stream {
@@ -296,10 +306,10 @@ pub trait Device: Send + Sync {
     /// other directly.
     fn host_addressable(&self) -> bool;
 
-    /// Whether operations on a stream run after the call that enqueued them has returned (a
-    /// GPU, a device on another node), so that a `nowait` construct is enqueued by the thread
-    /// that issues it and completed by polling. Host devices do the work inside the call:
-    /// their `nowait` constructs go to a device queue's worker thread instead.
+    /// Whether operations on a submitted stream run after the call that submitted it has
+    /// returned (every backend's devices: a GPU, a device on another node, a host device's
+    /// executor threads), so that a spread region's chunks are enqueued by the dealing thread.
+    /// A test double that runs everything inside the call says no.
     fn asynchronous(&self) -> bool {
         false
     }
@@ -316,6 +326,10 @@ pub trait Device: Send + Sync {
     fn prefer_location(&self, _ptr: usize, _len: usize, _location: &dyn Device) -> Result<bool> {
         Ok(false)
     }
+
+    /// Ends the threads the device runs its streams on, if they are idle (at the program's exit;
+    /// later work starts new ones).
+    fn stop_idle_threads(&self) {}
 
     /// For backends that need their own type behind a `dyn Device` (peer copies).
     fn as_any(&self) -> &dyn Any;

@@ -42,13 +42,16 @@ pub fn discover(config: &Config) -> Discovery {
                 };
                 for index in 0..n {
                     let id = devices.len();
-                    devices.push(Box::new(HostDevice::with_shape(
-                        id,
-                        config.host_threads,
-                        &config.host_shape(index),
-                        allowed.as_deref(),
-                        &mut diag,
-                    )));
+                    devices.push(Box::new(
+                        HostDevice::with_shape(
+                            id,
+                            config.host_threads,
+                            &config.host_shape(index),
+                            allowed.as_deref(),
+                            &mut diag,
+                        )
+                        .with_executors(config.streams_per_device),
+                    ));
                 }
             }
             DeviceKind::Cuda => match super::cuda::discover(devices.len(), req.count, config) {

@@ -11,6 +11,7 @@ use crate::error::ErrorKind;
 use crate::info::{self, bits};
 use crate::location::SourceLoc;
 use crate::report;
+use crate::runtime::nowait::Completion;
 use crate::runtime::{self, EntryInfo, Placement, Runtime};
 use crate::targetdata::MapArgs;
 use std::ffi::{c_char, c_int, c_void};
@@ -176,12 +177,13 @@ fn target_data(
         .types
         .iter()
         .any(|t| t & crate::abi::map::RETURN_PARAM != 0);
-    if nowait && !returns_bases {
-        if let Some(h) = kmp::async_handle_slot() {
-            let handle = rt.start_nowait(slot, loc, move || enqueue_data(rt, slot, op, &mut args));
-            kmp::set_async_handle(h, handle);
-            return;
-        }
+    if nowait
+        && !returns_bases
+        && start_nowait(rt, slot, loc.clone(), || {
+            enqueue_data(rt, slot, op, &mut args)
+        })
+    {
+        return;
     }
     match run_data(rt, slot, op, &mut args) {
         Ok(()) => {
@@ -217,6 +219,29 @@ pub(super) fn enqueue_data<'s>(
         DataOp::End => slot.enqueue_end(rt, args),
         DataOp::Update => slot.enqueue_update(rt, args),
     }
+}
+
+/// Starts a `nowait` construct the way its task allows (`runtime::nowait`): owned by Spread
+/// when its tool knows the task (and libomp does not order it by `depend` clauses in a task
+/// team), else polled through the task's async handle; false when neither can be (no tool and
+/// no task team: outside a parallel region with libomp's hidden helpers off), and the construct
+/// then runs synchronously, as with libomptarget.
+fn start_nowait(
+    rt: &'static Runtime,
+    slot: &'static runtime::DeviceSlot,
+    loc: Option<SourceLoc>,
+    op: impl FnOnce() -> crate::error::Result<runtime::launch::InFlight<'static>>,
+) -> bool {
+    let handle = kmp::async_handle_slot();
+    let owner =
+        super::ompt::nowait_task(handle.is_some()).filter(|t| !t.in_task_team || t.deps.is_empty());
+    if owner.is_none() && handle.is_none() {
+        return false;
+    }
+    if let (Completion::Polled(h), Some(at)) = (rt.start_nowait(slot, loc, owner, op), handle) {
+        kmp::set_async_handle(at, h);
+    }
+    true
 }
 
 /// The map arguments and launch configuration of a `KernelArgs`.
@@ -269,15 +294,12 @@ fn target_kernel(
         &args,
     );
     let region = host_ptr as usize;
-    // A nowait region's target task completes through the async handle (`start_nowait`).
-    if ka.flags & KERNEL_FLAG_NOWAIT != 0 {
-        if let Some(h) = kmp::async_handle_slot() {
-            let handle = rt.start_nowait(slot, loc, move || {
-                slot.enqueue_launch(rt, region, &mut args, &cfg)
-            });
-            kmp::set_async_handle(h, handle);
-            return 0;
-        }
+    if ka.flags & KERNEL_FLAG_NOWAIT != 0
+        && start_nowait(rt, slot, loc.clone(), || {
+            slot.enqueue_launch(rt, region, &mut args, &cfg)
+        })
+    {
+        return 0;
     }
     match slot.launch(rt, region, &mut args, &cfg) {
         Ok(()) => {

@@ -26,6 +26,7 @@ struct Kmp {
     ancestor_thread_num: Option<extern "C" fn(i32) -> i32>,
     get_max_active_levels: Option<extern "C" fn() -> i32>,
     set_max_active_levels: Option<extern "C" fn(i32)>,
+    set_blocktime: Option<extern "C" fn(i32)>,
 }
 
 fn kmp() -> &'static Kmp {
@@ -70,6 +71,7 @@ fn kmp() -> &'static Kmp {
             ancestor_thread_num: sym!("omp_get_ancestor_thread_num", extern "C" fn(i32) -> i32),
             get_max_active_levels: sym!("omp_get_max_active_levels", extern "C" fn() -> i32),
             set_max_active_levels: sym!("omp_set_max_active_levels", extern "C" fn(i32)),
+            set_blocktime: sym!("kmp_set_blocktime", extern "C" fn(i32)),
         }
     })
 }
@@ -192,6 +194,14 @@ pub fn max_active_levels() -> i32 {
 pub fn set_max_active_levels(n: i32) {
     if let Some(f) = kmp().set_max_active_levels {
         libomp_call(|| f(n))
+    }
+}
+
+/// `kmp_set_blocktime(ms)`: how long the calling thread's future teams' worker threads spin
+/// after a parallel region before they sleep (libomp's `KMP_BLOCKTIME` for this thread only).
+pub fn set_blocktime(ms: i32) {
+    if let Some(f) = kmp().set_blocktime {
+        libomp_call(|| f(ms))
     }
 }
 

@@ -28,4 +28,5 @@ pub(crate) mod mapper;
 pub(crate) mod mem;
 mod memory;
 pub(crate) mod mpi;
+pub(crate) mod ompt;
 mod spread_exports;

@@ -19,6 +19,26 @@ use crate::info::{self, bits};
 use crate::mapping::{Entry, MappingTable};
 use crate::targetdata::{self, Ctx, MapArgs, PostEnd, Undo};
 
+thread_local! {
+    /// While [`kernels_after`] runs: the event the next kernel enqueued on this thread waits for
+    /// (`Some(None)`: nothing to wait for), replaced by the end of that kernel.
+    static KERNEL_ORDER: std::cell::RefCell<Option<Option<crate::device::Event>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` (which enqueues constructs) so that the kernels it enqueues wait for `prev`, then
+/// each for the one before; returns `f`'s result and the end of the last kernel (or `prev`
+/// when it enqueued none). Only the kernels are ordered: copies go on while earlier kernels run.
+pub fn kernels_after<R>(
+    prev: Option<crate::device::Event>,
+    f: impl FnOnce() -> R,
+) -> (R, Option<crate::device::Event>) {
+    let outer = KERNEL_ORDER.with(|k| k.borrow_mut().replace(prev));
+    let r = f();
+    let last = KERNEL_ORDER.with(|k| std::mem::replace(&mut *k.borrow_mut(), outer));
+    (r, last.flatten())
+}
+
 /// What a construct still has to do once the work it enqueued has finished.
 enum After {
     /// A data begin: nothing, unless its copies failed (then its table changes are taken back).
@@ -240,41 +260,26 @@ impl DeviceSlot {
         // The kernel follows the construct's copies on the same stream (and the waits for other
         // constructs' copies in flight), the copies back follow the kernel: one wait, at the
         // end, covers them all.
+        // Inside `kernels_after`: after the previous kernel, and this kernel's end for the next.
+        let ordered = KERNEL_ORDER.with(|k| k.borrow_mut().as_mut().map(Option::take));
         let stream = &mut cx.stream;
-        let mut run = || {
-            // The kernel's parallel regions and barriers are not the program's sync points.
-            let _inner = crate::ffi::affinity::InnerScope::enter();
-            self.dev.launch(kernel, &params, cfg, stream)
-        };
-        let launched = if self.dev.info().kind == crate::device::DeviceKind::Host
-            && cfg.teams
-            && crate::ffi::kmp::level() > 0
-        {
-            // A host device's `teams` kernel forks a league from the calling thread; from a
-            // thread inside a parallel region (a compute unit's thread, a `target teams` in a
-            // `parallel`) libomp 19 aborts in `__kmpc_fork_teams` (`th_set_nproc >= 1`,
-            // llvm/llvm-project#146262; stock libomptarget too). A thread of its own, outside any
-            // parallel region, runs the kernel instead; this thread waits for it.
-            std::thread::scope(|scope| {
-                match std::thread::Builder::new()
-                    .name(format!("spread-teams-{}", self.id))
-                    .spawn_scoped(scope, run)
-                {
-                    Ok(h) => h.join().unwrap_or_else(|_| {
-                        Err(crate::error::Error::new(
-                            crate::error::ErrorKind::Backend,
-                            "a host device kernel's thread panicked",
-                        ))
-                    }),
-                    Err(e) => Err(crate::error::Error::new(
-                        crate::error::ErrorKind::Backend,
-                        format!("cannot start a thread for a teams kernel called from a parallel region: {e}"),
-                    )),
-                }
-            })
-        } else {
-            run()
-        };
+        let launched = (|| {
+            if let Some(Some(prev)) = &ordered {
+                self.dev.wait_event(stream, prev)?;
+            }
+            self.dev.launch(kernel, &params, cfg, stream)?;
+            match ordered {
+                Some(_) => self.dev.record_event(stream).map(Some),
+                None => Ok(None),
+            }
+        })();
+        if let Some(prev) = ordered {
+            let next = match &launched {
+                Ok(end) => end.clone(),
+                Err(_) => prev,
+            };
+            KERNEL_ORDER.with(|k| *k.borrow_mut() = Some(next));
+        }
         if let Err(e) = launched {
             // The construct's copies may still run: they finish before anything is freed.
             let _ = self.dev.synchronize(&mut cx.stream);
@@ -331,7 +336,11 @@ impl DeviceSlot {
                 if buf != 0 {
                     privates.push(buf);
                     if ty & map::TO != 0 {
-                        self.dev.copy_to_device(buf, begin, size, &mut cx.stream)?;
+                        // The value lives in the target task's private data, which libomp frees
+                        // when the task completes, possibly before the device copies it: copied
+                        // now into memory the stream owns.
+                        let src = cx.stream.stage_from(begin, size);
+                        self.dev.copy_to_device(buf, src, size, &mut cx.stream)?;
                     }
                 }
                 buf.wrapping_add(base.wrapping_sub(begin))

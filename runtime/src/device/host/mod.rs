@@ -13,8 +13,6 @@ use super::{
     AllocKind, Device, DeviceInfo, DeviceKind, Event, KernelHandle, LaunchConfig, LoadedImage,
     MemoryInfo, Stream,
 };
-use stream::{HostStream, Op, Pool};
-use std::sync::Arc;
 use crate::config::{format_cpulist, HostShape};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi::affinity::{self, CoreSet};
@@ -22,6 +20,8 @@ use crate::ffi::{access, call, dl, kmp, mem};
 use crate::image::{DeviceObject, ImageTarget};
 use crate::trace::{self, Dir};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use stream::{HostStream, Op, Pool};
 
 /// `dyn_ptr` as libomptarget's host plugin passes it: host kernels never read it.
 const HOST_DYN_PTR: usize = usize::MAX;
@@ -182,8 +182,6 @@ impl HostDevice {
         self.pool = Pool::new(self.kernels.clone(), n);
         self
     }
-
-
 }
 
 /// Executor threads per host device without `SPREAD_STREAMS`.
@@ -490,7 +488,10 @@ impl HostKernels for Kernels {
         if ok {
             Ok(())
         } else {
-            Err(stream::refused(self.id, "cannot call the kernel".to_string()))
+            Err(stream::refused(
+                self.id,
+                "cannot call the kernel".to_string(),
+            ))
         }
     }
 

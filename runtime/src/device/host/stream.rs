@@ -1,0 +1,694 @@
+//! A host device's streams: seed 003's in-order queues on the machine's own cores.
+//!
+//! The thread that issues a construct only records its copies and kernel as operations on the
+//! construct's stream. They run when the stream is synchronized, on the synchronizing thread (a
+//! construct that waits for its work pays no hand-off: it would cost more than a small launch),
+//! or, once the stream is submitted (`nowait` work, spread chunks), on one of the device's
+//! executor threads while the issuing thread goes on. Executors are threads the device owns,
+//! started on demand up to `SPREAD_STREAMS`; batches of different streams run on them at once,
+//! a stream's operations in order.
+//!
+//! Order between streams comes from events: an event is a [`Mark`] at a point of a stream, and
+//! an operation waiting for a mark not reached yet parks its batch on the mark instead of blocking
+//! its executor, so that executors can never all wait for batches queued behind them. A thread
+//! running a stream itself simply waits.
+
+use super::HostKernels;
+use crate::device::{Event, EventImpl, KernelHandle, LaunchConfig, Stream};
+use crate::error::{Error, ErrorKind, Result};
+use crate::ffi::access;
+use crate::trace;
+use parking_lot::{Condvar, Mutex};
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// One recorded operation.
+pub(super) enum Op {
+    /// A copy between host-addressable memory (host data or any host device's memory).
+    Copy {
+        dst: usize,
+        src: usize,
+        len: usize,
+        /// Direction, for the trace and the profile.
+        dir: trace::Dir,
+        label: Option<String>,
+    },
+    /// Sets `len` bytes at `dst` to `byte`.
+    Fill { dst: usize, byte: u8, len: usize },
+    /// A kernel with its parameters (`dyn_ptr` first).
+    Kernel {
+        kernel: KernelHandle,
+        params: Vec<usize>,
+        cfg: LaunchConfig,
+        label: Option<String>,
+    },
+    /// The stream goes on once everything before `Event` on its own stream has run.
+    Wait(Event),
+    /// Everything before this point has run: waiters on the mark may go on.
+    Signal(Arc<Mark>),
+}
+
+impl Op {
+    fn is_kernel(&self) -> bool {
+        matches!(self, Op::Kernel { .. })
+    }
+}
+
+/// A point in a host stream (what an [`Event`] of a host device records).
+#[derive(Default)]
+pub(super) struct Mark {
+    state: Mutex<MarkState>,
+    reached: Condvar,
+}
+
+#[derive(Default)]
+struct MarkState {
+    done: bool,
+    /// Batches that stopped at an operation waiting for this mark, resumed when it is reached.
+    parked: Vec<Arc<Batch>>,
+}
+
+impl Mark {
+    fn is_done(&self) -> bool {
+        self.state.lock().done
+    }
+
+    fn wait(&self) {
+        let mut st = self.state.lock();
+        while !st.done {
+            self.reached.wait(&mut st);
+        }
+    }
+
+    /// Parks `batch` until the mark is reached; false when it already is (then run on).
+    fn park(&self, batch: &Arc<Batch>) -> bool {
+        let mut st = self.state.lock();
+        if st.done {
+            return false;
+        }
+        st.parked.push(batch.clone());
+        true
+    }
+
+    /// Marks the point reached; resumes the batches parked on it.
+    fn signal(&self) {
+        let parked = {
+            let mut st = self.state.lock();
+            st.done = true;
+            std::mem::take(&mut st.parked)
+        };
+        self.reached.notify_all();
+        for b in parked {
+            b.pool.push(b.clone());
+        }
+    }
+}
+
+/// The [`EventImpl`] of host devices.
+struct HostEvent(Arc<Mark>);
+
+impl EventImpl for HostEvent {
+    fn query(&self) -> Result<bool> {
+        Ok(self.0.is_done())
+    }
+    fn synchronize(&self) -> Result<()> {
+        self.0.wait();
+        Ok(())
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// The host mark behind `ev`, if a host device recorded it.
+fn host_mark(ev: &Event) -> Option<&Arc<Mark>> {
+    ev.backend()?
+        .as_any()
+        .downcast_ref::<HostEvent>()
+        .map(|h| &h.0)
+}
+
+/// A submitted part of a stream: its operations, run by an executor (possibly in several goes,
+/// when it parks on a mark), and its end.
+pub(super) struct Batch {
+    ops: Mutex<VecDeque<Op>>,
+    /// The first failure; later copies and kernels are skipped (marks are still signalled).
+    failed: Mutex<Option<Error>>,
+    /// Reached when every operation has run.
+    end: Arc<Mark>,
+    pool: Arc<Pool>,
+}
+
+impl Batch {
+    fn done(&self) -> bool {
+        self.end.is_done()
+    }
+
+    /// Waits for the batch's end; its outcome.
+    fn wait(&self) -> Result<()> {
+        self.end.wait();
+        self.failed.lock().clone().map_or(Ok(()), Err)
+    }
+
+    /// Runs the batch on the calling thread when no executor has started it and its kernels can
+    /// run here (a thread that is about to wait for it does the work instead of waking an
+    /// executor and waiting to be woken: two hand-offs saved); false when it cannot.
+    fn run_here(self: &Arc<Self>) -> bool {
+        let kernels = &*self.pool.kernels;
+        let runnable = self
+            .ops
+            .lock()
+            .iter()
+            .all(|op| !matches!(op, Op::Kernel { cfg, .. } if !kernels.runs_here(cfg)));
+        if !runnable || !self.pool.take(self) {
+            return false;
+        }
+        loop {
+            let Some(op) = self.ops.lock().pop_front() else {
+                break;
+            };
+            let failed = self.failed.lock().is_some();
+            if let Err(e) = run_op(kernels, op, failed) {
+                self.failed.lock().get_or_insert(e);
+            }
+        }
+        self.end.signal();
+        true
+    }
+
+    /// Runs the batch's operations on an executor until it ends or parks on a mark.
+    fn run(self: &Arc<Self>) {
+        loop {
+            let Some(op) = self.ops.lock().pop_front() else {
+                self.end.signal();
+                return;
+            };
+            if let Op::Wait(ev) = &op {
+                if let Some(mark) = host_mark(ev) {
+                    if mark.park(self) {
+                        return; // resumed by the mark's signal, on some executor
+                    }
+                    continue;
+                }
+            }
+            let failed = self.failed.lock().is_some();
+            if let Err(e) = run_op(&*self.pool.kernels, op, failed) {
+                self.failed.lock().get_or_insert(e);
+            }
+        }
+    }
+}
+
+/// Runs one operation on the calling thread (a wait blocks it); copies and kernels are skipped
+/// after a failure of the stream.
+fn run_op(kernels: &dyn HostKernels, op: Op, failed: bool) -> Result<()> {
+    match op {
+        Op::Signal(m) => m.signal(),
+        Op::Wait(ev) => ev.synchronize()?,
+        _ if failed => {}
+        Op::Copy {
+            dst,
+            src,
+            len,
+            dir,
+            label,
+        } => {
+            trace::with_label(label, || {
+                let _span = trace::transfer(kernels.device(), dir, len);
+                access::transfer(dst, src, len);
+            });
+        }
+        Op::Fill { dst, byte, len } => access::fill(dst, byte, len),
+        Op::Kernel {
+            kernel,
+            params,
+            cfg,
+            label,
+        } => trace::with_label(label, || kernels.run(kernel, &params, &cfg))?,
+    }
+    Ok(())
+}
+
+/// A device's executor threads and the batches waiting for one.
+pub(super) struct Pool {
+    kernels: Arc<dyn HostKernels>,
+    state: Mutex<PoolState>,
+    work: Condvar,
+    /// Most executors (`SPREAD_STREAMS`).
+    max: usize,
+}
+
+#[derive(Default)]
+struct PoolState {
+    ready: VecDeque<Arc<Batch>>,
+    /// Executors started and not ended.
+    threads: usize,
+    /// Executors waiting for a batch.
+    idle: usize,
+    /// Set by [`Pool::stop_if_idle`]: idle executors end.
+    stopping: bool,
+    handles: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Pool {
+    /// A pool of at most `max` executors running `kernels`' kernels.
+    pub(super) fn new(kernels: Arc<dyn HostKernels>, max: usize) -> Arc<Pool> {
+        Arc::new(Pool {
+            kernels,
+            state: Mutex::new(PoolState::default()),
+            work: Condvar::new(),
+            max: max.max(1),
+        })
+    }
+
+    /// Queues `batch` for an executor, starting one when none is idle and fewer than the most
+    /// run. Without any executor (none could start) the batch runs here.
+    fn push(self: &Arc<Self>, batch: Arc<Batch>) {
+        let mut st = self.state.lock();
+        st.stopping = false;
+        st.ready.push_back(batch);
+        if st.idle == 0 && st.threads < self.max {
+            let pool = self.clone();
+            let name = format!("spread-host{}.{}", self.kernels.device(), st.threads);
+            match std::thread::Builder::new()
+                .name(name)
+                .spawn(move || pool.executor())
+            {
+                Ok(h) => {
+                    st.threads += 1;
+                    st.handles.push(h);
+                }
+                Err(_) if st.threads == 0 => {
+                    let b = st.ready.pop_back();
+                    drop(st);
+                    if let Some(b) = b {
+                        b.run();
+                    }
+                    return;
+                }
+                Err(_) => {}
+            }
+        }
+        drop(st);
+        self.work.notify_one();
+    }
+
+    /// Takes `batch` out of the queue if no executor has taken it yet.
+    fn take(&self, batch: &Arc<Batch>) -> bool {
+        let mut st = self.state.lock();
+        match st.ready.iter().position(|b| Arc::ptr_eq(b, batch)) {
+            Some(i) => {
+                st.ready.remove(i);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn executor(self: Arc<Self>) {
+        self.kernels.executor_started();
+        loop {
+            let batch = {
+                let mut st = self.state.lock();
+                loop {
+                    if let Some(b) = st.ready.pop_front() {
+                        break b;
+                    }
+                    if st.stopping {
+                        st.threads -= 1;
+                        return;
+                    }
+                    st.idle += 1;
+                    self.work.wait(&mut st);
+                    st.idle -= 1;
+                }
+            };
+            batch.run();
+        }
+    }
+
+    /// Ends the executors and waits for them when no batch is waiting and all are idle (else
+    /// leaves them be: work still running at exit may wait for something that never comes).
+    /// An executor that ran a kernel is a libomp root thread, whose descriptors libomp frees when
+    /// the thread ends. A later submission starts new executors.
+    pub(super) fn stop_if_idle(&self) {
+        let handles = {
+            let mut st = self.state.lock();
+            if !st.ready.is_empty() || st.idle != st.threads {
+                return;
+            }
+            let me = std::thread::current().id();
+            if st.handles.iter().any(|h| h.thread().id() == me) {
+                return; // an executor cannot join itself
+            }
+            st.stopping = true;
+            std::mem::take(&mut st.handles)
+        };
+        self.work.notify_all();
+        for h in handles {
+            let _ = h.join();
+        }
+    }
+}
+
+/// The backend state of a host device's [`Stream`]: operations not submitted yet and the last
+/// submitted batch.
+#[derive(Default)]
+pub(super) struct HostStream {
+    ops: Vec<Op>,
+    batch: Option<Arc<Batch>>,
+}
+
+impl HostStream {
+    /// The host state of `s` (created on first use for a stream made without the device).
+    pub(super) fn of(s: &mut Stream) -> &mut HostStream {
+        if !s.backend.as_ref().is_some_and(|b| b.is::<HostStream>()) {
+            s.backend = Some(Box::new(HostStream::default()));
+        }
+        match s
+            .backend
+            .as_mut()
+            .and_then(|b| b.downcast_mut::<HostStream>())
+        {
+            Some(h) => h,
+            None => unreachable!("set above"),
+        }
+    }
+
+    /// Appends `op`.
+    pub(super) fn push(&mut self, op: Op) {
+        self.ops.push(op);
+    }
+
+    /// Whether everything recorded so far has run.
+    fn idle(&self) -> bool {
+        self.ops.is_empty() && self.batch.as_ref().is_none_or(|b| b.done())
+    }
+
+    /// An event at the current end of the stream: done at once when nothing is pending.
+    pub(super) fn record(&mut self) -> Event {
+        if self.idle() {
+            return Event::done();
+        }
+        let m = Arc::new(Mark::default());
+        self.ops.push(Op::Signal(m.clone()));
+        Event::new(Arc::new(HostEvent(m)))
+    }
+
+    /// Hands the recorded operations to an executor of `pool` (after the previous batch).
+    pub(super) fn submit(&mut self, pool: &Arc<Pool>) {
+        if self.ops.is_empty() {
+            return;
+        }
+        let mut ops: VecDeque<Op> = std::mem::take(&mut self.ops).into();
+        if let Some(prev) = self.batch.take().filter(|b| !b.done()) {
+            ops.push_front(Op::Wait(Event::new(Arc::new(HostEvent(prev.end.clone())))));
+        }
+        let batch = Arc::new(Batch {
+            ops: Mutex::new(ops),
+            failed: Mutex::new(None),
+            end: Arc::new(Mark::default()),
+            pool: pool.clone(),
+        });
+        self.batch = Some(batch.clone());
+        pool.push(batch);
+    }
+
+    /// Whether everything recorded so far has run; what is recorded and not submitted is
+    /// submitted first.
+    pub(super) fn done(&mut self, pool: &Arc<Pool>) -> bool {
+        self.submit(pool);
+        self.batch.as_ref().is_none_or(|b| b.done())
+    }
+
+    /// Runs or waits for everything recorded so far; the stream's first failure. Operations not
+    /// submitted run on the calling thread, unless a kernel among them cannot run here (a
+    /// `teams` kernel called from inside a parallel region): then an executor runs them.
+    pub(super) fn synchronize(&mut self, pool: &Arc<Pool>) -> Result<()> {
+        let kernels = &*pool.kernels;
+        if self
+            .ops
+            .iter()
+            .any(|op| matches!(op, Op::Kernel { cfg, .. } if !kernels.runs_here(cfg)))
+        {
+            self.submit(pool);
+        }
+        let earlier = match self.batch.take() {
+            Some(b) => {
+                b.run_here();
+                b.wait()
+            }
+            None => Ok(()),
+        };
+        let mut failed = earlier.as_ref().err().cloned();
+        for op in std::mem::take(&mut self.ops) {
+            let skip = failed.is_some() && (op.is_kernel() || matches!(op, Op::Copy { .. }));
+            if let Err(e) = run_op(kernels, op, skip) {
+                failed.get_or_insert(e);
+            }
+        }
+        failed.map_or(Ok(()), Err)
+    }
+}
+
+/// The error of an operation a host device refuses when it is recorded.
+pub(super) fn refused(device: usize, what: String) -> Error {
+    Error::new(ErrorKind::Backend, format!("host device {device}: {what}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Kernels that log their first parameter; kernel 7 waits until the gate opens.
+    struct Log {
+        log: Mutex<Vec<usize>>,
+        gate: Arc<(Mutex<bool>, Condvar)>,
+        started: AtomicUsize,
+    }
+
+    impl HostKernels for Log {
+        fn device(&self) -> usize {
+            0
+        }
+        fn run(&self, kernel: KernelHandle, params: &[usize], _cfg: &LaunchConfig) -> Result<()> {
+            if kernel.0 == 7 {
+                let mut open = self.gate.0.lock();
+                while !*open {
+                    self.gate.1.wait(&mut open);
+                }
+            }
+            if kernel.0 == 9 {
+                return Err(Error::new(ErrorKind::Backend, "kernel 9 fails"));
+            }
+            self.log.lock().push(params[0]);
+            Ok(())
+        }
+        fn runs_here(&self, cfg: &LaunchConfig) -> bool {
+            cfg.tripcount != 1 // kernels made by `remote_kernel` run on executors only
+        }
+        fn executor_started(&self) {
+            self.started.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    fn pool(max: usize) -> (Arc<Pool>, Arc<Log>) {
+        let log = Arc::new(Log {
+            log: Mutex::new(Vec::new()),
+            gate: Arc::new((Mutex::new(false), Condvar::new())),
+            started: AtomicUsize::new(0),
+        });
+        (Pool::new(log.clone(), max), log)
+    }
+
+    fn kernel(k: usize, value: usize) -> Op {
+        Op::Kernel {
+            kernel: KernelHandle(k),
+            params: vec![value],
+            cfg: LaunchConfig {
+                num_teams: [1; 3],
+                teams: false,
+                thread_limit: [0; 3],
+                tripcount: 0,
+                dyn_cgroup_mem: 0,
+            },
+            label: None,
+        }
+    }
+
+    /// A kernel the calling thread cannot run (as a `teams` kernel inside a parallel region).
+    fn remote_kernel(k: usize, value: usize) -> Op {
+        match kernel(k, value) {
+            Op::Kernel {
+                kernel,
+                params,
+                mut cfg,
+                label,
+            } => {
+                cfg.tripcount = 1;
+                Op::Kernel {
+                    kernel,
+                    params,
+                    cfg,
+                    label,
+                }
+            }
+            op => op,
+        }
+    }
+
+    fn open(log: &Log) {
+        *log.gate.0.lock() = true;
+        log.gate.1.notify_all();
+    }
+
+    #[test]
+    fn a_thread_about_to_wait_runs_a_batch_no_executor_took() {
+        let (p, log) = pool(1);
+        let mut busy = HostStream::default();
+        busy.push(remote_kernel(7, 1)); // holds the only executor until the gate opens
+        busy.submit(&p);
+        while log.started.load(Ordering::SeqCst) == 0 || !p.state.lock().ready.is_empty() {
+            std::thread::yield_now();
+        }
+        let mut s = HostStream::default();
+        s.push(kernel(1, 2));
+        s.submit(&p);
+        // The executor is busy: the waiting thread runs the batch itself.
+        s.synchronize(&p).expect("runs here");
+        assert_eq!(*log.log.lock(), vec![2]);
+        open(&log);
+        busy.synchronize(&p).expect("busy");
+        assert_eq!(*log.log.lock(), vec![2, 1]);
+    }
+
+    #[test]
+    fn a_synchronized_stream_runs_on_the_calling_thread_in_order() {
+        let (p, log) = pool(2);
+        let mut s = HostStream::default();
+        for i in 0..5 {
+            s.push(kernel(1, i));
+        }
+        assert!(!s.idle());
+        s.synchronize(&p).expect("runs");
+        assert_eq!(*log.log.lock(), vec![0, 1, 2, 3, 4]);
+        assert_eq!(log.started.load(Ordering::SeqCst), 0, "no executor started");
+        assert!(
+            s.record().backend().is_none(),
+            "an idle stream's event is done"
+        );
+    }
+
+    #[test]
+    fn a_submitted_stream_runs_on_an_executor_while_the_caller_goes_on() {
+        let (p, log) = pool(2);
+        let mut s = HostStream::default();
+        s.push(kernel(7, 1)); // waits for the gate
+        let ev = s.record();
+        s.submit(&p);
+        assert!(!ev.query().expect("query"));
+        assert!(!s.done(&p), "the kernel waits for the gate");
+        open(&log);
+        ev.synchronize().expect("reached");
+        s.synchronize(&p).expect("ok");
+        assert!(s.done(&p));
+        assert_eq!(*log.log.lock(), vec![1]);
+    }
+
+    #[test]
+    fn waits_park_instead_of_blocking_every_executor() {
+        // One executor. Stream b waits for stream a's mark; b is submitted first, so with a
+        // blocking wait the only executor would wait for a batch queued behind it.
+        let (p, log) = pool(1);
+        let mut a = HostStream::default();
+        a.push(remote_kernel(1, 10));
+        let ev = a.record();
+        let mut b = HostStream::default();
+        b.push(Op::Wait(ev));
+        b.push(remote_kernel(1, 20));
+        b.submit(&p);
+        a.submit(&p);
+        b.synchronize(&p).expect("b");
+        a.synchronize(&p).expect("a");
+        assert_eq!(*log.log.lock(), vec![10, 20]);
+        drop(log);
+    }
+
+    #[test]
+    fn streams_run_at_once_on_several_executors() {
+        let (p, log) = pool(4);
+        let mut blocked = HostStream::default();
+        blocked.push(remote_kernel(7, 1));
+        blocked.submit(&p);
+        let mut other = HostStream::default();
+        other.push(remote_kernel(1, 2));
+        other.submit(&p);
+        // The second stream finishes while the first still waits for the gate.
+        other.synchronize(&p).expect("other");
+        assert_eq!(*log.log.lock(), vec![2]);
+        open(&log);
+        blocked.synchronize(&p).expect("blocked");
+        assert_eq!(*log.log.lock(), vec![2, 1]);
+    }
+
+    #[test]
+    fn a_failure_skips_later_work_signals_marks_and_is_reported() {
+        let (p, log) = pool(1);
+        let mut s = HostStream::default();
+        s.push(kernel(9, 0));
+        s.push(kernel(1, 5));
+        let ev = s.record();
+        s.submit(&p);
+        ev.synchronize()
+            .expect("the mark is reached despite the failure");
+        let e = s.synchronize(&p).expect_err("fails");
+        assert!(e.message.contains("kernel 9 fails"), "{}", e.message);
+        assert!(
+            log.log.lock().is_empty(),
+            "the kernel after the failure did not run"
+        );
+        // The stream can be used again.
+        s.push(kernel(1, 6));
+        s.synchronize(&p).expect("fresh work runs");
+        assert_eq!(*log.log.lock(), vec![6]);
+    }
+
+    #[test]
+    fn batches_of_one_stream_stay_in_order() {
+        let (p, log) = pool(4);
+        let mut s = HostStream::default();
+        s.push(kernel(7, 1));
+        s.submit(&p);
+        s.push(kernel(1, 2));
+        s.submit(&p); // against the contract, but kept in order: waits for the first batch
+        open(&log);
+        s.synchronize(&p).expect("ok");
+        assert_eq!(*log.log.lock(), vec![1, 2]);
+    }
+
+    #[test]
+    fn idle_executors_stop_and_new_ones_start_on_demand() {
+        let (p, log) = pool(2);
+        let mut s = HostStream::default();
+        s.push(remote_kernel(1, 1));
+        s.submit(&p);
+        s.synchronize(&p).expect("ok");
+        // The executor may still be on its way back to idle: wait for it.
+        for _ in 0..1000 {
+            let st = p.state.lock();
+            if st.idle == st.threads {
+                break;
+            }
+            drop(st);
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        p.stop_if_idle();
+        assert_eq!(p.state.lock().threads, 0);
+        s.push(remote_kernel(1, 2));
+        s.submit(&p);
+        s.synchronize(&p).expect("ok");
+        assert_eq!(*log.log.lock(), vec![1, 2]);
+        assert_eq!(log.started.load(Ordering::SeqCst), 2);
+    }
+}

@@ -1,0 +1,544 @@
+//! Spread's OMPT tool: what the runtime learns from libomp about the program's tasks and
+//! synchronization points.
+//!
+//! libomp asks for a tool when it initializes (`ompt_start_tool`); Spread offers this one unless
+//! another tool is around (one found after Spread in symbol order is passed on, and with
+//! `OMP_TOOL_LIBRARIES` set Spread stands back so that libomp loads those: OMPT allows one tool
+//! per process). It serves three features:
+//!
+//! - **Owned `nowait` constructs** (`runtime::nowait`): `task-create` marks each target task (and
+//!   each task with `depend` clauses) with the task that created it, `dependences` tells which
+//!   sibling constructs a task depends on, and `sync-region-wait` finishes Spread's constructs at
+//!   each `taskwait`, `taskgroup` end and barrier before the thread waits there.
+//! - **Pinning** a host device's kernel threads (`SPREAD_HOST_DEVICE_CORES`, [`super::affinity`]):
+//!   `parallel-begin` and `implicit-task` carry a pinned kernel's core set to the threads its
+//!   regions fork.
+//! - **Lazy `device(any)` coherence** (`SPREAD_COHERENCE=lazy`): at the end of a `taskwait`,
+//!   `taskgroup` or barrier, instances' outputs come home.
+//!
+//! The synchronization points of a host device's kernel (its teams' barriers, on the kernel's own
+//! threads) are not the program's: `parallel-begin` and `implicit-task` mark the regions a kernel
+//! forks, and the tool ignores their synchronization.
+//!
+//! Without the tool (`OMP_TOOL=disabled`, another tool loaded, a libomp without OMPT) `nowait`
+//! constructs are polled through libomp's target tasks as with libomptarget, workers of pinned
+//! kernels are not pinned, and lazy coherence needs `spread_any_flush()`.
+
+use super::affinity::{current_mask, set_mask, CoreSet, KERNEL_SET, SAVED};
+use crate::runtime::nowait::{Dep, TaskFacts};
+use std::cell::{Cell, RefCell};
+use std::ffi::{c_char, c_int, c_uint, c_void};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+
+/// `ompt_data_t`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(super) union OmptData {
+    value: u64,
+    ptr: *mut c_void,
+}
+
+/// `ompt_dependence_t`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct OmptDependence {
+    variable: OmptData,
+    dependence_type: c_int,
+}
+
+impl Default for OmptDependence {
+    fn default() -> Self {
+        OmptDependence {
+            variable: OmptData { value: 0 },
+            dependence_type: 0,
+        }
+    }
+}
+
+/// `ompt_start_tool_result_t`.
+#[repr(C)]
+pub struct StartToolResult {
+    initialize: extern "C" fn(Lookup, c_int, *mut OmptData) -> c_int,
+    finalize: extern "C" fn(*mut OmptData),
+    tool_data: OmptData,
+}
+
+// SAFETY: the result is immutable after construction and its `tool_data` is never used; libomp
+// only reads it.
+unsafe impl Sync for StartToolResult {}
+
+type Lookup = extern "C" fn(*const c_char) -> *const c_void;
+type SetCallback = extern "C" fn(c_int, *const c_void) -> c_int;
+type StartTool = extern "C" fn(c_uint, *const c_char) -> *const StartToolResult;
+/// `ompt_get_task_info_t`.
+type GetTaskInfo = extern "C" fn(
+    c_int,
+    *mut c_int,
+    *mut *mut OmptData,
+    *mut *mut c_void,
+    *mut *mut OmptData,
+    *mut c_int,
+) -> c_int;
+
+const CALLBACK_PARALLEL_BEGIN: c_int = 3;
+const CALLBACK_TASK_CREATE: c_int = 5;
+const CALLBACK_IMPLICIT_TASK: c_int = 7;
+const CALLBACK_DEPENDENCES: c_int = 18;
+const CALLBACK_SYNC_REGION: c_int = 23;
+const CALLBACK_SYNC_REGION_WAIT: c_int = 16;
+
+/// `ompt_sync_region_t` values.
+const SYNC_BARRIER: c_int = 1;
+const SYNC_BARRIER_IMPLICIT: c_int = 2;
+const SYNC_BARRIER_EXPLICIT: c_int = 3;
+const SYNC_BARRIER_IMPLEMENTATION: c_int = 4;
+const SYNC_TASKWAIT: c_int = 5;
+const SYNC_TASKGROUP: c_int = 6;
+const SYNC_BARRIER_IMPLICIT_WORKSHARE: c_int = 8;
+const SYNC_BARRIER_IMPLICIT_PARALLEL: c_int = 9;
+
+/// `ompt_task_flag_t` values.
+const TASK_TARGET: c_int = 0x08;
+const TASK_TASKWAIT: c_int = 0x10;
+
+/// `ompt_dependence_type_in`; every other type writes.
+const DEPENDENCE_IN: c_int = 1;
+
+/// Low bit of a parallel region's tool data: the region belongs to a kernel or an instance
+/// (its sync points are not the program's).
+const REGION_INNER: u64 = 1;
+/// Bits of an implicit task's tool data.
+const TASK_PINNED: u64 = 1;
+const TASK_INNER: u64 = 2;
+/// Bits of an explicit task's tool data, whose other bits are the address of the tool data of
+/// the task that created it (aligned to 8).
+const EXPLICIT_TARGET: u64 = 1;
+const EXPLICIT_DEPS: u64 = 2;
+const EXPLICIT_BITS: u64 = 7;
+
+const SCOPE_BEGIN: c_int = 1;
+const SCOPE_END: c_int = 2;
+/// `ompt_set_never` and worse: the callback will not be called.
+const SET_NEVER: c_int = 1;
+
+static TOOL: StartToolResult = StartToolResult {
+    initialize: tool_initialize,
+    finalize: tool_finalize,
+    tool_data: OmptData { value: 0 },
+};
+
+/// 0: libomp has not started the tool; 1: it runs; 2: it could not register its callbacks.
+static TOOL_STATE: AtomicU8 = AtomicU8::new(0);
+/// The tool's callbacks see tasks and synchronization points: `nowait` constructs may be owned.
+static OWNS_NOWAIT: AtomicBool = AtomicBool::new(false);
+/// libomp's `ompt_get_task_info`, as an address (0: none).
+static GET_TASK_INFO: AtomicUsize = AtomicUsize::new(0);
+static SYNC_SEEN: AtomicBool = AtomicBool::new(false);
+
+/// Whether libomp runs Spread's OMPT tool (so a pinned kernel's worker threads are pinned too).
+pub fn tool_active() -> bool {
+    TOOL_STATE.load(Ordering::Acquire) == 1
+}
+
+/// Whether the tool brings lazy `device(any)` outputs home at sync points; when it does not
+/// (another tool is loaded), the program must call `spread_any_flush` itself.
+pub fn sync_points_seen() -> bool {
+    SYNC_SEEN.load(Ordering::Acquire)
+}
+
+/// Whether `device(any)` runs with lazy coherence, whose outputs the tool brings home at sync
+/// points. (Read here, not from the runtime's settings: libomp starts its tool before the
+/// runtime exists.)
+fn lazy_coherence() -> bool {
+    let v = std::env::var("SPREAD_COHERENCE").ok();
+    crate::any::Coherence::parse(v.as_deref()) == Some(crate::any::Coherence::Lazy)
+}
+
+thread_local! {
+    /// Kernels of host devices (and parallel regions inside them) the thread is running.
+    static INNER: Cell<u32> = const { Cell::new(0) };
+    /// The implicit task that just ended was a kernel's or an instance's: libomp reports the end
+    /// of its region's barrier after the task's end, with no region data.
+    static LEFT_INNER: Cell<bool> = const { Cell::new(false) };
+    /// The `depend` clauses of the target task this thread created last (its tool data's
+    /// address and the items): a target task outside a task team runs at once, on the thread
+    /// that created it.
+    static TARGET_DEPS: RefCell<(usize, Vec<Dep>)> = const { RefCell::new((0, Vec::new())) };
+    /// Barriers of the program this thread waits in (it runs the team's tasks meanwhile).
+    static IN_BARRIER: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Marks the current thread as running a host device's kernel while the guard lives.
+pub struct InnerScope(());
+
+impl InnerScope {
+    /// Enters.
+    pub fn enter() -> Self {
+        INNER.with(|c| c.set(c.get() + 1));
+        InnerScope(())
+    }
+}
+
+impl Drop for InnerScope {
+    fn drop(&mut self) {
+        INNER.with(|c| c.set(c.get().saturating_sub(1)));
+    }
+}
+
+fn inner() -> bool {
+    INNER.with(Cell::get) > 0 || crate::any::in_instance()
+}
+
+/// The facts an owned `nowait` construct needs about the target task the calling thread is
+/// running (`runtime::nowait`): `None` when Spread cannot own it (the tool does not run, the
+/// task is not a target task, or its `depend` clauses are not known here).
+pub fn nowait_task(in_task_team: bool) -> Option<TaskFacts> {
+    if !OWNS_NOWAIT.load(Ordering::Acquire) || IN_BARRIER.with(Cell::get) > 0 {
+        return None;
+    }
+    let get = GET_TASK_INFO.load(Ordering::Acquire);
+    if get == 0 {
+        return None;
+    }
+    // SAFETY: the address of libomp's `ompt_get_task_info`, whose C signature (omp-tools.h) is
+    // `GetTaskInfo`'s.
+    let get = unsafe { std::mem::transmute::<usize, GetTaskInfo>(get) };
+    let mut flags: c_int = 0;
+    let mut data: *mut OmptData = std::ptr::null_mut();
+    let found = get(
+        0,
+        &mut flags,
+        &mut data,
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+    );
+    if found == 0 || data.is_null() || flags & TASK_TARGET == 0 {
+        return None;
+    }
+    // SAFETY: libomp's pointer to the current task's tool data, written by `task_create`.
+    let value = unsafe { (*data).value };
+    let parent = (value & !EXPLICIT_BITS) as usize;
+    if value & EXPLICIT_TARGET == 0 || parent == 0 {
+        return None;
+    }
+    let deps = if value & EXPLICIT_DEPS == 0 {
+        Vec::new()
+    } else {
+        let key = data as usize;
+        let deps = TARGET_DEPS.with(|t| {
+            let mut t = t.borrow_mut();
+            (t.0 == key).then(|| std::mem::take(&mut t.1))
+        });
+        deps?
+    };
+    Some(TaskFacts {
+        parent,
+        deps,
+        in_task_team,
+    })
+}
+
+/// libomp asks for an OMPT tool when it initializes: Spread offers its own unless another tool
+/// is around (see the module's docs).
+#[no_mangle]
+pub extern "C" fn ompt_start_tool(
+    omp_version: c_uint,
+    runtime_version: *const c_char,
+) -> *const StartToolResult {
+    let next = super::dl::next_symbol("ompt_start_tool")
+        .filter(|&a| a != ompt_start_tool as *const () as usize);
+    if let Some(addr) = next {
+        // SAFETY: a definition of `ompt_start_tool` later in symbol order: OpenMP 5's C
+        // signature, which is the one written here.
+        let next = unsafe { std::mem::transmute::<usize, StartTool>(addr) };
+        let other = next(omp_version, runtime_version);
+        if !other.is_null() {
+            return other;
+        }
+    }
+    let other_tools = std::env::var("OMP_TOOL_LIBRARIES").is_ok_and(|v| !v.trim().is_empty());
+    if other_tools {
+        std::ptr::null()
+    } else {
+        &TOOL
+    }
+}
+
+extern "C" fn tool_initialize(lookup: Lookup, _device: c_int, _data: *mut OmptData) -> c_int {
+    let set = lookup(c"ompt_set_callback".as_ptr());
+    if set.is_null() {
+        TOOL_STATE.store(2, Ordering::Release);
+        return 0;
+    }
+    // SAFETY: `ompt_set_callback`'s C signature (omp-tools.h).
+    let set = unsafe { std::mem::transmute::<*const c_void, SetCallback>(set) };
+    let on = |which: c_int, f: *const c_void| set(which, f) > SET_NEVER;
+    // Always: kernels' regions must be told apart from the program's wherever the tool acts.
+    let marks = on(CALLBACK_PARALLEL_BEGIN, parallel_begin as *const c_void)
+        & on(CALLBACK_IMPLICIT_TASK, implicit_task as *const c_void);
+    if !marks {
+        TOOL_STATE.store(2, Ordering::Release);
+        return 0;
+    }
+    if lazy_coherence() {
+        SYNC_SEEN.store(
+            on(CALLBACK_SYNC_REGION, sync_region as *const c_void),
+            Ordering::Release,
+        );
+    }
+    let get = lookup(c"ompt_get_task_info".as_ptr());
+    let owns = crate::config::owns_nowait(|k| std::env::var(k).ok())
+        && !get.is_null()
+        && on(CALLBACK_TASK_CREATE, task_create as *const c_void)
+        && on(CALLBACK_DEPENDENCES, dependences as *const c_void)
+        && on(CALLBACK_SYNC_REGION_WAIT, sync_region_wait as *const c_void);
+    if owns {
+        GET_TASK_INFO.store(get as usize, Ordering::Release);
+    }
+    OWNS_NOWAIT.store(owns, Ordering::Release);
+    TOOL_STATE.store(1, Ordering::Release);
+    1
+}
+
+extern "C" fn tool_finalize(_data: *mut OmptData) {
+    OWNS_NOWAIT.store(false, Ordering::Release);
+}
+
+/// `ompt_callback_task_create`: a target task, or a task with `depend` clauses, remembers the
+/// task that created it.
+extern "C" fn task_create(
+    encountering: *mut OmptData,
+    _frame: *const c_void,
+    new_task: *mut OmptData,
+    flags: c_int,
+    has_dependences: c_int,
+    _codeptr: *const c_void,
+) {
+    let target = flags & TASK_TARGET != 0;
+    if new_task.is_null() || encountering.is_null() {
+        return;
+    }
+    if !target && has_dependences == 0 && flags & TASK_TASKWAIT == 0 {
+        return;
+    }
+    let bits = if target { EXPLICIT_TARGET } else { 0 }
+        | if has_dependences != 0 {
+            EXPLICIT_DEPS
+        } else {
+            0
+        };
+    // SAFETY: libomp passes the new task's tool data, which only this tool writes; the
+    // encountering task's tool data lives in libomp's task record (aligned to 8).
+    unsafe { (*new_task).value = encountering as u64 | bits };
+}
+
+/// `ompt_callback_dependences`: before a task with `depend` clauses runs (libomp runs it at
+/// once outside a task team), the owned constructs it depends on finish; a target task's items
+/// are kept for its construct.
+extern "C" fn dependences(task: *mut OmptData, deps: *const OmptDependence, n: c_int) {
+    if task.is_null() || deps.is_null() || n <= 0 {
+        return;
+    }
+    // SAFETY: as written by `task_create`.
+    let value = unsafe { (*task).value };
+    let parent = (value & !EXPLICIT_BITS) as usize;
+    if parent == 0 {
+        return;
+    }
+    let items: Vec<Dep> = super::mem::array(deps, usize::try_from(n).unwrap_or(0))
+        .into_iter()
+        // SAFETY: libomp fills `variable` with the item's address (`ptr`).
+        .map(|d| Dep {
+            addr: unsafe { d.variable.ptr } as usize,
+            out: d.dependence_type != DEPENDENCE_IN,
+        })
+        .collect();
+    if let Some(rt) = crate::runtime::existing() {
+        if rt.nowait_any_owned() {
+            rt.nowait_before_dependent(parent, &items);
+        }
+    }
+    if value & EXPLICIT_TARGET != 0 {
+        TARGET_DEPS.with(|t| *t.borrow_mut() = (task as usize, items));
+    }
+}
+
+/// `ompt_callback_sync_region_wait`, around the wait of a `taskwait`, the end of a `taskgroup`
+/// or a barrier of the program:
+///
+/// - a barrier's wait begins: the owned constructs this thread started finish before it
+///   arrives, and tasks it runs while it waits there poll their constructs instead of leaving
+///   them to Spread (the barrier must not end before their device work does, and no callback
+///   comes between the last task and the barrier's end);
+/// - a `taskwait`'s or `taskgroup`'s wait ends (every child, or every descendant in the group,
+///   has run and started its constructs): those constructs finish before the program goes on.
+extern "C" fn sync_region_wait(
+    kind: c_int,
+    endpoint: c_int,
+    _parallel: *mut OmptData,
+    task: *mut OmptData,
+    _codeptr: *const c_void,
+) {
+    if inner() || LEFT_INNER.with(Cell::get) {
+        return;
+    }
+    let barrier = matches!(
+        kind,
+        SYNC_BARRIER
+            | SYNC_BARRIER_IMPLICIT
+            | SYNC_BARRIER_EXPLICIT
+            | SYNC_BARRIER_IMPLEMENTATION
+            | SYNC_BARRIER_IMPLICIT_WORKSHARE
+            | SYNC_BARRIER_IMPLICIT_PARALLEL
+    );
+    if barrier {
+        IN_BARRIER.with(|b| {
+            b.set(match endpoint {
+                SCOPE_BEGIN => b.get() + 1,
+                _ => b.get().saturating_sub(1),
+            })
+        });
+    }
+    let Some(rt) = crate::runtime::existing() else {
+        return;
+    };
+    if !rt.nowait_any_owned() {
+        return;
+    }
+    match (kind, endpoint) {
+        (SYNC_TASKWAIT, SCOPE_END) => rt.nowait_at_taskwait(task as usize),
+        (SYNC_TASKGROUP, SCOPE_END) => rt.nowait_at_taskgroup_end(),
+        (_, SCOPE_BEGIN) if barrier => rt.nowait_at_barrier(),
+        _ => {}
+    }
+}
+
+/// `ompt_callback_parallel_begin`, on the thread that forks the region: a kernel's region is
+/// marked, and a pinned kernel's region carries the kernel's core set to the threads that will
+/// run it.
+extern "C" fn parallel_begin(
+    _task: *mut OmptData,
+    _frame: *const c_void,
+    parallel: *mut OmptData,
+    _requested: c_uint,
+    _flags: c_int,
+    _codeptr: *const c_void,
+) {
+    let set = KERNEL_SET.with(Cell::get);
+    let mark = if inner() { REGION_INNER } else { 0 };
+    if !parallel.is_null() {
+        // SAFETY: libomp passes the new region's tool data, which nobody else writes (Spread is
+        // the only tool). Unpinned regions get 0, so a reused record carries nothing stale. A
+        // core set's address is aligned, so its low bit is free for the mark.
+        unsafe { (*parallel).value = set as u64 | mark };
+    }
+}
+
+/// `ompt_callback_implicit_task`, on each thread of a region (and each team's initial thread of
+/// a `teams` league) as it begins and ends its implicit task.
+extern "C" fn implicit_task(
+    endpoint: c_int,
+    parallel: *mut OmptData,
+    task: *mut OmptData,
+    _parallelism: c_uint,
+    _index: c_uint,
+    _flags: c_int,
+) {
+    if task.is_null() {
+        return;
+    }
+    match endpoint {
+        SCOPE_BEGIN => {
+            let value = if parallel.is_null() {
+                0
+            } else {
+                // SAFETY: at begin libomp passes the region's tool data, written by
+                // `parallel_begin` (or zero-initialised by libomp for regions forked before).
+                unsafe { (*parallel).value }
+            };
+            let set = (value & !REGION_INNER) as usize;
+            let marked = value & REGION_INNER != 0;
+            LEFT_INNER.with(|c| c.set(false));
+            if marked {
+                INNER.with(|c| c.set(c.get() + 1));
+            }
+            let outer = KERNEL_SET.with(Cell::get);
+            let mut pinned = false;
+            if set != 0 && set != outer {
+                // SAFETY: a nonzero value is the address of a `CoreSet` of a host device, which
+                // lives as long as the process (see `CoreSet`).
+                let cores = unsafe { &*(set as *const CoreSet) };
+                if let Some(old) = current_mask() {
+                    if set_mask(&cores.set) {
+                        SAVED.with(|s| s.borrow_mut().push((old, outer)));
+                        KERNEL_SET.with(|k| k.set(set));
+                        pinned = true;
+                    }
+                }
+            }
+            let bits = if pinned { TASK_PINNED } else { 0 } | if marked { TASK_INNER } else { 0 };
+            // SAFETY: the implicit task's own tool data: marks what its end must undo.
+            unsafe { (*task).value = bits };
+        }
+        SCOPE_END => {
+            // SAFETY: the same implicit task's tool data, as written at its beginning.
+            let bits = unsafe { (*task).value };
+            if bits & TASK_PINNED != 0 {
+                if let Some((old, outer)) = SAVED.with(|s| s.borrow_mut().pop()) {
+                    set_mask(&old);
+                    KERNEL_SET.with(|k| k.set(outer));
+                }
+            }
+            if bits & TASK_INNER != 0 {
+                INNER.with(|c| c.set(c.get().saturating_sub(1)));
+            }
+            LEFT_INNER.with(|c| c.set(bits & TASK_INNER != 0));
+            // SAFETY: as above.
+            unsafe { (*task).value = 0 };
+        }
+        _ => {}
+    }
+}
+
+/// `ompt_callback_sync_region`: at the end of a `taskwait`, `taskgroup` or barrier of the program
+/// (not of a kernel or an instance), lazy `device(any)` outputs come home.
+extern "C" fn sync_region(
+    kind: c_int,
+    endpoint: c_int,
+    parallel: *mut OmptData,
+    _task: *mut OmptData,
+    _codeptr: *const c_void,
+) {
+    if endpoint != SCOPE_END
+        || !matches!(
+            kind,
+            SYNC_BARRIER_IMPLICIT
+                | SYNC_BARRIER_EXPLICIT
+                | SYNC_TASKWAIT
+                | SYNC_TASKGROUP
+                | SYNC_BARRIER_IMPLICIT_PARALLEL
+        )
+        || inner()
+    {
+        return;
+    }
+    if matches!(kind, SYNC_BARRIER_IMPLICIT | SYNC_BARRIER_IMPLICIT_PARALLEL)
+        && LEFT_INNER.with(|c| c.replace(false))
+    {
+        return;
+    }
+    if !parallel.is_null() {
+        // SAFETY: the region's tool data, written by `parallel_begin` (or zero).
+        if unsafe { (*parallel).value } & REGION_INNER != 0 {
+            return;
+        }
+    }
+    crate::any::flush_at_sync_point();
+}
+
+// libomp calls `ompt_start_tool@VERSION` (its own, weak, definition's version): Spread's
+// definition carries the same version so that it is the one found when Spread comes first in
+// lookup order (see ffi/memory.rs for the same arrangement).
+#[cfg(not(test))]
+std::arch::global_asm!(".symver ompt_start_tool, ompt_start_tool@@VERSION");

@@ -1,0 +1,421 @@
+//! `nowait` constructs: one path for every device kind, and completion that Spread owns.
+//!
+//! The thread that encounters a `target ... nowait` construct (or a data construct with `nowait`)
+//! decides its mapping and enqueues its copies and kernel on a stream of the device
+//! ([`launch::InFlight`](super::launch::InFlight)), then submits the stream: host devices run it
+//! on their executor threads, GPUs and remote devices on their own. What follows decides who
+//! finishes the construct (waits for the device, then releases entries, restores host pointers,
+//! frees firstprivates) and when:
+//!
+//! - **Owned** ([`Completion::Owned`]): Spread keeps the construct and libomp's target task
+//!   completes at once. Spread's OMPT tool (`ffi::ompt`) finishes owned constructs where OpenMP
+//!   requires them complete: when the wait of a `taskwait` in the task that created them ends
+//!   ([`Nowait::at_taskwait`]; every child has run by then), when the wait of a `taskgroup`'s end
+//!   ends ([`Nowait::at_taskgroup_end`]), before the thread that issued them arrives at a barrier
+//!   ([`Nowait::at_barrier`]), before a sibling task whose `depend` clauses name theirs runs
+//!   ([`Nowait::before_dependent`]), and at the program's exit. No thread polls or blocks per
+//!   construct, no hidden helper thread is involved, and constructs from the initial thread
+//!   (outside any parallel region) overlap.
+//! - **Polled** ([`Completion::Polled`]): libomp's target task keeps an async handle and polls
+//!   it (`__tgt_target_nowait_query`), as with libomptarget; the poll finishes the construct once
+//!   its device work is done, and after [`BLOCK_AFTER_POLLS`] unfinished polls in a row waits
+//!   for it (libomptarget's back-off). Used when Spread's tool does not run, for target tasks with
+//!   `depend` clauses inside a task team (libomp orders them with their siblings), and for
+//!   target tasks a thread runs while it waits at a barrier (nothing would finish an owned
+//!   construct before the barrier ends).
+//!
+//! Each device has at most `SPREAD_STREAMS` constructs in flight on its streams; a construct
+//! past that bound first finishes one of them (the device works on its own, so this never
+//! waits for a thread).
+
+use super::{thread_index, DeviceSlot, Runtime};
+use crate::error::Result;
+use crate::location::SourceLoc;
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use super::launch::InFlight;
+use super::slot::StreamTicket;
+
+/// How many `nowait` polls in a row found their construct still running on this thread; past
+/// this the thread waits instead of polling (libomptarget's exponential back-off: a thread that
+/// keeps finding work unfinished has nothing better to do). Halved on each completion.
+pub const BLOCK_AFTER_POLLS: u32 = 5;
+
+thread_local! {
+    static BUSY_POLLS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// A `depend` item of a task: an address and whether the task writes it (`out`, `inout`,
+/// `mutexinoutset`, `inoutset`) or only reads it (`in`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dep {
+    /// The item's address.
+    pub addr: usize,
+    /// Written (not only read).
+    pub out: bool,
+}
+
+impl Dep {
+    /// Whether a task with `self` must wait for a task with `other` (one of them writes).
+    fn conflicts(&self, other: &Dep) -> bool {
+        self.addr == other.addr && (self.out || other.out)
+    }
+}
+
+/// What the OMPT tool knows of the task that encountered a `nowait` construct.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskFacts {
+    /// The task that created it (its OMPT data's address): a `taskwait` there waits for it.
+    pub parent: usize,
+    /// Its `depend` clauses.
+    pub deps: Vec<Dep>,
+    /// It runs in a task team: libomp orders it with its siblings by their `depend` clauses.
+    pub in_task_team: bool,
+}
+
+/// How the caller completes a `nowait` construct it started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Completion {
+    /// Spread finishes it at a synchronization point: libomp's task completes now.
+    Owned,
+    /// libomp's task polls this handle through `__tgt_target_nowait_query`.
+    Polled(usize),
+}
+
+/// A construct whose device work may still run (holding its place on the device's streams), or
+/// that has finished with an outcome.
+enum Stage {
+    Running(Box<InFlight<'static>>, StreamTicket<'static>),
+    Done(Result<()>),
+}
+
+impl Stage {
+    /// Finishes the construct if its work is done (or at once with `block`), and returns its
+    /// outcome; `None` while it still runs.
+    fn settle(&mut self, block: bool) -> Option<Result<()>> {
+        if let Stage::Running(w, _) = self {
+            if !block && matches!(w.query(), Ok(Some(false))) {
+                return None;
+            }
+            let Stage::Running(w, ticket) = std::mem::replace(self, Stage::Done(Ok(()))) else {
+                unreachable!("matched above");
+            };
+            *self = Stage::Done(w.complete());
+            drop(ticket);
+        }
+        match self {
+            Stage::Done(r) => Some(r.clone()),
+            Stage::Running(..) => None,
+        }
+    }
+}
+
+/// One started `nowait` construct.
+struct Started {
+    stage: Mutex<Stage>,
+    device: usize,
+    loc: Option<SourceLoc>,
+    /// For owned constructs: who must see them complete.
+    owner: Option<Owner>,
+}
+
+/// Where an owned construct must be complete.
+struct Owner {
+    parent: usize,
+    thread: usize,
+    deps: Vec<Dep>,
+}
+
+impl Started {
+    fn settle(&self, block: bool) -> Option<Result<()>> {
+        self.stage.lock().settle(block)
+    }
+
+    /// Running and nobody finishing it right now.
+    fn running_unlocked(&self) -> bool {
+        self.stage
+            .try_lock()
+            .is_some_and(|st| matches!(*st, Stage::Running(..)))
+    }
+
+    /// Known to be finished (a construct being finished right now counts as running).
+    fn finished(&self) -> bool {
+        self.stage
+            .try_lock()
+            .is_some_and(|st| matches!(*st, Stage::Done(_)))
+    }
+}
+
+/// The process's `nowait` constructs.
+#[derive(Default)]
+pub struct Nowait {
+    /// Polled constructs by handle.
+    polled: Mutex<HashMap<usize, Arc<Started>>>,
+    next_handle: AtomicUsize,
+    /// Owned constructs not known to be finished, oldest first.
+    owned: Mutex<Vec<Arc<Started>>>,
+}
+
+/// The failure of an owned construct, with its location: the program reports it and ends, as
+/// for a failing synchronous construct (libomptarget's `mandatory` policy).
+pub type Failure = (crate::error::Error, Option<SourceLoc>);
+
+impl Nowait {
+    /// Starts a `nowait` construct on `slot`: `op` decides its mapping and enqueues its work on
+    /// a stream, which is then submitted to the device. `owner` (from Spread's OMPT tool, when
+    /// the construct can be owned: see the module's docs) makes it owned; otherwise it is polled.
+    /// A failure to enqueue is the construct's outcome (reported by its poll or synchronization
+    /// point).
+    pub fn start(
+        &self,
+        slot: &'static DeviceSlot,
+        loc: Option<SourceLoc>,
+        owner: Option<TaskFacts>,
+        op: impl FnOnce() -> Result<InFlight<'static>>,
+    ) -> Completion {
+        let ticket = self.ticket(slot);
+        let stage = match op().and_then(InFlight::submitted) {
+            Ok(w) => Stage::Running(Box::new(w), ticket),
+            Err(e) => Stage::Done(Err(e)),
+        };
+        let owner = owner.map(|t| Owner {
+            parent: t.parent,
+            thread: thread_index(),
+            deps: t.deps,
+        });
+        let owned = owner.is_some();
+        let started = Arc::new(Started {
+            stage: Mutex::new(stage),
+            device: slot.id,
+            loc,
+            owner,
+        });
+        if owned {
+            let mut list = self.owned.lock();
+            // Constructs finished by back-pressure or device waits leave the list here.
+            list.retain(|s| !s.finished());
+            list.push(started);
+            Completion::Owned
+        } else {
+            let h = self.next_handle.fetch_add(1, Ordering::Relaxed) + 1;
+            self.polled.lock().insert(h, started);
+            Completion::Polled(h)
+        }
+    }
+
+    /// A place on `slot`'s streams: when `SPREAD_STREAMS` constructs are in flight there, one of
+    /// them is finished first.
+    fn ticket(&self, slot: &'static DeviceSlot) -> StreamTicket<'static> {
+        loop {
+            if let Some(t) = slot.reserve_stream() {
+                return t;
+            }
+            let victim = self
+                .owned
+                .lock()
+                .iter()
+                .find(|s| s.device == slot.id && s.running_unlocked())
+                .cloned()
+                .or_else(|| {
+                    self.polled
+                        .lock()
+                        .values()
+                        .find(|s| s.device == slot.id && s.running_unlocked())
+                        .cloned()
+                });
+            match victim {
+                // Its outcome stays for its poll or synchronization point.
+                Some(s) => {
+                    s.settle(true);
+                }
+                // Another thread is finishing one right now.
+                None => std::thread::yield_now(),
+            }
+        }
+    }
+
+    /// A poll of handle `h` (`__tgt_target_nowait_query`): the construct's outcome and location
+    /// once it is finished (the handle is then forgotten), `None` while it runs and for an
+    /// unknown handle. Waits once the thread has found work unfinished [`BLOCK_AFTER_POLLS`]
+    /// times in a row.
+    pub fn poll(&self, h: usize) -> Option<(Result<()>, Option<SourceLoc>)> {
+        let started = self.polled.lock().get(&h)?.clone();
+        let busy = BUSY_POLLS.with(std::cell::Cell::get);
+        match started.settle(busy > BLOCK_AFTER_POLLS) {
+            Some(r) => {
+                BUSY_POLLS.with(|b| b.set(busy / 2));
+                self.polled.lock().remove(&h);
+                Some((r, started.loc.clone()))
+            }
+            None => {
+                BUSY_POLLS.with(|b| b.set((busy + 1).min(2 * BLOCK_AFTER_POLLS)));
+                None
+            }
+        }
+    }
+
+    /// Finishes every started construct of `device` (`wait device(d)`, a peer copy's order).
+    /// Polled ones keep their outcome for their poll; owned ones report a failure.
+    pub fn drain_device(&self, device: usize) -> std::result::Result<(), Failure> {
+        let polled: Vec<_> = self
+            .polled
+            .lock()
+            .values()
+            .filter(|s| s.device == device)
+            .cloned()
+            .collect();
+        for s in polled {
+            s.settle(true);
+        }
+        self.finish_owned(|s| s.device == device)
+    }
+
+    /// `taskwait` in the task whose OMPT data is at `task`: its owned children finish.
+    pub fn at_taskwait(&self, task: usize) -> std::result::Result<(), Failure> {
+        self.finish_owned(|s| s.owner.as_ref().is_some_and(|o| o.parent == task))
+    }
+
+    /// The end of a `taskgroup`: every owned construct started so far finishes (the group's
+    /// descendants may run on any thread, and OMPT does not say which constructs belong to it).
+    pub fn at_taskgroup_end(&self) -> std::result::Result<(), Failure> {
+        self.finish_owned(|_| true)
+    }
+
+    /// A barrier: the owned constructs the calling thread started finish before it arrives, so
+    /// that no thread leaves the barrier before all constructs of the team's tasks are done.
+    pub fn at_barrier(&self) -> std::result::Result<(), Failure> {
+        let me = thread_index();
+        self.finish_owned(|s| s.owner.as_ref().is_some_and(|o| o.thread == me))
+    }
+
+    /// A task with `deps`, created by `parent`, is about to run (or a `taskwait depend` to
+    /// wait): the owned sibling constructs it depends on finish first.
+    pub fn before_dependent(
+        &self,
+        parent: usize,
+        deps: &[Dep],
+    ) -> std::result::Result<(), Failure> {
+        if deps.is_empty() {
+            return Ok(());
+        }
+        self.finish_owned(|s| {
+            s.owner.as_ref().is_some_and(|o| {
+                o.parent == parent && o.deps.iter().any(|d| deps.iter().any(|e| d.conflicts(e)))
+            })
+        })
+    }
+
+    /// The program exits: every owned construct finishes.
+    pub fn at_exit(&self) -> std::result::Result<(), Failure> {
+        self.finish_owned(|_| true)
+    }
+
+    /// Whether any owned construct may still run (a cheap check for the tool's callbacks).
+    pub fn any_owned(&self) -> bool {
+        !self.owned.lock().is_empty()
+    }
+
+    /// Finishes the owned constructs `which` selects, oldest first, outside the list's lock; the
+    /// first failure.
+    fn finish_owned(&self, which: impl Fn(&Started) -> bool) -> std::result::Result<(), Failure> {
+        let chosen: Vec<Arc<Started>> = {
+            let mut list = self.owned.lock();
+            let mut chosen = Vec::new();
+            list.retain(|s| {
+                if which(s) {
+                    chosen.push(s.clone());
+                    false
+                } else {
+                    true
+                }
+            });
+            chosen
+        };
+        let mut first = None;
+        for s in chosen {
+            if let Some(Err(e)) = s.settle(true) {
+                first.get_or_insert((e, s.loc.clone()));
+            }
+        }
+        first.map_or(Ok(()), Err)
+    }
+}
+
+impl Runtime {
+    /// Reports the failure of an owned construct and ends the program.
+    fn report(&self, r: std::result::Result<(), Failure>) {
+        if let Err((e, loc)) = r {
+            crate::report::fatal_construct(self, &e, loc.as_ref());
+        }
+    }
+
+    /// `taskwait` in the task whose OMPT data is at `task` (see [`Nowait::at_taskwait`]).
+    pub fn nowait_at_taskwait(&self, task: usize) {
+        self.report(self.nowait.at_taskwait(task));
+    }
+
+    /// The end of a `taskgroup` (see [`Nowait::at_taskgroup_end`]).
+    pub fn nowait_at_taskgroup_end(&self) {
+        self.report(self.nowait.at_taskgroup_end());
+    }
+
+    /// A barrier (see [`Nowait::at_barrier`]).
+    pub fn nowait_at_barrier(&self) {
+        self.report(self.nowait.at_barrier());
+    }
+
+    /// A task with `depend` clauses is about to run (see [`Nowait::before_dependent`]).
+    pub fn nowait_before_dependent(&self, parent: usize, deps: &[Dep]) {
+        self.report(self.nowait.before_dependent(parent, deps));
+    }
+
+    /// Every `nowait` construct of device `device` finishes (see [`Nowait::drain_device`]).
+    pub fn nowait_drain_device(&self, device: usize) {
+        self.report(self.nowait.drain_device(device));
+    }
+
+    /// The program exits: every owned construct finishes.
+    pub fn nowait_at_exit(&self) {
+        self.report(self.nowait.at_exit());
+    }
+
+    /// Whether any owned construct may still run.
+    pub fn nowait_any_owned(&self) -> bool {
+        self.nowait.any_owned()
+    }
+
+    /// Starts a `nowait` construct (see [`Nowait::start`]).
+    pub fn start_nowait(
+        &self,
+        slot: &'static DeviceSlot,
+        loc: Option<SourceLoc>,
+        owner: Option<TaskFacts>,
+        op: impl FnOnce() -> Result<InFlight<'static>>,
+    ) -> Completion {
+        self.nowait.start(slot, loc, owner, op)
+    }
+
+    /// Completes a polled `nowait` handle (see [`Nowait::poll`]).
+    pub fn poll_pending(&self, handle: usize) -> Option<(Result<()>, Option<SourceLoc>)> {
+        self.nowait.poll(handle)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_writes_conflict() {
+        let r = |addr| Dep { addr, out: false };
+        let w = |addr| Dep { addr, out: true };
+        assert!(!r(8).conflicts(&r(8)));
+        assert!(r(8).conflicts(&w(8)));
+        assert!(w(8).conflicts(&r(8)));
+        assert!(w(8).conflicts(&w(8)));
+        assert!(!w(8).conflicts(&w(16)));
+    }
+}
