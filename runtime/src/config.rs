@@ -56,6 +56,8 @@ pub struct Config {
     pub remote: Option<RemoteSettings>,
     /// `SPREAD_NOWAIT`: who completes `nowait` constructs (docs/runtime.md, "`nowait`").
     pub nowait: NowaitMode,
+    /// `SPREAD_PROFILE=summary`: print where the time went, per device, at exit.
+    pub profile: bool,
     /// Problems found while reading the settings, reported once by the runtime.
     pub warnings: Vec<String>,
 }
@@ -274,6 +276,16 @@ impl Config {
                 }
             },
         };
+        let profile = match var("SPREAD_PROFILE").as_deref().map(str::trim) {
+            None | Some("") | Some("0") | Some("off") => false,
+            Some("summary") | Some("1") => true,
+            Some(v) => {
+                warnings.push(format!(
+                    "SPREAD_PROFILE={v:?} is not 'summary'; no profile is printed"
+                ));
+                false
+            }
+        };
         let nowait_var = var("SPREAD_NOWAIT");
         let nowait = NowaitMode::parse(nowait_var.as_deref()).unwrap_or_else(|| {
             warnings.push(format!(
@@ -403,6 +415,7 @@ impl Config {
             cu_devices,
             devices,
             nowait,
+            profile,
             streams_per_device,
             alloc_cache,
             gpu,

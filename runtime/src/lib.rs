@@ -29,6 +29,7 @@ pub mod location;
 pub mod mapping;
 pub mod memory;
 pub mod peer;
+pub mod profile;
 pub mod queue;
 pub mod reduction;
 pub mod report;

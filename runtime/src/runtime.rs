@@ -196,6 +196,7 @@ impl Runtime {
     pub fn new(config: Config) -> Self {
         info::set_flags(config.info);
         crate::trace::init(config.trace.clone());
+        crate::profile::init(config.profile);
         for w in &config.warnings {
             eprintln!("spread: warning: {w}");
         }
@@ -456,6 +457,7 @@ impl Runtime {
         if last {
             // Work the program left in flight finishes before the devices' threads end.
             self.nowait_at_exit();
+            crate::profile::report();
             if let Err(e) = self.sched_model.save() {
                 eprintln!("spread: warning: {e}");
             }

@@ -584,6 +584,9 @@ impl Region {
         };
         self.reported = false;
         self.earlier = None;
+        if let Ok(d) = usize::try_from(self.current.device) {
+            crate::profile::chunk(d, self.current.len().unsigned_abs());
+        }
         true
     }
 

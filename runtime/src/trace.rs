@@ -96,30 +96,52 @@ impl Dir {
 
 /// Starts recording a copy of `len` bytes on `device`.
 pub fn transfer(device: usize, dir: Dir, len: usize) -> Option<Span> {
-    span(device, "transfer", || format!("{} {len} B", dir.name()))
+    let work = crate::profile::Work::Copy {
+        dir,
+        bytes: len as u64,
+    };
+    span(device, "transfer", work, || format!("{} {len} B", dir.name()))
 }
 
-/// A running operation; recorded when dropped.
+/// A running operation; recorded (trace, profile) when dropped.
 pub struct Span {
     name: String,
     cat: &'static str,
     device: usize,
     start: Instant,
+    work: crate::profile::Work,
 }
 
-/// Starts recording an operation on `device` (`None` when tracing is off).
-pub fn span(device: usize, cat: &'static str, name: impl FnOnce() -> String) -> Option<Span> {
-    tracer()?;
+/// Starts recording an operation on `device` (`None` when neither tracing nor profiling).
+fn span(
+    device: usize,
+    cat: &'static str,
+    work: crate::profile::Work,
+    name: impl FnOnce() -> String,
+) -> Option<Span> {
+    let tracing = tracer().is_some();
+    if !tracing && !crate::profile::enabled() {
+        return None;
+    }
+    let start = Instant::now();
+    crate::profile::op_begin(device, start);
     Some(Span {
-        name: name(),
+        name: if tracing { name() } else { String::new() },
         cat,
         device,
-        start: Instant::now(),
+        start,
+        work,
     })
+}
+
+/// Starts recording a kernel on `device`.
+pub fn kernel(device: usize, name: impl FnOnce() -> String) -> Option<Span> {
+    span(device, "kernel", crate::profile::Work::Kernel, name)
 }
 
 impl Drop for Span {
     fn drop(&mut self) {
+        crate::profile::op_end(self.device, self.start, self.work);
         let Some(t) = tracer() else { return };
         let end = Instant::now();
         let ts_us = self.start.duration_since(t.start).as_secs_f64() * 1e6;
@@ -193,10 +215,127 @@ fn render(t: &Tracer) -> String {
     out
 }
 
-/// Writes the trace file (at exit); reports a failure on stderr.
+/// The trace as a self-contained HTML page: one row per device, one box per operation (kernels
+/// blue, copies to a device green, from a device orange, others grey), its name, construct and
+/// duration in a tooltip, a time axis in milliseconds. Opens in any browser; nothing to install.
+fn render_html(t: &Tracer) -> String {
+    let events = t.events.lock();
+    let mut devices: Vec<usize> = events.iter().map(|e| e.device).collect();
+    devices.sort_unstable();
+    devices.dedup();
+    let end_us = events
+        .iter()
+        .map(|e| e.ts_us + e.dur_us)
+        .fold(0.0_f64, f64::max)
+        .max(1.0);
+    // About 1000 px for the whole run, at least 1 px per 10 us for short runs (scrolls).
+    let width = 1000.0_f64.max(end_us / 10.0).min(200_000.0);
+    let scale = width / end_us;
+    let (row, label_w, top) = (28.0, 90.0, 30.0);
+    let height = top + row * devices.len() as f64 + 10.0;
+    let mut o = String::new();
+    let _ = write!(
+        o,
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Spread trace</title>\n\
+<style>body{{font:13px sans-serif;margin:12px}}div.s{{overflow-x:auto;border:1px solid #ccc}}\
+rect:hover{{stroke:#000;stroke-width:1}}.k{{fill:#4a7fd0}}.h{{fill:#3aa655}}.d{{fill:#e08a2c}}.o{{fill:#999}}</style>\n\
+</head><body><h3>Spread trace: {} operations on {} devices over {:.3} ms</h3>\n\
+<p>Rows are devices; boxes are operations (<span style=\"color:#4a7fd0\">kernels</span>, \
+<span style=\"color:#3aa655\">copies to the device</span>, <span style=\"color:#e08a2c\">copies from it</span>, \
+<span style=\"color:#999\">other copies</span>); hover for the operation, its construct and duration. \
+Gaps in a row are the device's idle time.</p>\n<div class=\"s\"><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0}\" height=\"{:.0}\">\n",
+        events.len(),
+        devices.len(),
+        end_us / 1000.0,
+        width + label_w + 20.0,
+        height
+    );
+    // Time axis: about ten ticks.
+    let step_ms = nice_step(end_us / 1000.0 / 10.0);
+    let mut ms = 0.0;
+    while ms * 1000.0 <= end_us {
+        let x = label_w + ms * 1000.0 * scale;
+        let _ = write!(
+            o,
+            "<line x1=\"{x:.1}\" y1=\"{:.0}\" x2=\"{x:.1}\" y2=\"{height:.0}\" stroke=\"#eee\"/>\
+<text x=\"{x:.1}\" y=\"{:.0}\" font-size=\"11\">{} ms</text>\n",
+            top - 5.0,
+            top - 10.0,
+            trim_float(ms)
+        );
+        ms += step_ms;
+    }
+    for (i, d) in devices.iter().enumerate() {
+        let y = top + row * i as f64;
+        let _ = write!(
+            o,
+            "<text x=\"4\" y=\"{:.0}\">device {d}</text>\n",
+            y + row * 0.65
+        );
+    }
+    for e in events.iter() {
+        let i = devices.iter().position(|d| *d == e.device).unwrap_or(0);
+        let y = top + row * i as f64 + 3.0;
+        let class = match (e.cat, e.name.get(..3)) {
+            ("kernel", _) => "k",
+            (_, Some("H2D")) => "h",
+            (_, Some("D2H")) => "d",
+            _ => "o",
+        };
+        let what = match &e.label {
+            Some(l) => format!("{} ({l})", e.name),
+            None => e.name.clone(),
+        };
+        let _ = write!(
+            o,
+            "<rect class=\"{class}\" x=\"{:.2}\" y=\"{y:.0}\" width=\"{:.2}\" height=\"{:.0}\"><title>{}: {:.1} us at {:.3} ms</title></rect>\n",
+            label_w + e.ts_us * scale,
+            (e.dur_us * scale).max(0.5),
+            row - 6.0,
+            xml_escape(&what),
+            e.dur_us,
+            e.ts_us / 1000.0
+        );
+    }
+    o.push_str("</svg></div></body></html>\n");
+    o
+}
+
+/// A round step (1, 2 or 5 times a power of ten) near `x`.
+fn nice_step(x: f64) -> f64 {
+    if x <= 0.0 || !x.is_finite() {
+        return 1.0;
+    }
+    let p = 10f64.powf(x.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|s| *s >= x)
+        .unwrap_or(10.0 * p)
+}
+
+fn trim_float(v: f64) -> String {
+    let s = format!("{v:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Writes the trace file (at exit): an HTML page when its name ends in `.html`, Chrome trace
+/// events otherwise; reports a failure on stderr.
 pub fn flush() {
     let Some(t) = tracer() else { return };
-    if let Err(e) = std::fs::write(&t.path, render(t)) {
+    let text = if t.path.ends_with(".html") || t.path.ends_with(".htm") {
+        render_html(t)
+    } else {
+        render(t)
+    };
+    if let Err(e) = std::fs::write(&t.path, text) {
         eprintln!(
             "spread: warning: cannot write SPREAD_TRACE file {}: {e}",
             t.path
@@ -228,5 +367,19 @@ mod tests {
         assert!(s.contains("kernel \\\"k\\\" target spread a.c:3 chunk [0,4)"));
         assert!(s.starts_with("{\"traceEvents\":["));
         assert!(s.trim_end().ends_with("]}"));
+        let h = render_html(&t);
+        assert!(h.contains("<rect class=\"k\""), "{h}");
+        assert!(h.contains("kernel &quot;k&quot; (target spread a.c:3 chunk [0,4)): 2.0 us"));
+        assert!(h.contains(">device 2</text>"));
+        assert!(h.trim_end().ends_with("</html>"));
+    }
+
+    #[test]
+    fn axis_steps_are_round() {
+        assert_eq!(nice_step(0.3), 0.5);
+        assert_eq!(nice_step(7.0), 10.0);
+        assert_eq!(nice_step(12.0), 20.0);
+        assert_eq!(trim_float(2.5), "2.5");
+        assert_eq!(trim_float(3.0), "3");
     }
 }

@@ -187,6 +187,7 @@ impl Nowait {
             deps: t.deps,
         });
         let owned = owner.is_some();
+        crate::profile::nowait_started(owned);
         let started = Arc::new(Started {
             stage: Mutex::new(stage),
             device: slot.id,
@@ -244,7 +245,11 @@ impl Nowait {
     pub fn poll(&self, h: usize) -> Option<(Result<()>, Option<SourceLoc>)> {
         let started = self.polled.lock().get(&h)?.clone();
         let busy = BUSY_POLLS.with(std::cell::Cell::get);
-        match started.settle(busy > BLOCK_AFTER_POLLS) {
+        let block = busy > BLOCK_AFTER_POLLS;
+        if block {
+            crate::profile::blocked_poll();
+        }
+        match started.settle(block) {
             Some(r) => {
                 BUSY_POLLS.with(|b| b.set(busy / 2));
                 self.polled.lock().remove(&h);
@@ -335,7 +340,11 @@ impl Nowait {
             chosen
         };
         let mut first = None;
+        let me = thread_index();
         for s in chosen {
+            if s.owner.as_ref().is_some_and(|o| o.thread != me) {
+                crate::profile::finished_elsewhere();
+            }
             if let Some(Err(e)) = s.settle(true) {
                 first.get_or_insert((e, s.loc.clone()));
             }

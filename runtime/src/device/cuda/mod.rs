@@ -693,7 +693,7 @@ impl Device for CudaDevice {
             return Ok(());
         }
         self.bind()?;
-        let _span = trace::span(self.id(), "transfer", || format!("H2D {len} B"));
+        let _span = trace::transfer(self.id(), trace::Dir::ToDevice, len);
         let raw = self.raw(s)?.raw;
         cu::copy_htod(dst as u64, src, len, raw).map_err(|e| self.err("host-to-device copy", e))?;
         s.busy = true;
@@ -705,7 +705,7 @@ impl Device for CudaDevice {
             return Ok(());
         }
         self.bind()?;
-        let _span = trace::span(self.id(), "transfer", || format!("D2H {len} B"));
+        let _span = trace::transfer(self.id(), trace::Dir::FromDevice, len);
         let raw = self.raw(s)?.raw;
         cu::copy_dtoh(dst, src as u64, len, raw).map_err(|e| self.err("device-to-host copy", e))?;
         s.busy = true;
@@ -768,7 +768,7 @@ impl Device for CudaDevice {
             return Ok(());
         }
         self.bind()?;
-        let _span = trace::span(self.id(), "transfer", || format!("peer {len} B"));
+        let _span = trace::transfer(self.id(), trace::Dir::Peer, len);
         let raw = self.raw(s)?.raw;
         cu::copy_peer(
             dst as u64,
@@ -832,7 +832,7 @@ impl Device for CudaDevice {
         params.push(dyn_ptr);
         params.extend(args.iter().map(|&a| a as u64));
         let shared_mem = cfg.dyn_cgroup_mem.max(self.shared_memory);
-        let _span = trace::span(id, "kernel", || {
+        let _span = trace::kernel(id, || {
             format!("kernel {} x {}", grid.blocks, grid.threads)
         });
         cu::launch(k.func, grid.blocks, grid.threads, shared_mem, raw, &params).map_err(|e| {

@@ -454,7 +454,7 @@ impl HostKernels for Kernels {
     fn run(&self, kernel: KernelHandle, params: &[usize], cfg: &LaunchConfig) -> Result<()> {
         // Teams and threads are the kernel's own business on x86_64: its code calls libomp's
         // fork entry points, which size teams from the calling thread's ICVs.
-        let _span = trace::span(self.id, "kernel", || "kernel".to_string());
+        let _span = trace::kernel(self.id, || "kernel".to_string());
         crate::exit::park_if_exiting(); // as below, before libomp is asked anything
         let running = RUNNING_KERNELS.fetch_add(1, Ordering::AcqRel) + 1;
         let share = self.thread_share(running);

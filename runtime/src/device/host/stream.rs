@@ -163,6 +163,7 @@ impl Batch {
         if !runnable || !self.pool.take(self) {
             return false;
         }
+        crate::profile::batch(kernels.device(), false);
         loop {
             let Some(op) = self.ops.lock().pop_front() else {
                 break;
@@ -178,6 +179,7 @@ impl Batch {
 
     /// Runs the batch's operations on an executor until it ends or parks on a mark.
     fn run(self: &Arc<Self>) {
+        crate::profile::batch(self.pool.kernels.device(), true);
         loop {
             let Some(op) = self.ops.lock().pop_front() else {
                 self.end.signal();
