@@ -38,6 +38,52 @@ impl SourceLoc {
     }
 }
 
+/// A construct's location, decoded from the program's `ident_t` only when something reports it
+/// (most constructs never need it, and decoding costs more than a small launch).
+#[derive(Clone)]
+pub struct LazyLoc {
+    /// The `ident_t`'s address (0: none).
+    addr: usize,
+    read: fn(usize) -> Option<SourceLoc>,
+    value: std::sync::OnceLock<Option<SourceLoc>>,
+}
+
+impl LazyLoc {
+    /// The location of the `ident_t` at `addr`, which `read` decodes when first asked.
+    pub fn new(addr: usize, read: fn(usize) -> Option<SourceLoc>) -> Self {
+        LazyLoc {
+            addr,
+            read,
+            value: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// A location known already.
+    pub fn known(loc: Option<SourceLoc>) -> Self {
+        LazyLoc {
+            addr: 0,
+            read: |_| None,
+            value: std::sync::OnceLock::from(loc),
+        }
+    }
+
+    /// The location, if the program has one.
+    pub fn get(&self) -> Option<&SourceLoc> {
+        self.value
+            .get_or_init(|| match self.addr {
+                0 => None,
+                a => (self.read)(a),
+            })
+            .as_ref()
+    }
+}
+
+impl std::fmt::Debug for LazyLoc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "LazyLoc({:?})", self.get())
+    }
+}
+
 impl std::fmt::Display for SourceLoc {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.column == 0 {

@@ -294,7 +294,11 @@ mod tests {
         let s = summary().expect("on");
         let line = s
             .lines()
-            .find(|l| l.trim_start_matches("spread:").trim_start().starts_with("7 "))
+            .find(|l| {
+                l.trim_start_matches("spread:")
+                    .trim_start()
+                    .starts_with("7 ")
+            })
             .expect("device 7");
         let cols: Vec<&str> = line.split_whitespace().collect();
         // spread: 7 busy idle busy% kernels kernel-s MiB-in MiB-out chunks iterations handoffs ...

@@ -49,7 +49,7 @@ struct DeviceImages {
     /// Indexed like `Runtime::images`; `None` until loaded (or when incompatible).
     loaded: Vec<Option<Box<dyn LoadedImage>>>,
     /// Kernel handles by host region id.
-    kernels: HashMap<usize, (KernelHandle, Arc<str>)>,
+    kernels: rustc_hash::FxHashMap<usize, (KernelHandle, Arc<str>)>,
     /// Images of unregistered programs and libraries. They stay loaded for the rest of the
     /// process: at exit, other threads may still be running their kernels.
     retired: Vec<Box<dyn LoadedImage>>,
@@ -767,9 +767,12 @@ mod tests {
         let slot = &rt.devices[0];
         let data: &'static [u64; 8] = Box::leak(Box::new([5u64; 8]));
         let a = data.as_ptr() as usize;
-        let started = rt.start_nowait(slot, None, None, move || {
-            slot.enqueue_begin(rt, &mut args(&[(a, 64, map::TO)]))
-        });
+        let started = rt.start_nowait(
+            slot,
+            crate::location::LazyLoc::known(None),
+            None,
+            move || slot.enqueue_begin(rt, &mut args(&[(a, 64, map::TO)])),
+        );
         let nowait::Completion::Polled(h) = started else {
             panic!("a construct without an owner is polled: {started:?}");
         };

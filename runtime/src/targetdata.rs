@@ -23,7 +23,9 @@ pub struct MapArgs {
     pub begins: Vec<usize>,
     pub sizes: Vec<i64>,
     pub types: Vec<i64>,
+    /// Empty when the program passed no names (most constructs): see [`MapArgs::name`].
     pub names: Vec<usize>,
+    /// Empty when the program passed no mappers: see [`MapArgs::mapper`].
     pub mappers: Vec<usize>,
 }
 
@@ -34,6 +36,16 @@ impl MapArgs {
 
     pub fn is_empty(&self) -> bool {
         self.types.is_empty()
+    }
+
+    /// Entry `i`'s name (clang's `;name;file;line;col;;` string), 0 without one.
+    pub fn name(&self, i: usize) -> usize {
+        self.names.get(i).copied().unwrap_or(0)
+    }
+
+    /// Entry `i`'s user-defined mapper, 0 without one.
+    pub fn mapper(&self, i: usize) -> usize {
+        self.mappers.get(i).copied().unwrap_or(0)
     }
 
     fn size(&self, i: usize) -> Result<usize> {
@@ -124,7 +136,7 @@ fn run_mapper(mapper: usize, args: &MapArgs, i: usize) -> MapArgs {
         args.begins[i],
         args.sizes[i],
         args.types[i],
-        args.names[i],
+        args.name(i),
     )
 }
 
@@ -363,15 +375,15 @@ pub fn begin(
         if ty & (map::LITERAL | map::PRIVATE) != 0 {
             continue;
         }
-        if args.mappers[i] != 0 {
-            let mut comps = run_mapper(args.mappers[i], args, i);
+        if args.mapper(i) != 0 {
+            let mut comps = run_mapper(args.mapper(i), args, i);
             begin(cx, table, &mut comps, true, undo)?;
             continue;
         }
         let begin_addr = args.begins[i];
         let mut base = args.bases[i];
         let size = args.size(i)?;
-        let name = args.names[i];
+        let name = args.name(i);
         let padding = if map::parent_index(ty).is_none()
             && i + 1 < n
             && map::parent_index(args.types[i + 1]) == Some(i)
@@ -526,8 +538,8 @@ pub fn end(
         if ty & (map::LITERAL | map::PRIVATE) != 0 {
             continue;
         }
-        if args.mappers[i] != 0 {
-            let comps = run_mapper(args.mappers[i], args, i);
+        if args.mapper(i) != 0 {
+            let comps = run_mapper(args.mapper(i), args, i);
             end(cx, table, &comps, true, post)?;
             continue;
         }
@@ -596,7 +608,7 @@ pub fn end(
                 info::ptr(tgt),
                 info::ptr(begin_addr),
                 size,
-                name_of(args.names[i])
+                name_of(args.name(i))
             );
             cx.slot
                 .dev
@@ -618,16 +630,26 @@ pub fn end(
 /// and releases entries whose counts reached zero (once their last user in this construct is
 /// done with them).
 pub fn end_finish(cx: &mut Ctx<'_>, table: &mut MappingTable, post: Vec<PostEnd>) -> Result<()> {
-    let mut remaining: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
-    for p in &post {
-        *remaining.entry(p.key).or_default() += 1;
+    // An entry may be released more than once by one construct (struct members): it goes at
+    // its last release. Most constructs name few entries, and later releases are counted by a
+    // scan; long lists count them once.
+    const SCAN: usize = 64;
+    let mut counts: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    if post.len() > SCAN {
+        for p in &post {
+            *counts.entry(p.key).or_default() += 1;
+        }
     }
     let mut result = Ok(());
-    for p in post {
-        let left = remaining.get_mut(&p.key).map_or(0, |n| {
-            *n -= 1;
-            *n
-        });
+    for (i, p) in post.iter().enumerate() {
+        let left = if post.len() > SCAN {
+            counts.get_mut(&p.key).map_or(0, |n| {
+                *n -= 1;
+                *n
+            })
+        } else {
+            post[i + 1..].iter().filter(|q| q.key == p.key).count()
+        };
         let Some(e) = table.get_mut(p.key) else {
             continue;
         };
@@ -666,8 +688,8 @@ pub fn update(
         if ty & (map::LITERAL | map::PRIVATE) != 0 {
             continue;
         }
-        if args.mappers[i] != 0 {
-            let comps = run_mapper(args.mappers[i], args, i);
+        if args.mapper(i) != 0 {
+            let comps = run_mapper(args.mapper(i), args, i);
             update(cx, table, &comps, restore)?;
             continue;
         }

@@ -100,7 +100,9 @@ pub fn transfer(device: usize, dir: Dir, len: usize) -> Option<Span> {
         dir,
         bytes: len as u64,
     };
-    span(device, "transfer", work, || format!("{} {len} B", dir.name()))
+    span(device, "transfer", work, || {
+        format!("{} {len} B", dir.name())
+    })
 }
 
 /// A running operation; recorded (trace, profile) when dropped.
@@ -255,10 +257,10 @@ Gaps in a row are the device's idle time.</p>\n<div class=\"s\"><svg xmlns=\"htt
     let mut ms = 0.0;
     while ms * 1000.0 <= end_us {
         let x = label_w + ms * 1000.0 * scale;
-        let _ = write!(
+        let _ = writeln!(
             o,
             "<line x1=\"{x:.1}\" y1=\"{:.0}\" x2=\"{x:.1}\" y2=\"{height:.0}\" stroke=\"#eee\"/>\
-<text x=\"{x:.1}\" y=\"{:.0}\" font-size=\"11\">{} ms</text>\n",
+<text x=\"{x:.1}\" y=\"{:.0}\" font-size=\"11\">{} ms</text>",
             top - 5.0,
             top - 10.0,
             trim_float(ms)
@@ -267,9 +269,9 @@ Gaps in a row are the device's idle time.</p>\n<div class=\"s\"><svg xmlns=\"htt
     }
     for (i, d) in devices.iter().enumerate() {
         let y = top + row * i as f64;
-        let _ = write!(
+        let _ = writeln!(
             o,
-            "<text x=\"4\" y=\"{:.0}\">device {d}</text>\n",
+            "<text x=\"4\" y=\"{:.0}\">device {d}</text>",
             y + row * 0.65
         );
     }
@@ -286,9 +288,9 @@ Gaps in a row are the device's idle time.</p>\n<div class=\"s\"><svg xmlns=\"htt
             Some(l) => format!("{} ({l})", e.name),
             None => e.name.clone(),
         };
-        let _ = write!(
+        let _ = writeln!(
             o,
-            "<rect class=\"{class}\" x=\"{:.2}\" y=\"{y:.0}\" width=\"{:.2}\" height=\"{:.0}\"><title>{}: {:.1} us at {:.3} ms</title></rect>\n",
+            "<rect class=\"{class}\" x=\"{:.2}\" y=\"{y:.0}\" width=\"{:.2}\" height=\"{:.0}\"><title>{}: {:.1} us at {:.3} ms</title></rect>",
             label_w + e.ts_us * scale,
             (e.dur_us * scale).max(0.5),
             row - 6.0,

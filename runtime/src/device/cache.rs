@@ -11,7 +11,8 @@
 //! same size.
 
 use parking_lot::Mutex;
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
 
 /// The cache's bookkeeping; the device's own allocation calls stay with the caller, so the lock
 /// is never held across a backend call.
@@ -27,7 +28,7 @@ struct State {
     /// Bytes held in `free`.
     cached: usize,
     /// Class size of every block handed out, by address.
-    live: HashMap<usize, usize>,
+    live: FxHashMap<usize, usize>,
     /// Blocks freed, oldest first, for eviction: (class, address).
     order: std::collections::VecDeque<(usize, usize)>,
 }
@@ -73,7 +74,8 @@ impl AllocCache {
                     st.free.remove(&class);
                 }
                 st.cached -= class;
-                if let Some(i) = st.order.iter().position(|&(_, a)| a == p) {
+                // The block is the class's most recently freed one: near the back.
+                if let Some(i) = st.order.iter().rposition(|&(_, a)| a == p) {
                     st.order.remove(i);
                 }
                 st.live.insert(p, class);

@@ -9,7 +9,7 @@ use crate::api::{self, Rect, Side};
 use crate::device::{AllocKind, LaunchConfig};
 use crate::error::ErrorKind;
 use crate::info::{self, bits};
-use crate::location::SourceLoc;
+use crate::location::{LazyLoc, SourceLoc};
 use crate::report;
 use crate::runtime::nowait::Completion;
 use crate::runtime::{self, EntryInfo, Placement, Runtime};
@@ -24,6 +24,11 @@ pub(super) fn loc_of(loc: *const Ident) -> Option<SourceLoc> {
     SourceLoc::parse(&mem::c_string(ident.psource)?)
 }
 
+/// The location of a construct's `ident_t`, decoded when something reports it.
+fn lazy_loc(loc: *const Ident) -> LazyLoc {
+    LazyLoc::new(loc as usize, |a| loc_of(a as *const Ident))
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(super) fn map_args(
     n: i32,
@@ -35,14 +40,15 @@ pub(super) fn map_args(
     mappers: *const *mut c_void,
 ) -> MapArgs {
     let n = usize::try_from(n).unwrap_or(0);
-    // SAFETY: clang passes each map array with `n` elements (or null for names and mappers),
-    // `n` being the argument count it passes with them.
+    // SAFETY: clang passes each map array with `n` elements (or null for names and mappers,
+    // which stay empty: MapArgs::name and ::mapper read them as 0), `n` being the argument count
+    // it passes with them.
     let (bases, begins, names, mappers) = unsafe {
         (
             mem::ptr_array(bases, n),
             mem::ptr_array(begins, n),
-            mem::ptr_array(names, n),
-            mem::ptr_array(mappers, n),
+            mem::ptr_array(names, if names.is_null() { 0 } else { n }),
+            mem::ptr_array(mappers, if mappers.is_null() { 0 } else { n }),
         )
     };
     MapArgs {
@@ -56,13 +62,15 @@ pub(super) fn map_args(
 }
 
 /// The `LIBOMPTARGET_INFO` 0x1 listing of a construct's map arguments.
-fn list_arguments(device: i64, what: &str, loc: Option<&SourceLoc>, a: &MapArgs) {
+fn list_arguments(device: i64, what: &str, loc: &LazyLoc, a: &MapArgs) {
     if !info::enabled(bits::KERNEL_ARGS) {
         return;
     }
     use crate::abi::map;
     let dev = usize::try_from(device).unwrap_or(0);
-    let at = loc.map_or_else(|| "unknown:0:0".to_string(), |l| l.to_string());
+    let at = loc
+        .get()
+        .map_or_else(|| "unknown:0:0".to_string(), |l| l.to_string());
     info::print(
         dev,
         format_args!("{what} at {at} with {} arguments:", a.len()),
@@ -93,7 +101,7 @@ fn list_arguments(device: i64, what: &str, loc: Option<&SourceLoc>, a: &MapArgs)
             dev,
             format_args!(
                 "{ty}({})[{}] {implicit}",
-                info::var_name(a.names[i]),
+                info::var_name(a.name(i)),
                 a.sizes[i]
             ),
         );
@@ -101,12 +109,14 @@ fn list_arguments(device: i64, what: &str, loc: Option<&SourceLoc>, a: &MapArgs)
 }
 
 /// Resolves a construct's device; `None` means run on the host (or do nothing). Bad devices and
-/// unusable images end the program as libomptarget does.
+/// unusable images end the program as libomptarget does, with the construct's location (`loc`,
+/// asked only then).
 pub(super) fn resolve(
     rt: &'static Runtime,
     device: i64,
-    loc: Option<&SourceLoc>,
+    loc: &dyn Fn() -> Option<SourceLoc>,
 ) -> Option<&'static runtime::DeviceSlot> {
+    let loc = || loc();
     match rt.placement(device) {
         Ok(Placement::Host) => None,
         Ok(Placement::Device(slot)) => Some(slot),
@@ -116,15 +126,15 @@ pub(super) fn resolve(
             } else {
                 device
             };
-            report::fatal_device(&e, id, loc)
+            report::fatal_device(&e, id, loc().as_ref())
         }
-        Err(e) => report::fatal_construct(rt, &e, loc),
+        Err(e) => report::fatal_construct(rt, &e, loc().as_ref()),
     }
 }
 
-fn after_success(rt: &Runtime, loc: Option<&SourceLoc>) {
+fn after_success(rt: &Runtime, loc: &LazyLoc) {
     if info::enabled(bits::DUMP_TABLE) {
-        report::dump_all(rt, loc);
+        report::dump_all(rt, loc.get());
     }
 }
 
@@ -167,12 +177,12 @@ fn target_data(
     mappers: *const *mut c_void,
 ) {
     let rt = runtime::get();
-    let loc = loc_of(loc);
-    let Some(slot) = resolve(rt, device, loc.as_ref()) else {
+    let loc = lazy_loc(loc);
+    let Some(slot) = resolve(rt, device, &|| loc.get().cloned()) else {
         return;
     };
     let mut args = map_args(n, bases, begins, sizes, types, names, mappers);
-    list_arguments(slot.id as i64, op.region(nowait), loc.as_ref(), &args);
+    list_arguments(slot.id as i64, op.region(nowait), &loc, &args);
     let returns_bases = args
         .types
         .iter()
@@ -192,9 +202,9 @@ fn target_data(
                 // elements that clang made writable for RETURN_PARAM results.
                 unsafe { mem::write_ptr_array(bases, &args.bases) };
             }
-            after_success(rt, loc.as_ref());
+            after_success(rt, &loc);
         }
-        Err(e) => report::fatal_construct(rt, &e, loc.as_ref()),
+        Err(e) => report::fatal_construct(rt, &e, loc.get()),
     }
 }
 
@@ -229,7 +239,7 @@ pub(super) fn enqueue_data<'s>(
 fn start_nowait(
     rt: &'static Runtime,
     slot: &'static runtime::DeviceSlot,
-    loc: Option<SourceLoc>,
+    loc: LazyLoc,
     op: impl FnOnce() -> crate::error::Result<runtime::launch::InFlight<'static>>,
 ) -> bool {
     let handle = kmp::async_handle_slot();
@@ -282,17 +292,12 @@ fn target_kernel(
     let Some(ka) = mem::read(kargs) else {
         return FAIL;
     };
-    let loc = loc_of(loc);
-    let Some(slot) = resolve(rt, device, loc.as_ref()) else {
+    let loc = lazy_loc(loc);
+    let Some(slot) = resolve(rt, device, &|| loc.get().cloned()) else {
         return FAIL;
     };
     let (mut args, cfg) = kernel_request(&ka);
-    list_arguments(
-        slot.id as i64,
-        "Entering OpenMP kernel",
-        loc.as_ref(),
-        &args,
-    );
+    list_arguments(slot.id as i64, "Entering OpenMP kernel", &loc, &args);
     let region = host_ptr as usize;
     if ka.flags & KERNEL_FLAG_NOWAIT != 0
         && start_nowait(rt, slot, loc.clone(), || {
@@ -303,10 +308,10 @@ fn target_kernel(
     }
     match slot.launch(rt, region, &mut args, &cfg) {
         Ok(()) => {
-            after_success(rt, loc.as_ref());
+            after_success(rt, &loc);
             0
         }
-        Err(e) => report::fatal_construct(rt, &e, loc.as_ref()),
+        Err(e) => report::fatal_construct(rt, &e, loc.get()),
     }
 }
 

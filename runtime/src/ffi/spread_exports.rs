@@ -187,8 +187,9 @@ pub extern "C" fn __spread_target_kernel(
         let Some(ka) = mem::read(kargs) else {
             return -1;
         };
-        let loc = loc_of(loc).or_else(|| Some(reg.construct.location()));
-        let Some(slot) = resolve(rt, device, loc.as_ref()) else {
+        let Some(slot) = resolve(rt, device, &|| {
+            loc_of(loc).or_else(|| Some(reg.construct.location()))
+        }) else {
             return -1;
         };
         let (args, cfg) = kernel_request(&ka);
@@ -218,8 +219,9 @@ fn spread_data(
 ) {
     let reg = region(r);
     let rt = runtime::get();
-    let loc = loc_of(loc).or_else(|| Some(reg.construct.location()));
-    let Some(slot) = resolve(rt, device, loc.as_ref()) else {
+    let Some(slot) = resolve(rt, device, &|| {
+        loc_of(loc).or_else(|| Some(reg.construct.location()))
+    }) else {
         return;
     };
     let args = map_args(n, bases, begins, sizes, types, names, mappers);

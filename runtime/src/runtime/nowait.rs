@@ -30,7 +30,7 @@
 
 use super::{thread_index, DeviceSlot, Runtime};
 use crate::error::Result;
-use crate::location::SourceLoc;
+use crate::location::{LazyLoc, SourceLoc};
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -117,7 +117,7 @@ impl Stage {
 struct Started {
     stage: Mutex<Stage>,
     device: usize,
-    loc: Option<SourceLoc>,
+    loc: LazyLoc,
     /// For owned constructs: who must see them complete.
     owner: Option<Owner>,
 }
@@ -172,7 +172,7 @@ impl Nowait {
     pub fn start(
         &self,
         slot: &'static DeviceSlot,
-        loc: Option<SourceLoc>,
+        loc: LazyLoc,
         owner: Option<TaskFacts>,
         op: impl FnOnce() -> Result<InFlight<'static>>,
     ) -> Completion {
@@ -253,7 +253,7 @@ impl Nowait {
             Some(r) => {
                 BUSY_POLLS.with(|b| b.set(busy / 2));
                 self.polled.lock().remove(&h);
-                Some((r, started.loc.clone()))
+                Some((r, started.loc.get().cloned()))
             }
             None => {
                 BUSY_POLLS.with(|b| b.set((busy + 1).min(2 * BLOCK_AFTER_POLLS)));
@@ -346,7 +346,7 @@ impl Nowait {
                 crate::profile::finished_elsewhere();
             }
             if let Some(Err(e)) = s.settle(true) {
-                first.get_or_insert((e, s.loc.clone()));
+                first.get_or_insert((e, s.loc.get().cloned()));
             }
         }
         first.map_or(Ok(()), Err)
@@ -400,7 +400,7 @@ impl Runtime {
     pub fn start_nowait(
         &self,
         slot: &'static DeviceSlot,
-        loc: Option<SourceLoc>,
+        loc: LazyLoc,
         owner: Option<TaskFacts>,
         op: impl FnOnce() -> Result<InFlight<'static>>,
     ) -> Completion {

@@ -832,9 +832,7 @@ impl Device for CudaDevice {
         params.push(dyn_ptr);
         params.extend(args.iter().map(|&a| a as u64));
         let shared_mem = cfg.dyn_cgroup_mem.max(self.shared_memory);
-        let _span = trace::kernel(id, || {
-            format!("kernel {} x {}", grid.blocks, grid.threads)
-        });
+        let _span = trace::kernel(id, || format!("kernel {} x {}", grid.blocks, grid.threads));
         cu::launch(k.func, grid.blocks, grid.threads, shared_mem, raw, &params).map_err(|e| {
             self.err(
                 &format!(

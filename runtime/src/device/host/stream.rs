@@ -104,15 +104,13 @@ impl Mark {
     }
 }
 
-/// The [`EventImpl`] of host devices.
-struct HostEvent(Arc<Mark>);
-
-impl EventImpl for HostEvent {
+/// A mark is the [`EventImpl`] of host devices.
+impl EventImpl for Mark {
     fn query(&self) -> Result<bool> {
-        Ok(self.0.is_done())
+        Ok(self.is_done())
     }
     fn synchronize(&self) -> Result<()> {
-        self.0.wait();
+        self.wait();
         Ok(())
     }
     fn as_any(&self) -> &dyn std::any::Any {
@@ -121,11 +119,8 @@ impl EventImpl for HostEvent {
 }
 
 /// The host mark behind `ev`, if a host device recorded it.
-fn host_mark(ev: &Event) -> Option<&Arc<Mark>> {
-    ev.backend()?
-        .as_any()
-        .downcast_ref::<HostEvent>()
-        .map(|h| &h.0)
+fn host_mark(ev: &Event) -> Option<&Mark> {
+    ev.backend()?.as_any().downcast_ref::<Mark>()
 }
 
 /// A submitted part of a stream: its operations, run by an executor (possibly in several goes,
@@ -394,7 +389,7 @@ impl HostStream {
         }
         let m = Arc::new(Mark::default());
         self.ops.push(Op::Signal(m.clone()));
-        Event::new(Arc::new(HostEvent(m)))
+        Event::new(m)
     }
 
     /// Hands the recorded operations to an executor of `pool` (after the previous batch).
@@ -404,7 +399,7 @@ impl HostStream {
         }
         let mut ops: VecDeque<Op> = std::mem::take(&mut self.ops).into();
         if let Some(prev) = self.batch.take().filter(|b| !b.done()) {
-            ops.push_front(Op::Wait(Event::new(Arc::new(HostEvent(prev.end.clone())))));
+            ops.push_front(Op::Wait(Event::new(prev.end.clone())));
         }
         let batch = Arc::new(Batch {
             ops: Mutex::new(ops),
@@ -443,12 +438,15 @@ impl HostStream {
             None => Ok(()),
         };
         let mut failed = earlier.as_ref().err().cloned();
-        for op in std::mem::take(&mut self.ops) {
+        // Drained, not taken: the stream keeps its capacity for the next construct.
+        let mut ops = std::mem::take(&mut self.ops);
+        for op in ops.drain(..) {
             let skip = failed.is_some() && (op.is_kernel() || matches!(op, Op::Copy { .. }));
             if let Err(e) = run_op(kernels, op, skip) {
                 failed.get_or_insert(e);
             }
         }
+        self.ops = ops;
         failed.map_or(Ok(()), Err)
     }
 }
