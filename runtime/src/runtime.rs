@@ -411,6 +411,10 @@ impl Runtime {
             .iter()
             .all(|i| !i.active || i.desc == desc)
         {
+            // The program exits: the work it left in flight finishes while its images are still
+            // there and before other threads are told to stop (a device's kernel would wait for
+            // the end instead of finishing).
+            self.nowait_at_exit();
             crate::any::flush_at_exit(self);
         }
         let mut regs = self.images.write();
@@ -455,8 +459,6 @@ impl Runtime {
         drop(names);
         drop(regs);
         if last {
-            // Work the program left in flight finishes before the devices' threads end.
-            self.nowait_at_exit();
             crate::profile::report();
             if let Err(e) = self.sched_model.save() {
                 eprintln!("spread: warning: {e}");
@@ -802,6 +804,36 @@ mod tests {
             slot.table.lock().find_contained(a, 64).map(|e| e.dyn_refs),
             Some(1)
         );
+    }
+
+    #[test]
+    fn an_entry_revived_while_its_release_finishes_stays_until_the_last_release_finishes() {
+        let rt = runtime(1);
+        let slot = &rt.devices[0];
+        let data = [4u64; 8];
+        let a = data.as_ptr() as usize;
+        slot.data_begin(&rt, &mut args(&[(a, 64, map::TO)]))
+            .expect("maps");
+        // X releases the last reference; its copies back have not run yet.
+        let x = slot
+            .enqueue_end(&rt, &args(&[(a, 64, map::FROM)]))
+            .expect("X");
+        // Y revives the entry and releases it again before X finishes.
+        let y = slot
+            .enqueue_begin(&rt, &mut args(&[(a, 64, map::TO)]))
+            .expect("Y begins");
+        let y2 = slot
+            .enqueue_end(&rt, &args(&[(a, 64, map::FROM)]))
+            .expect("Y ends");
+        x.complete().expect("X finishes");
+        let kept = slot.table.lock().find_contained(a, 64).is_some();
+        y.complete().expect("Y's begin finishes");
+        y2.complete().expect("Y finishes");
+        assert!(
+            kept,
+            "X removed the entry while Y's work still used its memory"
+        );
+        assert!(slot.table.lock().is_empty(), "the last release removes it");
     }
 
     #[test]
