@@ -60,6 +60,19 @@ fn park_forever() -> ! {
     }
 }
 
+/// Runs `f`, a short call into libomp, unless another thread is exiting the program (then returns
+/// `None` instead of parking: for threads that the exiting thread joins).
+pub fn libomp_call_unless_exiting<R>(f: impl FnOnce() -> R) -> Option<R> {
+    IN_LIBOMP.fetch_add(1, Ordering::SeqCst);
+    if exiting_elsewhere() {
+        IN_LIBOMP.fetch_sub(1, Ordering::SeqCst);
+        return None;
+    }
+    let r = f();
+    IN_LIBOMP.fetch_sub(1, Ordering::SeqCst);
+    Some(r)
+}
+
 /// Runs `f`, a short call into libomp, unless another thread is exiting the program (then parks).
 pub fn libomp_call<R>(f: impl FnOnce() -> R) -> R {
     IN_LIBOMP.fetch_add(1, Ordering::SeqCst);

@@ -199,9 +199,11 @@ pub fn set_max_active_levels(n: i32) {
 
 /// `kmp_set_blocktime(ms)`: how long the calling thread's future teams' worker threads spin
 /// after a parallel region before they sleep (libomp's `KMP_BLOCKTIME` for this thread only).
+/// Skipped once the program exits on another thread: the caller, a device's executor starting
+/// up, is joined by that thread and must not park.
 pub fn set_blocktime(ms: i32) {
     if let Some(f) = kmp().set_blocktime {
-        libomp_call(|| f(ms))
+        crate::exit::libomp_call_unless_exiting(|| f(ms));
     }
 }
 

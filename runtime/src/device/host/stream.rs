@@ -242,6 +242,9 @@ struct PoolState {
     threads: usize,
     /// Executors waiting for a batch.
     idle: usize,
+    /// Executors started and not yet looking for a batch (still in
+    /// [`HostKernels::executor_started`], which may register the thread with libomp).
+    starting: usize,
     /// Set by [`Pool::stop_if_idle`]: idle executors end.
     stopping: bool,
     handles: Vec<std::thread::JoinHandle<()>>,
@@ -273,6 +276,7 @@ impl Pool {
             {
                 Ok(h) => {
                     st.threads += 1;
+                    st.starting += 1;
                     st.handles.push(h);
                 }
                 Err(_) if st.threads == 0 => {
@@ -304,6 +308,7 @@ impl Pool {
 
     fn executor(self: Arc<Self>) {
         self.kernels.executor_started();
+        self.state.lock().starting -= 1;
         loop {
             let batch = {
                 let mut st = self.state.lock();
@@ -331,7 +336,9 @@ impl Pool {
     pub(super) fn stop_if_idle(&self) {
         let handles = {
             let mut st = self.state.lock();
-            if !st.ready.is_empty() || st.idle != st.threads {
+            // An executor still starting is joined too: left running, it could register with
+            // libomp while libomp shuts down, and libomp's descriptors for it would be lost.
+            if !st.ready.is_empty() || st.idle + st.starting != st.threads {
                 return;
             }
             let me = std::thread::current().id();
