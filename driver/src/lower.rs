@@ -1195,6 +1195,7 @@ fn lower_any(
     };
     let threads = format!("{p}.__spread_threads");
     let last = plan.arms.len() - 1;
+    let mut last_async = false;
     for (a, arm) in plan.arms.iter().enumerate() {
         let aline = arm_line(a);
         if a == last {
@@ -1210,19 +1211,40 @@ fn lower_any(
         if !red_maps[a].is_empty() {
             tgt.push_str(&format!(" map(tofrom: {})", red_maps[a].join(", ")));
         }
-        pieces.extend(directive_pieces(guard, aline, tgt));
-        if let Some(d) = arm.pragma(&threads) {
-            pieces.push(Piece::Directive {
-                line: aline,
-                text: d,
-            });
+        let set = arm.pragma(&threads).map(|d| Piece::Directive {
+            line: aline,
+            text: d,
+        });
+        // Arms that run only on the host's own cores have nothing to overlap.
+        let async_arm = t.nowait
+            && plan
+                .versions
+                .iter()
+                .any(|v| v.arm == a && v.arch != any::Arch::Host);
+        if async_arm {
+            // A `nowait` instance the runtime can complete asynchronously (outside a task team,
+            // on a device) runs its arm as a `target nowait`, so that the instances a thread
+            // creates outside a parallel region overlap (docs/task-sharing-lowering.md).
+            pieces.push(Piece::Text(format!(" if (__spread_any_async(&{p})) {{")));
+            pieces.extend(directive_pieces(guard, aline, format!("{tgt} nowait")));
+            pieces.extend(set.clone());
+            pieces.extend(copy.iter().cloned());
+            pieces.push(Piece::Text(" } else {".into()));
         }
+        pieces.extend(directive_pieces(guard, aline, tgt));
+        pieces.extend(set);
         if a != last {
             pieces.extend(copy.iter().cloned());
+            if async_arm {
+                pieces.push(Piece::Text(" }".into()));
+            }
             pieces.push(Piece::Text(" } break;".into()));
+        } else if async_arm {
+            last_async = true;
         }
     }
-    let tail = format!(" }} break; }} __spread_any_release(&{p}); }} }}");
+    let close_async = if last_async { " }" } else { "" };
+    let tail = format!("{close_async} }} break; }} __spread_any_release(&{p}); }} }}");
     Ok(AnyLowering {
         edits: vec![
             Edit {

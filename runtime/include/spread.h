@@ -348,9 +348,12 @@ __spread_any_pick_t __spread_any_acquire(const __spread_any_site_t *, const int6
                                          const __spread_any_map_t *, int32_t, int32_t);
 /* The instance has ended: returns its tokens and slot, feeds the model. */
 void __spread_any_release(__spread_any_pick_t *);
-/* First call of a `nowait` instance's task: warns once when instances are created outside a
- * parallel region (libomp then runs each task at once, so they run one after the other). */
+/* First call of a `nowait` instance's task: warns once when instances created outside a
+ * parallel region cannot overlap (Spread's OMPT tool does not run). */
 void __spread_any_deferred(void);
+/* Whether a `nowait` instance's arm runs as a `target nowait` (a device, outside a task team,
+ * Spread's tool running); its release then waits for that construct to finish. */
+int __spread_any_async(__spread_any_pick_t *);
 
 /* What one device did for device(any) instances since the program started (or the last
  * spread_any_stats_reset): instances, busy time and bytes moved. */

@@ -773,6 +773,7 @@ mod tests {
             slot,
             crate::location::LazyLoc::known(None),
             None,
+            None,
             move || slot.enqueue_begin(rt, &mut args(&[(a, 64, map::TO)])),
         );
         let nowait::Completion::Polled(h) = started else {

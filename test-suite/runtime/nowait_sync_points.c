@@ -54,6 +54,26 @@ int main(void) {
   for (int d = 0; d < nd; d++)
     expect("initial thread, taskwait", x[d], 10 + d);
 
+  // A synchronous kernel with a parallel region of its own, run on this thread, then more
+  // nowait work: the kernel's barriers are not the program's, and the next taskwait still is.
+  long par = 0;
+#pragma omp target parallel for device(0) map(tofrom : par) reduction(+ : par) num_threads(2)
+  for (int i = 0; i < 100; i++)
+    par += i;
+  expect("synchronous target parallel for", par, 4950);
+  for (int d = 0; d < nd; d++) {
+#pragma omp target nowait device(d) map(tofrom : x[d : 1])
+    {
+      slow();
+      x[d] += 1000;
+    }
+  }
+#pragma omp taskwait
+  for (int d = 0; d < nd; d++)
+    expect("initial thread, taskwait after a kernel's parallel region", x[d], 1010 + d);
+  for (int d = 0; d < nd; d++)
+    x[d] -= 1000;
+
   // Initial thread: taskgroup.
 #pragma omp taskgroup
   {

@@ -517,7 +517,11 @@ impl Any {
             });
             return Ok(on_host());
         }
-        let grant = self.dispatcher.acquire(key, cands);
+        // Instances this thread started as `target nowait` hold tokens until they are finished:
+        // waiting for tokens, the thread finishes its own first.
+        let grant = self
+            .dispatcher
+            .acquire_with(key, cands, &|| rt.nowait_finish_one_of_mine());
         let server = grant.cand.server;
         let version = site.versions[grant.cand.version];
         let ticket = self.next_ticket.fetch_add(1, Ordering::Relaxed);

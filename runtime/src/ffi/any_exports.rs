@@ -8,6 +8,7 @@ use crate::any::dispatch::Kind;
 use crate::any::{self, MapItem, Site, Version};
 use crate::report;
 use crate::runtime;
+use crate::runtime::nowait::TaskFacts;
 use std::ffi::{c_char, c_int, c_void};
 
 /// `__spread_any_version_t`.
@@ -223,24 +224,100 @@ pub extern "C" fn __spread_any_release(pick: *mut PickC) {
             return;
         }
         any::enter_instance(false);
+        if handed_over(ticket) {
+            return; // released when its `target nowait` finishes
+        }
+        release_ticket(ticket);
+    })
+}
+
+fn release_ticket(ticket: u64) {
+    let rt = runtime::get();
+    if let Err(e) = any::get(rt).release(rt, ticket) {
+        report::fatal_construct(rt, &e, None)
+    }
+}
+
+thread_local! {
+    /// The instance whose arm runs as a `target nowait` now (`__spread_any_async`), until that
+    /// construct starts and takes it over.
+    static BOUND: std::cell::RefCell<Option<(u64, TaskFacts)>> =
+        const { std::cell::RefCell::new(None) };
+    /// Instances whose `target nowait` took them over: their release is the construct's.
+    static HANDED: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Whether `ticket`'s release was handed to its construct (and forgets it); an instance whose
+/// arm never started a construct (it ran on the host) is released by its caller after all.
+fn handed_over(ticket: u64) -> bool {
+    BOUND.with(|b| {
+        let mut b = b.borrow_mut();
+        if b.as_ref().is_some_and(|(t, _)| *t == ticket) {
+            *b = None;
+        }
+    });
+    HANDED.with(|h| {
+        let mut h = h.borrow_mut();
+        match h.iter().position(|&t| t == ticket) {
+            Some(i) => {
+                h.swap_remove(i);
+                true
+            }
+            None => false,
+        }
+    })
+}
+
+/// For a `target nowait` starting on this thread: the `device(any)` instance it runs for, if its
+/// arm was made asynchronous (the construct is then owned in the instance's name and releases
+/// the instance when it finishes).
+pub(super) fn take_instance() -> Option<(TaskFacts, crate::runtime::nowait::OnFinish)> {
+    let (ticket, facts) = BOUND.with(|b| b.borrow_mut().take())?;
+    HANDED.with(|h| h.borrow_mut().push(ticket));
+    Some((facts, Box::new(move || release_ticket(ticket))))
+}
+
+/// Whether an instance's arm runs as a `target nowait` (the lowering's test): a `nowait`
+/// instance on a device, in a task Spread can complete asynchronously (its tool runs and the task
+/// runs at once, outside a task team). The instances a thread creates outside a parallel region
+/// then overlap; inside one, the team's threads run them.
+#[no_mangle]
+pub extern "C" fn __spread_any_async(pick: *mut PickC) -> c_int {
+    guard("__spread_any_async", || {
+        let Some(p) = mem::read(pick as *const PickC) else {
+            return 0;
+        };
+        let ticket = p.ticket as usize as u64;
         let rt = runtime::get();
-        if let Err(e) = any::get(rt).release(rt, ticket) {
-            report::fatal_construct(rt, &e, None)
+        if ticket == 0 || i64::from(p.device) == rt.initial_device() {
+            return 0;
+        }
+        if kmp::async_handle_slot().is_some() {
+            return 0; // in a task team: the team's threads run the instances at once
+        }
+        match super::ompt::instance_task(false) {
+            Some(facts) => {
+                BOUND.with(|b| *b.borrow_mut() = Some((ticket, facts)));
+                1
+            }
+            None => 0,
         }
     })
 }
 
 /// First call of a `nowait` instance's task. libomp runs a task created outside a parallel
-/// region at once (its team is serialized), so such instances run one after the other; this says
-/// so, once, instead of letting the program lose its concurrency silently.
+/// region at once (its team is serialized); the instance's arm then runs as a `target nowait`
+/// Spread owns (`__spread_any_async`), so such instances still overlap. Without Spread's OMPT
+/// tool they cannot, and this says so, once, instead of letting the program lose its
+/// concurrency silently.
 #[no_mangle]
 pub extern "C" fn __spread_any_deferred() {
     guard("__spread_any_deferred", || {
         static WARNED: std::sync::Once = std::sync::Once::new();
-        if kmp::level() == 0 {
+        if kmp::level() == 0 && super::ompt::instance_task(false).is_none() {
             WARNED.call_once(|| {
                 eprintln!(
-                    "spread: warning: device(any) nowait instances created outside a parallel region run one after the other, as they are created (libomp runs such tasks at once); create them in '#pragma omp parallel' + '#pragma omp single' to share them over the host and the devices at once"
+                    "spread: warning: device(any) nowait instances created outside a parallel region run one after the other, as they are created: Spread's OMPT tool does not run (OMP_TOOL=disabled, another tool, SPREAD_NOWAIT=libomp or libomp's hidden helpers on); create them in '#pragma omp parallel' + '#pragma omp single' to share them over the host and the devices at once"
                 )
             });
         }

@@ -242,13 +242,19 @@ fn start_nowait(
     loc: LazyLoc,
     op: impl FnOnce() -> crate::error::Result<runtime::launch::InFlight<'static>>,
 ) -> bool {
+    // The arm of a `device(any)` instance made asynchronous: owned in the instance's name.
+    if let Some((instance, release)) = super::any_exports::take_instance() {
+        rt.start_nowait(slot, loc, Some(instance), Some(release), op);
+        return true;
+    }
     let handle = kmp::async_handle_slot();
     let owner =
         super::ompt::nowait_task(handle.is_some()).filter(|t| !t.in_task_team || t.deps.is_empty());
     if owner.is_none() && handle.is_none() {
         return false;
     }
-    if let (Completion::Polled(h), Some(at)) = (rt.start_nowait(slot, loc, owner, op), handle) {
+    if let (Completion::Polled(h), Some(at)) = (rt.start_nowait(slot, loc, owner, None, op), handle)
+    {
         kmp::set_async_handle(at, h);
     }
     true

@@ -98,8 +98,8 @@ const SYNC_BARRIER_IMPLICIT_WORKSHARE: c_int = 8;
 const SYNC_BARRIER_IMPLICIT_PARALLEL: c_int = 9;
 
 /// `ompt_task_flag_t` values.
+const TASK_EXPLICIT: c_int = 0x04;
 const TASK_TARGET: c_int = 0x08;
-const TASK_TASKWAIT: c_int = 0x10;
 
 /// `ompt_dependence_type_in`; every other type writes.
 const DEPENDENCE_IN: c_int = 1;
@@ -160,10 +160,10 @@ thread_local! {
     /// The implicit task that just ended was a kernel's or an instance's: libomp reports the end
     /// of its region's barrier after the task's end, with no region data.
     static LEFT_INNER: Cell<bool> = const { Cell::new(false) };
-    /// The `depend` clauses of the target task this thread created last (its tool data's
-    /// address and the items): a target task outside a task team runs at once, on the thread
-    /// that created it.
-    static TARGET_DEPS: RefCell<(usize, Vec<Dep>)> = const { RefCell::new((0, Vec::new())) };
+    /// The `depend` clauses of the task with `depend` clauses this thread created last (its
+    /// tool data's address and the items): outside a task team such a task runs at once, on
+    /// the thread that created it.
+    static TASK_DEPS: RefCell<(usize, Vec<Dep>)> = const { RefCell::new((0, Vec::new())) };
     /// Barriers of the program this thread waits in (it runs the team's tasks meanwhile).
     static IN_BARRIER: Cell<u32> = const { Cell::new(0) };
 }
@@ -191,8 +191,19 @@ fn inner() -> bool {
 
 /// The facts an owned `nowait` construct needs about the target task the calling thread is
 /// running (`runtime::nowait`): `None` when Spread cannot own it (the tool does not run, the
-/// task is not a target task, or its `depend` clauses are not known here).
+/// thread waits at a barrier, the task is not a target task, or its `depend` clauses are not
+/// known here).
 pub fn nowait_task(in_task_team: bool) -> Option<TaskFacts> {
+    current_task(true, in_task_team)
+}
+
+/// The same facts about the explicit task the calling thread is running, target task or not (a
+/// `device(any)` instance, whose `target nowait` Spread owns in the instance's name).
+pub fn instance_task(in_task_team: bool) -> Option<TaskFacts> {
+    current_task(false, in_task_team)
+}
+
+fn current_task(target: bool, in_task_team: bool) -> Option<TaskFacts> {
     if !OWNS_NOWAIT.load(Ordering::Acquire) || IN_BARRIER.with(Cell::get) > 0 {
         return None;
     }
@@ -213,22 +224,25 @@ pub fn nowait_task(in_task_team: bool) -> Option<TaskFacts> {
         std::ptr::null_mut(),
         std::ptr::null_mut(),
     );
-    if found == 0 || data.is_null() || flags & TASK_TARGET == 0 {
+    if found == 0 || data.is_null() || (target && flags & TASK_TARGET == 0) {
         return None;
+    }
+    if flags & (TASK_TARGET | TASK_EXPLICIT) == 0 {
+        return None; // an implicit or initial task: nobody created it
     }
     // SAFETY: libomp's pointer to the current task's tool data, written by `task_create`.
     let value = unsafe { (*data).value };
     let parent = (value & !EXPLICIT_BITS) as usize;
-    if value & EXPLICIT_TARGET == 0 || parent == 0 {
+    if parent == 0 || (target && value & EXPLICIT_TARGET == 0) {
         return None;
     }
     let deps = if value & EXPLICIT_DEPS == 0 {
         Vec::new()
     } else {
         let key = data as usize;
-        let deps = TARGET_DEPS.with(|t| {
-            let mut t = t.borrow_mut();
-            (t.0 == key).then(|| std::mem::take(&mut t.1))
+        let deps = TASK_DEPS.with(|t| {
+            let t = t.borrow();
+            (t.0 == key).then(|| t.1.clone())
         });
         deps?
     };
@@ -305,8 +319,9 @@ extern "C" fn tool_finalize(_data: *mut OmptData) {
     OWNS_NOWAIT.store(false, Ordering::Release);
 }
 
-/// `ompt_callback_task_create`: a target task, or a task with `depend` clauses, remembers the
-/// task that created it.
+/// `ompt_callback_task_create`: every explicit task remembers the task that created it (a
+/// target task's construct, or a `device(any)` instance's, belongs to that task's `taskwait`),
+/// and whether it is a target task and has `depend` clauses.
 extern "C" fn task_create(
     encountering: *mut OmptData,
     _frame: *const c_void,
@@ -315,19 +330,18 @@ extern "C" fn task_create(
     has_dependences: c_int,
     _codeptr: *const c_void,
 ) {
-    let target = flags & TASK_TARGET != 0;
     if new_task.is_null() || encountering.is_null() {
         return;
     }
-    if !target && has_dependences == 0 && flags & TASK_TASKWAIT == 0 {
-        return;
-    }
-    let bits = if target { EXPLICIT_TARGET } else { 0 }
-        | if has_dependences != 0 {
-            EXPLICIT_DEPS
-        } else {
-            0
-        };
+    let bits = if flags & TASK_TARGET != 0 {
+        EXPLICIT_TARGET
+    } else {
+        0
+    } | if has_dependences != 0 {
+        EXPLICIT_DEPS
+    } else {
+        0
+    };
     // SAFETY: libomp passes the new task's tool data, which only this tool writes; the
     // encountering task's tool data lives in libomp's task record (aligned to 8).
     unsafe { (*new_task).value = encountering as u64 | bits };
@@ -359,9 +373,9 @@ extern "C" fn dependences(task: *mut OmptData, deps: *const OmptDependence, n: c
             rt.nowait_before_dependent(parent, &items);
         }
     }
-    if value & EXPLICIT_TARGET != 0 {
-        TARGET_DEPS.with(|t| *t.borrow_mut() = (task as usize, items));
-    }
+    // Kept for the task's construct: a target task, or a `device(any)` instance (outside a task
+    // team both run at once, on this thread).
+    TASK_DEPS.with(|t| *t.borrow_mut() = (task as usize, items));
 }
 
 /// `ompt_callback_sync_region_wait`, around the wait of a `taskwait`, the end of a `taskgroup`
@@ -380,7 +394,10 @@ extern "C" fn sync_region_wait(
     task: *mut OmptData,
     _codeptr: *const c_void,
 ) {
-    if inner() || LEFT_INNER.with(Cell::get) {
+    // (A kernel's region reports the end of its barrier on its worker threads after their
+    // implicit task ended, when they are no longer inner: such an end only lowers the count, and
+    // nothing is finished at a barrier's end.)
+    if inner() {
         return;
     }
     let barrier = matches!(

@@ -113,6 +113,9 @@ impl Stage {
     }
 }
 
+/// What runs once a construct has finished (a `device(any)` instance's release).
+pub type OnFinish = Box<dyn FnOnce() + Send>;
+
 /// One started `nowait` construct.
 struct Started {
     stage: Mutex<Stage>,
@@ -120,6 +123,7 @@ struct Started {
     loc: LazyLoc,
     /// For owned constructs: who must see them complete.
     owner: Option<Owner>,
+    on_finish: Mutex<Option<OnFinish>>,
 }
 
 /// Where an owned construct must be complete.
@@ -131,7 +135,13 @@ struct Owner {
 
 impl Started {
     fn settle(&self, block: bool) -> Option<Result<()>> {
-        self.stage.lock().settle(block)
+        let r = self.stage.lock().settle(block);
+        if r.is_some() {
+            if let Some(f) = self.on_finish.lock().take() {
+                f();
+            }
+        }
+        r
     }
 
     /// Running and nobody finishing it right now.
@@ -165,7 +175,7 @@ pub type Failure = (crate::error::Error, Option<SourceLoc>);
 
 impl Nowait {
     /// Starts a `nowait` construct on `slot`: `op` decides its mapping and enqueues its work on
-    /// a stream, which is then submitted to the device. `owner` (from Spread's OMPT tool, when
+    /// a stream, which is then submitted to the device; `on_finish` runs once it has finished. `owner` (from Spread's OMPT tool, when
     /// the construct can be owned: see the module's docs) makes it owned; otherwise it is polled.
     /// A failure to enqueue is the construct's outcome (reported by its poll or synchronization
     /// point).
@@ -174,6 +184,7 @@ impl Nowait {
         slot: &'static DeviceSlot,
         loc: LazyLoc,
         owner: Option<TaskFacts>,
+        on_finish: Option<OnFinish>,
         op: impl FnOnce() -> Result<InFlight<'static>>,
     ) -> Completion {
         let ticket = self.ticket(slot);
@@ -193,6 +204,7 @@ impl Nowait {
             device: slot.id,
             loc,
             owner,
+            on_finish: Mutex::new(on_finish),
         });
         if owned {
             let mut list = self.owned.lock();
@@ -318,6 +330,26 @@ impl Nowait {
         self.finish_owned(|_| true)
     }
 
+    /// Finishes the oldest owned construct the calling thread started that has something to run
+    /// once finished (a `device(any)` instance's release); false when there is none.
+    pub fn finish_one_of_mine(&self) -> std::result::Result<bool, Failure> {
+        let me = thread_index();
+        let mine = {
+            let mut list = self.owned.lock();
+            let i = list.iter().position(|s| {
+                s.owner.as_ref().is_some_and(|o| o.thread == me) && s.on_finish.lock().is_some()
+            });
+            i.map(|i| list.remove(i))
+        };
+        let Some(s) = mine else {
+            return Ok(false);
+        };
+        match s.settle(true) {
+            Some(Err(e)) => Err((e, s.loc.get().cloned())),
+            _ => Ok(true),
+        }
+    }
+
     /// Whether any owned construct may still run (a cheap check for the tool's callbacks).
     pub fn any_owned(&self) -> bool {
         !self.owned.lock().is_empty()
@@ -391,20 +423,31 @@ impl Runtime {
         self.report(self.nowait.at_exit());
     }
 
+    /// Finishes one owned construct of this thread that releases a `device(any)` instance (see
+    /// [`Nowait::finish_one_of_mine`]); whether there was one.
+    pub fn nowait_finish_one_of_mine(&self) -> bool {
+        match self.nowait.finish_one_of_mine() {
+            Ok(did) => did,
+            Err((e, loc)) => crate::report::fatal_construct(self, &e, loc.as_ref()),
+        }
+    }
+
     /// Whether any owned construct may still run.
     pub fn nowait_any_owned(&self) -> bool {
         self.nowait.any_owned()
     }
 
-    /// Starts a `nowait` construct (see [`Nowait::start`]).
+    /// Starts a `nowait` construct (see [`Nowait::start`]); `on_finish` runs once it has
+    /// finished.
     pub fn start_nowait(
         &self,
         slot: &'static DeviceSlot,
         loc: LazyLoc,
         owner: Option<TaskFacts>,
+        on_finish: Option<OnFinish>,
         op: impl FnOnce() -> Result<InFlight<'static>>,
     ) -> Completion {
-        self.nowait.start(slot, loc, owner, op)
+        self.nowait.start(slot, loc, owner, on_finish, op)
     }
 
     /// Completes a polled `nowait` handle (see [`Nowait::poll`]).

@@ -183,6 +183,19 @@ impl Dispatcher {
     /// Places one instance of `site` (any number naming the construct) among `cands` (not
     /// empty), waiting until it can start. The caller runs it, then calls [`Dispatcher::release`].
     pub fn acquire(&self, site: usize, cands: Vec<Candidate>) -> Grant {
+        self.acquire_with(site, cands, &|| false)
+    }
+
+    /// [`acquire`](Self::acquire), where the waiting thread may itself hold what it waits for:
+    /// before each wait it calls `progress` (without the dispatcher's lock), which finishes one
+    /// of the caller's instances still running (their release then frees tokens) and says
+    /// whether there was one.
+    pub fn acquire_with(
+        &self,
+        site: usize,
+        cands: Vec<Candidate>,
+        progress: &dyn Fn() -> bool,
+    ) -> Grant {
         let mut st = self.st.lock();
         let ticket = st.next;
         st.next += 1;
@@ -211,10 +224,17 @@ impl Dispatcher {
             },
         );
         loop {
-            self.cv.wait(&mut st);
             if let Some(g) = st.waiters.get_mut(&ticket).and_then(|w| w.grant.take()) {
                 st.waiters.remove(&ticket);
                 return g;
+            }
+            if parking_lot::MutexGuard::unlocked(&mut st, progress) {
+                continue;
+            }
+            // The lock was let go: a grant made meanwhile has already notified.
+            let granted = st.waiters.get(&ticket).is_some_and(|w| w.grant.is_some());
+            if !granted {
+                self.cv.wait(&mut st);
             }
         }
     }

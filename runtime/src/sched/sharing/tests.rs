@@ -228,3 +228,34 @@ fn many_threads_never_exceed_the_tokens() {
     assert_eq!(t[0].instances + t[1].instances, 8 * 40);
     assert!(t[0].max_tokens <= 90 && t[1].max_tokens <= 90);
 }
+
+#[test]
+fn acquire_with_finishes_own_instances_and_misses_no_grant() {
+    // One slot, held by an instance the waiting thread itself started: the waiter's progress
+    // releases it. Reporting no progress must not make the waiter miss the grant that the
+    // release made while the dispatcher's lock was let go.
+    for reported in [true, false] {
+        let d = Dispatcher::new(
+            servers(&[(Kind::Host, 1)]),
+            Pools::PerServer,
+            Policy::First,
+            true,
+        );
+        let held = std::sync::Mutex::new(Some(d.acquire(0, vec![cand(0, 100)])));
+        let calls = AtomicU32::new(0);
+        let g = d.acquire_with(0, vec![cand(0, 100)], &|| {
+            calls.fetch_add(1, Ordering::SeqCst);
+            match held.lock().unwrap().take() {
+                Some(a) => {
+                    d.release(0, &a, Duration::from_millis(1));
+                    reported
+                }
+                None => false,
+            }
+        });
+        assert_eq!(g.cand.server, 0);
+        assert!(calls.load(Ordering::SeqCst) >= 1);
+        d.release(0, &g, Duration::from_millis(1));
+        assert_eq!(d.tallies()[0].instances, 2);
+    }
+}
