@@ -28,18 +28,32 @@ typedef struct {
 enum { TS_R_HOST = 0, TS_R_CPU = 1, TS_R_NVIDIA = 2 };
 static int ts_res[3];
 
+/* -u: the initial thread creates the instances, outside any parallel region (the paper's Fig. 2
+ * as written in main); default: the single thread of a parallel region creates them and the
+ * team's threads run them. */
+static int ts_unwrapped;
+#define TS_CALL(call)                                                                            \
+  do {                                                                                           \
+    if (ts_unwrapped) {                                                                          \
+      call;                                                                                      \
+    } else {                                                                                     \
+      _Pragma("omp parallel") _Pragma("omp single") { call; }                                    \
+    }                                                                                            \
+  } while (0)
+
 static void ts_usage(const char *prog, const char *what) {
   fprintf(stderr,
-          "usage: %s [-n N] [-b BS] [-s STEPS] [-r HOST,CPU,NVIDIA] [-m MODES] [-q] [-Q]\n"
+          "usage: %s [-n N] [-b BS] [-s STEPS] [-r HOST,CPU,NVIDIA] [-m MODES] [-u] [-q] [-Q]\n"
           "  %s\n"
           "  -r resources() of the host, cpu and nvidia versions (default %d,%d,%d)\n"
           "  -m which modes run: letters d (devices-only), h (host-only), y (hybrid); default dhy\n"
+          "  -u create the instances outside any parallel region (default: in parallel + single)\n"
           "  -q quick (small) sizes, -Q no per-device tables\n",
           prog, what, ts_res[0], ts_res[1], ts_res[2]);
   exit(2);
 }
 
-/* Parses -n, -b, -s, -q, -Q; -q first sets the quick defaults, explicit values win. */
+/* Parses -n, -b, -s, -r, -m, -u, -q, -Q; -q first sets the quick defaults, explicit values win. */
 static void ts_parse(int argc, char **argv, ts_opts_t *o, ts_opts_t quick, const char *what) {
   setvbuf(stdout, NULL, _IOLBF, 0); /* lines survive an abort */
   long n = -1, b = -1, s = -1;
@@ -49,6 +63,7 @@ static void ts_parse(int argc, char **argv, ts_opts_t *o, ts_opts_t quick, const
     long *dst = NULL;
     if (!strcmp(a, "-q")) { o->quick = 1; continue; }
     if (!strcmp(a, "-Q")) { o->quiet = 1; continue; }
+    if (!strcmp(a, "-u")) { ts_unwrapped = 1; continue; }
     if (!strcmp(a, "-n")) dst = &n;
     else if (!strcmp(a, "-b")) dst = &b;
     else if (!strcmp(a, "-s")) dst = &s;

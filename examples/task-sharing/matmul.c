@@ -40,10 +40,7 @@
 
 /* Instances for C blocks (bi, bj) with bi in [bi0, bi1). */
 static void mm_devices(const double *A, const double *B, double *C, int n, int b, int bi0, int bi1) {
-  /* The team's threads run the instances at once (a task created outside a parallel region
-   * would run at once, on the thread that creates it). */
-#pragma omp parallel
-#pragma omp single
+  /* Called in `parallel` + `single`, or by the initial thread with -u (TS_CALL). */
   {
   const int nb = n / b;
   for (int bi = bi0; bi < bi1; ++bi)
@@ -60,10 +57,7 @@ static void mm_devices(const double *A, const double *B, double *C, int n, int b
 }
 
 static void mm_host(const double *A, const double *B, double *C, int n, int b, int bi0, int bi1) {
-  /* The team's threads run the instances at once (a task created outside a parallel region
-   * would run at once, on the thread that creates it). */
-#pragma omp parallel
-#pragma omp single
+  /* Called in `parallel` + `single`, or by the initial thread with -u (TS_CALL). */
   {
   const int nb = n / b;
   for (int bi = bi0; bi < bi1; ++bi)
@@ -79,10 +73,7 @@ static void mm_host(const double *A, const double *B, double *C, int n, int b, i
 }
 
 static void mm_hybrid(const double *A, const double *B, double *C, int n, int b, int bi0, int bi1) {
-  /* The team's threads run the instances at once (a task created outside a parallel region
-   * would run at once, on the thread that creates it). */
-#pragma omp parallel
-#pragma omp single
+  /* Called in `parallel` + `single`, or by the initial thread with -u (TS_CALL). */
   {
   const int nb = n / b;
   for (int bi = bi0; bi < bi1; ++bi)
@@ -153,13 +144,13 @@ int main(int argc, char **argv) {
     /* warm-up: C's first block row (device images, the model's first measurement of each
      * device), untimed */
     memset(C, 0, sizeof(double) * nn);
-    fns[m](A, B, C, n, b, 0, 1);
+    TS_CALL(fns[m](A, B, C, n, b, 0, 1));
     spread_any_stats_reset();
     double t = 0;
     for (int rep = 0; rep < reps; ++rep) {
       memset(C, 0, sizeof(double) * nn);
       t0 = omp_get_wtime();
-      fns[m](A, B, C, n, b, 0, nb);
+      TS_CALL(fns[m](A, B, C, n, b, 0, nb));
       t += omp_get_wtime() - t0;
     }
     ts_collect(&r[m], t);

@@ -52,10 +52,7 @@
 
 static void step_devices(float *x, float *y, float *z, float *vx, float *vy, float *vz, int n,
                          int BS, float dt) {
-  /* The team's threads run the instances at once (a task created outside a parallel region
-   * would run at once, on the thread that creates it). */
-#pragma omp parallel
-#pragma omp single
+  /* Called in `parallel` + `single`, or by the initial thread with -u (TS_CALL). */
   {
   for (int k = 0; k < n; k += BS) {
 #pragma omp target device(any) map(tofrom: vx[k:BS], vy[k:BS], vz[k:BS]) map(to: x[0:n], y[0:n], z[0:n]) nowait
@@ -69,10 +66,7 @@ static void step_devices(float *x, float *y, float *z, float *vx, float *vy, flo
 
 static void step_host(float *x, float *y, float *z, float *vx, float *vy, float *vz, int n,
                       int BS, float dt) {
-  /* The team's threads run the instances at once (a task created outside a parallel region
-   * would run at once, on the thread that creates it). */
-#pragma omp parallel
-#pragma omp single
+  /* Called in `parallel` + `single`, or by the initial thread with -u (TS_CALL). */
   {
   for (int k = 0; k < n; k += BS) {
 #pragma omp target device(any) map(tofrom: vx[k:BS], vy[k:BS], vz[k:BS]) map(to: x[0:n], y[0:n], z[0:n]) nowait
@@ -85,10 +79,7 @@ static void step_host(float *x, float *y, float *z, float *vx, float *vy, float 
 
 static void step_hybrid(float *x, float *y, float *z, float *vx, float *vy, float *vz, int n,
                         int BS, float dt) {
-  /* The team's threads run the instances at once (a task created outside a parallel region
-   * would run at once, on the thread that creates it). */
-#pragma omp parallel
-#pragma omp single
+  /* Called in `parallel` + `single`, or by the initial thread with -u (TS_CALL). */
   {
   for (int k = 0; k < n; k += BS) {
 #pragma omp target device(any) map(tofrom: vx[k:BS], vy[k:BS], vz[k:BS]) map(to: x[0:n], y[0:n], z[0:n]) nowait
@@ -161,12 +152,12 @@ int main(int argc, char **argv) {
     float *x = p, *y = p + n, *z = p + 2 * n, *vx = p + 3 * n, *vy = p + 4 * n, *vz = p + 5 * n;
     /* warm-up step (device images, the model's first measurement of each device), untimed */
     init(p, n);
-    fns[m](x, y, z, vx, vy, vz, n, BS, dt);
+    TS_CALL(fns[m](x, y, z, vx, vy, vz, n, BS, dt));
     init(p, n);
     spread_any_stats_reset();
     t0 = omp_get_wtime();
     for (int s = 0; s < steps; ++s) {
-      fns[m](x, y, z, vx, vy, vz, n, BS, dt);
+      TS_CALL(fns[m](x, y, z, vx, vy, vz, n, BS, dt));
       positions(x, y, z, vx, vy, vz, n, dt);
     }
     double t = omp_get_wtime() - t0;

@@ -32,10 +32,7 @@
 
 /* devices: `iters` iterations of the four kernels over every tile. */
 static void stream_devices(double *a, double *b, double *c, long n, long T, int iters) {
-  /* The team's threads run the instances at once (a task created outside a parallel region
-   * would run at once, on the thread that creates it). */
-#pragma omp parallel
-#pragma omp single
+  /* Called in `parallel` + `single`, or by the initial thread with -u (TS_CALL). */
   {
   const double scalar = SCALAR;
   for (int it = 0; it < iters; ++it)
@@ -67,10 +64,7 @@ static void stream_devices(double *a, double *b, double *c, long n, long T, int 
 
 /* host: `iters` iterations of the four kernels over every tile. */
 static void stream_host(double *a, double *b, double *c, long n, long T, int iters) {
-  /* The team's threads run the instances at once (a task created outside a parallel region
-   * would run at once, on the thread that creates it). */
-#pragma omp parallel
-#pragma omp single
+  /* Called in `parallel` + `single`, or by the initial thread with -u (TS_CALL). */
   {
   const double scalar = SCALAR;
   for (int it = 0; it < iters; ++it)
@@ -98,10 +92,7 @@ static void stream_host(double *a, double *b, double *c, long n, long T, int ite
 
 /* hybrid: `iters` iterations of the four kernels over every tile. */
 static void stream_hybrid(double *a, double *b, double *c, long n, long T, int iters) {
-  /* The team's threads run the instances at once (a task created outside a parallel region
-   * would run at once, on the thread that creates it). */
-#pragma omp parallel
-#pragma omp single
+  /* Called in `parallel` + `single`, or by the initial thread with -u (TS_CALL). */
   {
   const double scalar = SCALAR;
   for (int it = 0; it < iters; ++it)
@@ -190,11 +181,11 @@ int main(int argc, char **argv) {
     if (!(o.modes & (1 << m))) continue;
     /* warm-up iteration (device images, the model's first measurements), untimed */
     init(a, b, c, n);
-    fns[m](a, b, c, n, T, 1);
+    TS_CALL(fns[m](a, b, c, n, T, 1));
     init(a, b, c, n);
     spread_any_stats_reset();
     t0 = omp_get_wtime();
-    fns[m](a, b, c, n, T, iters);
+    TS_CALL(fns[m](a, b, c, n, T, iters));
     double t = omp_get_wtime() - t0;
     ts_collect(&r[m], t);
     printf("%s (%.3f s):\n", ts_mode_name[m], t);
