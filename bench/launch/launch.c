@@ -7,6 +7,8 @@
  *            c[i] += a[i]*b[i], copy out, free: every launch
  *   present  same region, but a, b, c already mapped by an enclosing
  *            `target data` (mapping lookups + refcounting, no transfers)
+ *   enter_exit `target enter data map(to:a,b,c)` + `target exit data map(release:a,b)
+ *            map(from:c)`: a pair of unstructured mappings, no kernel
  *
  * For each case: warm up, calibrate an iteration count so that one
  * repetition takes about SECONDS/REPS, run REPS repetitions and report the
@@ -58,6 +60,13 @@ static void run_present(long iters) {
 #pragma omp target map(to : a[:LEN], b[:LEN]) map(tofrom : c[:LEN])
     for (int j = 0; j < LEN; ++j)
       c[j] += a[j] * b[j];
+  }
+}
+
+static void run_enter_exit(long iters) {
+  for (long i = 0; i < iters; ++i) {
+#pragma omp target enter data map(to : a[:LEN], b[:LEN], c[:LEN])
+#pragma omp target exit data map(release : a[:LEN], b[:LEN]) map(from : c[:LEN])
   }
 }
 
@@ -166,6 +175,8 @@ int main(int argc, char **argv) {
   /* present: keep a, b, c resident; c is brought back at the end */
 #pragma omp target data map(to : a[:LEN], b[:LEN]) map(tofrom : c[:LEN])
   { report("present_region", run_present, seconds, reps, 1); }
+  /* c goes to the device and back unchanged: the check below still holds */
+  report("enter_exit_region", run_enter_exit, seconds, reps, 0);
 
   /* check: every launch of the mapped/present regions updated c */
   int ok = 1;

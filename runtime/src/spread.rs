@@ -764,7 +764,11 @@ impl Region {
         slot: &'static DeviceSlot,
         mut op: impl FnMut() -> Result<crate::runtime::launch::InFlight<'static>> + Send + 'static,
     ) {
-        if self.sched.deals_by_completions() || !slot.dev.asynchronous() {
+        // One host device, waited for at the end: its streams would run on an executor while
+        // this thread waits, so each chunk runs here instead, as a `target` construct's would
+        // (see `submit`). A GPU or remote device still gets streams: copies overlap kernels.
+        let here = self.inline_ops && slot.dev.host_addressable();
+        if here || self.sched.deals_by_completions() || !slot.dev.asynchronous() {
             return self.submit(slot, move || op()?.complete());
         }
         let window = match self.windows.iter().find(|(d, _)| *d == slot.id) {
