@@ -116,7 +116,6 @@ pub(super) fn resolve(
     device: i64,
     loc: &dyn Fn() -> Option<SourceLoc>,
 ) -> Option<&'static runtime::DeviceSlot> {
-    let loc = || loc();
     match rt.placement(device) {
         Ok(Placement::Host) => None,
         Ok(Placement::Device(slot)) => Some(slot),

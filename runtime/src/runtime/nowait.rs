@@ -175,10 +175,10 @@ pub type Failure = (crate::error::Error, Option<SourceLoc>);
 
 impl Nowait {
     /// Starts a `nowait` construct on `slot`: `op` decides its mapping and enqueues its work on
-    /// a stream, which is then submitted to the device; `on_finish` runs once it has finished. `owner` (from Spread's OMPT tool, when
-    /// the construct can be owned: see the module's docs) makes it owned; otherwise it is polled.
-    /// A failure to enqueue is the construct's outcome (reported by its poll or synchronization
-    /// point).
+    /// a stream, which is then submitted to the device; `on_finish` runs once it has finished.
+    /// `owner` (from Spread's OMPT tool, when the construct can be owned: see the module's docs)
+    /// makes it owned; otherwise it is polled. A failure to enqueue is the construct's outcome
+    /// (reported by its poll or synchronization point).
     pub fn start(
         &self,
         slot: &'static DeviceSlot,
