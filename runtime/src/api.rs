@@ -3,9 +3,9 @@
 
 use crate::device::AllocKind;
 use crate::error::{Error, ErrorKind, Result};
-use crate::ffi::{access, mem};
 use crate::mapping::{Entry, INF};
 use crate::runtime::{DeviceSlot, Runtime};
+use crate::sys::{access, mem};
 
 /// Where one side of a copy lives.
 #[derive(Clone, Copy)]

@@ -110,7 +110,7 @@ pub struct RemoteSettings {
     /// `SPREAD_REMOTE_LIB`: the MPI transport library (default: next to the runtime).
     pub lib: Option<String>,
     /// `SPREAD_REMOTE_FAULT=rank:message:exit|kill|hang`: a worker failure to inject (tests).
-    pub fault: Option<crate::device::remote::worker::Fault>,
+    pub fault: Option<Fault>,
 }
 
 /// libomptarget's variables for GPU plugins, which Spread's CUDA backend honours alike.
@@ -133,11 +133,117 @@ pub struct GpuSettings {
     pub lock_mapped: bool,
 }
 
+/// What kind of hardware a device is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceKind {
+    /// Host CPU cores with memory of their own, running the x86_64 image.
+    Host,
+    /// An NVIDIA GPU driven through the CUDA driver API, running the nvptx64 image.
+    Cuda,
+}
+
+impl DeviceKind {
+    /// The name `SPREAD_DEVICES` and `spread-info` use for this kind.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeviceKind::Host => "host",
+            DeviceKind::Cuda => "cuda",
+        }
+    }
+}
+
+/// Parses `SPREAD_DEVICES`: a comma-separated list of `kind[:count]` (`cuda`, `host:2`), in
+/// numbering order. Returns the requests, or what is wrong.
+pub fn parse_devices(spec: &str) -> std::result::Result<Vec<DeviceRequest>, String> {
+    let mut out: Vec<DeviceRequest> = Vec::new();
+    for item in spec.split(',').map(str::trim) {
+        if item.is_empty() {
+            continue;
+        }
+        let (kind, count) = match item.split_once(':') {
+            Some((k, c)) => {
+                let n = c
+                    .trim()
+                    .parse::<usize>()
+                    .map_err(|_| format!("{item:?}: the count after ':' is not a number"))?;
+                (k.trim(), Some(n))
+            }
+            None => (item, None),
+        };
+        let kind = match kind.to_ascii_lowercase().as_str() {
+            "host" => DeviceKind::Host,
+            "cuda" | "nvidia" | "gpu" => DeviceKind::Cuda,
+            other => return Err(format!("unknown device kind {other:?} (known: cuda, host)")),
+        };
+        if out.iter().any(|r| r.kind == kind) {
+            return Err(format!("{} is listed twice", kind.as_str()));
+        }
+        out.push(DeviceRequest { kind, count });
+    }
+    Ok(out)
+}
+
+/// A fault the tests inject (`SPREAD_REMOTE_FAULT=rank:command:action`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultAction {
+    /// The process exits with status 3 without leaving the MPI job.
+    Exit,
+    /// The process kills itself with SIGKILL (it prints nothing).
+    Kill,
+    /// The communication thread stops: no more answers, no more heartbeats.
+    Hang,
+}
+
+/// An injected fault: on rank `rank`, at its `command`-th received message (0: at the head's
+/// request to leave, when the program ends).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fault {
+    /// The rank that fails.
+    pub rank: usize,
+    /// Which received message triggers it (1 = the first; 0 = the request to leave).
+    pub command: u64,
+    /// What happens.
+    pub action: FaultAction,
+}
+
+impl Fault {
+    /// Parses `rank:command:action` (`command` a number from 1, or `leave`).
+    pub fn parse(s: &str) -> std::result::Result<Fault, String> {
+        let parts: Vec<&str> = s.split(':').map(str::trim).collect();
+        let [rank, command, action] = parts.as_slice() else {
+            return Err(format!(
+                "{s:?}: expected rank:command:action (action exit, kill or hang)"
+            ));
+        };
+        let rank = rank
+            .parse()
+            .map_err(|_| format!("{s:?}: the rank is not a number"))?;
+        let command =
+            match *command {
+                "leave" => 0,
+                c => c.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+                    format!("{s:?}: the message is not a number from 1, nor 'leave'")
+                })?,
+            };
+        let action = match *action {
+            "exit" => FaultAction::Exit,
+            "kill" => FaultAction::Kill,
+            "hang" => FaultAction::Hang,
+            a => return Err(format!("{s:?}: unknown action {a:?} (exit, kill or hang)")),
+        };
+        Ok(Fault {
+            rank,
+            command,
+            action,
+        })
+    }
+}
+
 /// One entry of `SPREAD_DEVICES`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DeviceRequest {
     /// The backend.
-    pub kind: crate::device::DeviceKind,
+    pub kind: DeviceKind,
     /// How many of its devices at most (`None`: all; host devices: `SPREAD_HOST_DEVICES`).
     pub count: Option<usize>,
 }
@@ -258,7 +364,6 @@ impl Config {
         });
         let trace = var("SPREAD_TRACE").filter(|p| !p.is_empty());
         let default_devices = || {
-            use crate::device::DeviceKind;
             [DeviceKind::Cuda, DeviceKind::Host]
                 .into_iter()
                 .map(|kind| DeviceRequest { kind, count: None })
@@ -266,7 +371,7 @@ impl Config {
         };
         let devices = match var("SPREAD_DEVICES") {
             None => default_devices(),
-            Some(v) => match crate::device::registry::parse(&v) {
+            Some(v) => match parse_devices(&v) {
                 Ok(d) => d,
                 Err(why) => {
                     warnings.push(format!(
@@ -379,7 +484,7 @@ impl Config {
                     },
                 };
                 let fault = var("SPREAD_REMOTE_FAULT").and_then(|f| {
-                    crate::device::remote::worker::Fault::parse(&f)
+                    Fault::parse(&f)
                         .map_err(|why| warnings.push(format!("SPREAD_REMOTE_FAULT: {why}")))
                         .ok()
                 });
@@ -557,6 +662,41 @@ fn parse_info(v: &str) -> u32 {
 mod tests {
     use super::*;
     use std::collections::HashMap;
+
+    #[test]
+    fn parses_kinds_counts_and_order() {
+        let r = parse_devices("cuda, host:2").expect("valid");
+        assert_eq!(
+            r,
+            vec![
+                DeviceRequest {
+                    kind: DeviceKind::Cuda,
+                    count: None
+                },
+                DeviceRequest {
+                    kind: DeviceKind::Host,
+                    count: Some(2)
+                }
+            ]
+        );
+        assert_eq!(parse_devices("host:4").expect("valid")[0].count, Some(4));
+        assert_eq!(
+            parse_devices("NVIDIA:1").expect("valid")[0].kind,
+            DeviceKind::Cuda
+        );
+        assert!(parse_devices("").expect("valid").is_empty());
+    }
+
+    #[test]
+    fn rejects_unknown_kinds_bad_counts_and_repeats() {
+        assert!(parse_devices("tpu")
+            .unwrap_err()
+            .contains("unknown device kind"));
+        assert!(parse_devices("host:x")
+            .unwrap_err()
+            .contains("not a number"));
+        assert!(parse_devices("host,host:2").unwrap_err().contains("twice"));
+    }
 
     fn cfg(pairs: &[(&str, &str)]) -> Config {
         let m: HashMap<String, String> = pairs

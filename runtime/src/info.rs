@@ -57,7 +57,7 @@ pub fn var_name(name: usize) -> String {
     if name == 0 {
         return "unknown".into();
     }
-    crate::ffi::mem::c_string(name as *const std::ffi::c_char).map_or_else(
+    crate::sys::mem::c_string(name as *const std::ffi::c_char).map_or_else(
         || "unknown".into(),
         |s| crate::location::SourceLoc::var_name(&s),
     )
@@ -68,7 +68,7 @@ pub fn declaration(name: usize) -> String {
     let s = if name == 0 {
         None
     } else {
-        crate::ffi::mem::c_string(name as *const std::ffi::c_char)
+        crate::sys::mem::c_string(name as *const std::ffi::c_char)
     };
     let mut parts = s
         .as_deref()

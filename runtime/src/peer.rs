@@ -6,10 +6,10 @@
 
 use crate::api::{self, Side};
 use crate::error::{Error, ErrorKind, Result};
-use crate::ffi::kmp;
 use crate::info;
 use crate::memory;
 use crate::runtime::Runtime;
+use crate::sys::kmp;
 
 /// The address on `side` of the data mapped there for host range `[host, host+len)`.
 fn resolve(side: Side<'_>, host: usize, len: usize, role: &str) -> Result<usize> {

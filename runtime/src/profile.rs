@@ -14,6 +14,31 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+/// The direction of a copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dir {
+    /// Host to device.
+    ToDevice,
+    /// Device to host.
+    FromDevice,
+    /// Within one device's memory.
+    Within,
+    /// From one device to another.
+    Peer,
+}
+
+impl Dir {
+    /// The short name the trace shows.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dir::ToDevice => "H2D",
+            Dir::FromDevice => "D2H",
+            Dir::Within => "D2D",
+            Dir::Peer => "peer",
+        }
+    }
+}
+
 /// What an operation did, for the counters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Work {
@@ -22,7 +47,7 @@ pub enum Work {
     /// A copy of `bytes` in direction `dir`.
     Copy {
         /// Direction.
-        dir: crate::trace::Dir,
+        dir: Dir,
         /// Bytes moved.
         bytes: u64,
     },
@@ -117,10 +142,10 @@ pub fn op_end(device: usize, start: Instant, work: Work) {
             }
             Work::Copy { dir, bytes } => {
                 let i = match dir {
-                    crate::trace::Dir::ToDevice => 0,
-                    crate::trace::Dir::FromDevice => 1,
-                    crate::trace::Dir::Within => 2,
-                    crate::trace::Dir::Peer => 3,
+                    Dir::ToDevice => 0,
+                    Dir::FromDevice => 1,
+                    Dir::Within => 2,
+                    Dir::Peer => 3,
                 };
                 d.bytes[i] += bytes;
             }
@@ -285,7 +310,7 @@ mod tests {
             7,
             t0,
             Work::Copy {
-                dir: crate::trace::Dir::ToDevice,
+                dir: Dir::ToDevice,
                 bytes: 1 << 20,
             },
         );

@@ -220,7 +220,7 @@ impl Runtime {
             // Host devices of unequal size (SPREAD_HOST_DEVICE_THREADS/_CORES) show it here.
             for (id, d) in found.devices.iter().enumerate() {
                 let i = d.info();
-                if i.kind != crate::device::DeviceKind::Host {
+                if i.kind != crate::config::DeviceKind::Host {
                     continue;
                 }
                 let fact = |k: &str| {
@@ -265,7 +265,7 @@ impl Runtime {
     }
 
     pub fn policy(&self) -> Policy {
-        match crate::ffi::kmp::target_offload() {
+        match crate::sys::kmp::target_offload() {
             0 => Policy::Disabled,
             2 => Policy::Mandatory,
             // DEFAULT behaves as MANDATORY when there are devices, as in libomptarget.
@@ -295,7 +295,7 @@ impl Runtime {
             ));
         }
         let id = if device == -1 {
-            i64::from(crate::ffi::kmp::default_device())
+            i64::from(crate::sys::kmp::default_device())
         } else {
             device
         };
@@ -304,7 +304,7 @@ impl Runtime {
         }
         let slot = self.device(id)?;
         slot.ensure_images(self)?;
-        if slot.runs_no_image(self) && crate::ffi::kmp::target_offload() != 2 {
+        if slot.runs_no_image(self) && crate::sys::kmp::target_offload() != 2 {
             // Stock libomptarget counts only devices of plugins with an image for them: a binary
             // whose images are all for another kind of device (nvptx only, on a machine without
             // a GPU) sees no devices and runs on the host. Here the device exists, but the
@@ -844,7 +844,7 @@ mod tests {
         // Host memory the runtime writes behind Rust's back: read it through raw reads only.
         let mut host: Box<[u64]> = vec![7u64; 16].into_boxed_slice();
         let addr = host.as_mut_ptr() as usize;
-        let host3 = || crate::ffi::access::attach_pointer(addr + 24);
+        let host3 = || crate::sys::access::attach_pointer(addr + 24);
         let mut a = args(&[(addr, 128, map::TO | map::FROM)]);
         slot.data_begin(&rt, &mut a).expect("maps");
         let tgt = slot
@@ -855,7 +855,7 @@ mod tests {
         let tgt = tgt.expect("entry exists");
         assert_ne!(tgt, addr, "a host device has memory of its own");
         // The device copy changes; the host array does not until data end copies back.
-        crate::ffi::access::fill(tgt, 0, 128);
+        crate::sys::access::fill(tgt, 0, 128);
         assert_eq!(host3(), 7);
         slot.data_end(&rt, &a).expect("unmaps");
         assert_eq!(host3(), 0);

@@ -230,9 +230,9 @@ impl Reductions {
             // The original is the program's variable the lowering named (`&s`, `sizeof s`),
             // alive until the construct's reductions are finished.
             let mut bytes = [0u8; 8];
-            crate::ffi::access::transfer(bytes.as_mut_ptr() as usize, v.original, size);
+            crate::sys::access::transfer(bytes.as_mut_ptr() as usize, v.original, size);
             v.fold(&mut bytes[..size]);
-            crate::ffi::access::transfer(v.original, bytes.as_ptr() as usize, size);
+            crate::sys::access::transfer(v.original, bytes.as_ptr() as usize, size);
         }
     }
 }

@@ -11,10 +11,10 @@
 use crate::abi::{map, NonContigDim};
 use crate::device::Stream;
 use crate::error::{Error, ErrorKind, Result};
-use crate::ffi::{access, mem};
 use crate::info::{self, bits};
 use crate::mapping::{Entry, MappingTable, ShadowPointer};
 use crate::runtime::DeviceSlot;
+use crate::sys::{access, mem};
 
 /// The map arguments of one construct, copied out of the program's arrays.
 #[derive(Debug, Clone, Default)]
@@ -129,15 +129,26 @@ pub fn mark_filling(cx: &mut Ctx<'_>, table: &mut MappingTable) -> Result<()> {
     Ok(())
 }
 
+/// Calls entry `i`'s mapper: its components, as map arguments without mappers.
 fn run_mapper(mapper: usize, args: &MapArgs, i: usize) -> MapArgs {
-    crate::ffi::mapper::collect(
+    let comps = crate::sys::mapper::collect(
         mapper,
         args.bases[i],
         args.begins[i],
         args.sizes[i],
         args.types[i],
         args.name(i),
-    )
+    );
+    let mut a = MapArgs::default();
+    for c in comps {
+        a.bases.push(c.base);
+        a.begins.push(c.begin);
+        a.sizes.push(c.size);
+        a.types.push(c.ty);
+        a.names.push(c.name);
+        a.mappers.push(0);
+    }
+    a
 }
 
 fn name_of(name: usize) -> String {

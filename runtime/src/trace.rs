@@ -2,6 +2,7 @@
 //! Perfetto or chrome://tracing), one track per device, one event per transfer and kernel,
 //! labelled with the construct and chunk it belongs to.
 
+use crate::profile::{self, Dir};
 use parking_lot::Mutex;
 use std::cell::RefCell;
 use std::fmt::Write as _;
@@ -69,34 +70,9 @@ pub fn label() -> Option<String> {
     LABEL.with(|l| l.borrow().clone())
 }
 
-/// The direction of a copy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dir {
-    /// Host to device.
-    ToDevice,
-    /// Device to host.
-    FromDevice,
-    /// Within one device's memory.
-    Within,
-    /// From one device to another.
-    Peer,
-}
-
-impl Dir {
-    /// The short name the trace shows.
-    pub fn name(self) -> &'static str {
-        match self {
-            Dir::ToDevice => "H2D",
-            Dir::FromDevice => "D2H",
-            Dir::Within => "D2D",
-            Dir::Peer => "peer",
-        }
-    }
-}
-
 /// Starts recording a copy of `len` bytes on `device`.
 pub fn transfer(device: usize, dir: Dir, len: usize) -> Option<Span> {
-    let work = crate::profile::Work::Copy {
+    let work = profile::Work::Copy {
         dir,
         bytes: len as u64,
     };
@@ -111,22 +87,22 @@ pub struct Span {
     cat: &'static str,
     device: usize,
     start: Instant,
-    work: crate::profile::Work,
+    work: profile::Work,
 }
 
 /// Starts recording an operation on `device` (`None` when neither tracing nor profiling).
 fn span(
     device: usize,
     cat: &'static str,
-    work: crate::profile::Work,
+    work: profile::Work,
     name: impl FnOnce() -> String,
 ) -> Option<Span> {
     let tracing = tracer().is_some();
-    if !tracing && !crate::profile::enabled() {
+    if !tracing && !profile::enabled() {
         return None;
     }
     let start = Instant::now();
-    crate::profile::op_begin(device, start);
+    profile::op_begin(device, start);
     Some(Span {
         name: if tracing { name() } else { String::new() },
         cat,
@@ -138,12 +114,12 @@ fn span(
 
 /// Starts recording a kernel on `device`.
 pub fn kernel(device: usize, name: impl FnOnce() -> String) -> Option<Span> {
-    span(device, "kernel", crate::profile::Work::Kernel, name)
+    span(device, "kernel", profile::Work::Kernel, name)
 }
 
 impl Drop for Span {
     fn drop(&mut self) {
-        crate::profile::op_end(self.device, self.start, self.work);
+        profile::op_end(self.device, self.start, self.work);
         let Some(t) = tracer() else { return };
         let end = Instant::now();
         let ts_us = self.start.duration_since(t.start).as_secs_f64() * 1e6;

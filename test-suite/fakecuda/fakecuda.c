@@ -1,6 +1,6 @@
 /* A fake CUDA driver (libcuda.so) for testing Spread's CUDA backend without a GPU.
  *
- * It implements exactly the driver calls runtime/src/ffi/cuda.rs makes (plus cuGetErrorName)
+ * It implements exactly the driver calls runtime/src/sys/cuda.rs makes (plus cuGetErrorName)
  * for FAKECUDA_DEVICES (default 2) fake "H100"s, and checks how they are used: see README.md in
  * this directory. Kernels cannot run from a cubin on the CPU, so cuModuleLoadDataEx checks the
  * cubin (an EM_CUDA ELF) and loads, per module, a private copy of the x86_64 image of the same

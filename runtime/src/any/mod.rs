@@ -328,13 +328,13 @@ impl Any {
             .map(|slot| {
                 let info = slot.dev.info();
                 match info.kind {
-                    crate::device::DeviceKind::Host => Server {
+                    crate::config::DeviceKind::Host => Server {
                         device: Some(slot.id),
                         kind: Kind::Cpu,
                         capability: 0,
                         name: format!("device {}", slot.id),
                     },
-                    crate::device::DeviceKind::Cuda => Server {
+                    crate::config::DeviceKind::Cuda => Server {
                         device: Some(slot.id),
                         kind: Kind::Nvidia,
                         name: format!("device {}", slot.id),
@@ -608,7 +608,7 @@ impl Any {
         ) {
             self.directory.produced(d, &t.items);
             // Checked here, not at start: libomp starts its tool at its first parallel region.
-            if !crate::ffi::ompt::sync_points_seen() {
+            if !crate::sys::ompt::sync_points_seen() {
                 self.warn_once(0, 2, || {
                     "SPREAD_COHERENCE=lazy: taskwait, taskgroup and barriers are not observed (another OMPT tool is loaded, or OpenMP's tool interface is off); device(any) outputs come home only at spread_any_flush(), after an instance without nowait, before a host instance and at exit".to_string()
                 });

@@ -4,8 +4,8 @@
 
 use super::layout::{Kind, Layout};
 use super::region;
-use crate::ffi::kmp;
 use crate::runtime::Runtime;
+use crate::sys::kmp;
 
 /// The answers of every query for one thread.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,11 +9,11 @@
 
 use super::layout::{self, ComputeUnit, Descriptor, Layout, Limits};
 use crate::error::{Error, ErrorKind, Result};
-use crate::ffi::kmp;
 use crate::runtime::Runtime;
 use crate::sched::model::Model;
 use crate::sched::{Kind, Mode, Resource, Scheduler, Spec, Tally, Unit};
 use crate::spread::Construct;
+use crate::sys::kmp;
 use parking_lot::{Mutex, RwLock};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};

@@ -15,29 +15,11 @@ pub mod host;
 pub mod registry;
 pub mod remote;
 
+use crate::config::DeviceKind;
 use crate::error::Result;
 use crate::image::{DeviceObject, ImageTarget};
 use std::any::Any;
 use std::sync::Arc;
-
-/// What kind of hardware a device is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DeviceKind {
-    /// Host CPU cores with memory of their own, running the x86_64 image.
-    Host,
-    /// An NVIDIA GPU driven through the CUDA driver API, running the nvptx64 image.
-    Cuda,
-}
-
-impl DeviceKind {
-    /// The name `SPREAD_DEVICES` and `spread-info` use for this kind.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DeviceKind::Host => "host",
-            DeviceKind::Cuda => "cuda",
-        }
-    }
-}
 
 /// Static facts about a device, for `spread-info` and scheduling.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,7 +83,7 @@ impl Stream {
     /// Like [`stage`](Self::stage), for `len` bytes of the program's memory at `src` (read now).
     pub fn stage_from(&mut self, src: usize, len: usize) -> usize {
         let mut v = Vec::new();
-        crate::ffi::access::append_from(&mut v, src, len);
+        crate::sys::access::append_from(&mut v, src, len);
         let b = v.into_boxed_slice();
         let addr = b.as_ptr() as usize;
         self.staging.push(b);

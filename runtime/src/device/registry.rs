@@ -4,8 +4,8 @@
 //! LLVM issue 59828.)
 
 use super::host::{Diagnostics, HostDevice};
-use super::{Device, DeviceKind};
-use crate::config::{Config, DeviceRequest};
+use super::Device;
+use crate::config::{Config, DeviceKind};
 
 /// The devices found, and why a requested backend gave none.
 pub struct Discovery {
@@ -38,7 +38,7 @@ pub fn discover(config: &Config) -> Discovery {
                 let allowed = if config.host_device_cores.is_empty() {
                     None
                 } else {
-                    crate::ffi::affinity::allowed_cores()
+                    crate::sys::affinity::allowed_cores()
                 };
                 for index in 0..n {
                     let id = devices.len();
@@ -84,68 +84,9 @@ pub fn discover(config: &Config) -> Discovery {
     }
 }
 
-/// Parses `SPREAD_DEVICES`: a comma-separated list of `kind[:count]` (`cuda`, `host:2`), in
-/// numbering order. Returns the requests, or what is wrong.
-pub fn parse(spec: &str) -> std::result::Result<Vec<DeviceRequest>, String> {
-    let mut out: Vec<DeviceRequest> = Vec::new();
-    for item in spec.split(',').map(str::trim) {
-        if item.is_empty() {
-            continue;
-        }
-        let (kind, count) = match item.split_once(':') {
-            Some((k, c)) => {
-                let n = c
-                    .trim()
-                    .parse::<usize>()
-                    .map_err(|_| format!("{item:?}: the count after ':' is not a number"))?;
-                (k.trim(), Some(n))
-            }
-            None => (item, None),
-        };
-        let kind = match kind.to_ascii_lowercase().as_str() {
-            "host" => DeviceKind::Host,
-            "cuda" | "nvidia" | "gpu" => DeviceKind::Cuda,
-            other => return Err(format!("unknown device kind {other:?} (known: cuda, host)")),
-        };
-        if out.iter().any(|r| r.kind == kind) {
-            return Err(format!("{} is listed twice", kind.as_str()));
-        }
-        out.push(DeviceRequest { kind, count });
-    }
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parses_kinds_counts_and_order() {
-        let r = parse("cuda, host:2").expect("valid");
-        assert_eq!(
-            r,
-            vec![
-                DeviceRequest {
-                    kind: DeviceKind::Cuda,
-                    count: None
-                },
-                DeviceRequest {
-                    kind: DeviceKind::Host,
-                    count: Some(2)
-                }
-            ]
-        );
-        assert_eq!(parse("host:4").expect("valid")[0].count, Some(4));
-        assert_eq!(parse("NVIDIA:1").expect("valid")[0].kind, DeviceKind::Cuda);
-        assert!(parse("").expect("valid").is_empty());
-    }
-
-    #[test]
-    fn rejects_unknown_kinds_bad_counts_and_repeats() {
-        assert!(parse("tpu").unwrap_err().contains("unknown device kind"));
-        assert!(parse("host:x").unwrap_err().contains("not a number"));
-        assert!(parse("host,host:2").unwrap_err().contains("twice"));
-    }
 
     #[test]
     fn host_devices_are_numbered_in_order_after_earlier_kinds() {

@@ -252,7 +252,7 @@ fn zero_fill(rt: &Runtime, grant: &Grant, addr: usize, size: usize) -> Result<()
             slot.dev.synchronize(&mut st)
         }
         None => {
-            crate::ffi::access::fill(addr, 0, size);
+            crate::sys::access::fill(addr, 0, size);
             Ok(())
         }
     }

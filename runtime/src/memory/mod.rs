@@ -6,7 +6,7 @@
 //! `omp_init_allocator`), [`provider`] (what the present backends can give a space: the only
 //! backend-specific part), [`allocator`] (allocators, allocations, fallbacks, queries), [`pinned`]
 //! (host memory page-locked for fast copies, counted per range). The C entry
-//! points, including the libomp routines Spread interposes, are in `ffi::memory`.
+//! points, including the libomp routines Spread interposes, are in `capi::memory`.
 
 pub mod allocator;
 pub mod pinned;

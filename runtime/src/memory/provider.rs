@@ -17,8 +17,8 @@ use super::space::{Accessors, BaseSpace, MemSpace};
 use super::traits::{MemoryAccess, Request};
 use crate::device::AllocKind;
 use crate::error::{Error, ErrorKind, Result};
-use crate::ffi::{access, kmp, mem};
 use crate::runtime::Runtime;
+use crate::sys::{access, kmp, mem};
 
 /// The kind of memory an allocation got (`spread_atk_memory_kind`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -346,7 +346,7 @@ impl DeviceSlot {
                 buf.wrapping_add(base.wrapping_sub(begin))
             } else {
                 let base = if ty & map::PTR_AND_OBJ != 0 {
-                    crate::ffi::access::attach_pointer(base)
+                    crate::sys::access::attach_pointer(base)
                 } else {
                     base
                 };

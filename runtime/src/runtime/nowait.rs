@@ -8,7 +8,7 @@
 //! frees firstprivates) and when:
 //!
 //! - **Owned** ([`Completion::Owned`]): Spread keeps the construct and libomp's target task
-//!   completes at once. Spread's OMPT tool (`ffi::ompt`) finishes owned constructs where OpenMP
+//!   completes at once. Spread's OMPT tool (`capi::ompt`) finishes owned constructs where OpenMP
 //!   requires them complete: when the wait of a `taskwait` in the task that created them ends
 //!   ([`Nowait::at_taskwait`]; every child has run by then), when the wait of a `taskgroup`'s end
 //!   ends ([`Nowait::at_taskgroup_end`]), before the thread that issued them arrives at a barrier

@@ -1,4 +1,4 @@
-//! NVIDIA GPUs through the CUDA driver API, loaded at run time (`ffi::cuda`).
+//! NVIDIA GPUs through the CUDA driver API, loaded at run time (`sys::cuda`).
 //!
 //! What LLVM 19's CUDA plugin does for a program, done here: each GPU's primary context,
 //! non-blocking streams, cubins loaded with `cuModuleLoadDataEx`, the device environment the
@@ -19,8 +19,8 @@ use super::{
 };
 use crate::config::Config;
 use crate::error::{Error, ErrorKind, Result};
-use crate::ffi::cuda::{self as cu, CuError, DeviceAttr, FuncAttr, Limit};
 use crate::image::{DeviceObject, ImageTarget};
+use crate::sys::cuda::{self as cu, CuError, DeviceAttr, FuncAttr, Limit};
 use crate::trace;
 use environment::{DeviceEnvironment, KernelEnvironment};
 use grid::GridLimits;
@@ -693,7 +693,7 @@ impl Device for CudaDevice {
             return Ok(());
         }
         self.bind()?;
-        let _span = trace::transfer(self.id(), trace::Dir::ToDevice, len);
+        let _span = trace::transfer(self.id(), crate::profile::Dir::ToDevice, len);
         let raw = self.raw(s)?.raw;
         cu::copy_htod(dst as u64, src, len, raw).map_err(|e| self.err("host-to-device copy", e))?;
         s.busy = true;
@@ -705,7 +705,7 @@ impl Device for CudaDevice {
             return Ok(());
         }
         self.bind()?;
-        let _span = trace::transfer(self.id(), trace::Dir::FromDevice, len);
+        let _span = trace::transfer(self.id(), crate::profile::Dir::FromDevice, len);
         let raw = self.raw(s)?.raw;
         cu::copy_dtoh(dst, src as u64, len, raw).map_err(|e| self.err("device-to-host copy", e))?;
         s.busy = true;
@@ -768,7 +768,7 @@ impl Device for CudaDevice {
             return Ok(());
         }
         self.bind()?;
-        let _span = trace::transfer(self.id(), trace::Dir::Peer, len);
+        let _span = trace::transfer(self.id(), crate::profile::Dir::Peer, len);
         let raw = self.raw(s)?.raw;
         cu::copy_peer(
             dst as u64,

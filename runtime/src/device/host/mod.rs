@@ -15,10 +15,11 @@ use super::{
 };
 use crate::config::{format_cpulist, HostShape};
 use crate::error::{Error, ErrorKind, Result};
-use crate::ffi::affinity::{self, CoreSet};
-use crate::ffi::{access, call, dl, kmp, mem};
 use crate::image::{DeviceObject, ImageTarget};
-use crate::trace::{self, Dir};
+use crate::profile::Dir;
+use crate::sys::affinity::{self, CoreSet};
+use crate::sys::{access, call, dl, kmp, mem};
+use crate::trace;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use stream::{HostStream, Op, Pool};
@@ -214,7 +215,7 @@ fn restrict(want: &[usize], allowed: Option<&[usize]>) -> (Vec<usize>, Vec<usize
 /// Says once per process when pinned devices' libomp worker threads cannot be pinned.
 fn warn_if_workers_unpinned() {
     static WARNED: std::sync::Once = std::sync::Once::new();
-    if !crate::ffi::ompt::tool_active() {
+    if !crate::sys::ompt::tool_active() {
         WARNED.call_once(|| {
             eprintln!(
                 "spread: warning: SPREAD_HOST_DEVICE_CORES: only the threads that launch kernels are pinned, not libomp's worker threads: libomp did not start Spread's OMPT tool (OMP_TOOL=disabled, OMP_TOOL_LIBRARIES set, another OMPT tool loaded, or a libomp without OMPT)"
@@ -474,7 +475,7 @@ impl HostKernels for Kernels {
             affinity::KernelPin::enter(set)
         });
         // The kernel's parallel regions and barriers are not the program's sync points.
-        let inner = crate::ffi::ompt::InnerScope::enter();
+        let inner = crate::sys::ompt::InnerScope::enter();
         let ok = call::call_kernel(kernel.0, params);
         drop(inner);
         drop(pin);

@@ -16,7 +16,7 @@
 use super::HostKernels;
 use crate::device::{Event, EventImpl, KernelHandle, LaunchConfig, Stream};
 use crate::error::{Error, ErrorKind, Result};
-use crate::ffi::access;
+use crate::sys::access;
 use crate::trace;
 use parking_lot::{Condvar, Mutex};
 use std::collections::VecDeque;
@@ -30,7 +30,7 @@ pub(super) enum Op {
         src: usize,
         len: usize,
         /// Direction, for the trace and the profile.
-        dir: trace::Dir,
+        dir: crate::profile::Dir,
         label: Option<String>,
     },
     /// Sets `len` bytes at `dst` to `byte`.

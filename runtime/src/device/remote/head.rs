@@ -3,12 +3,12 @@
 
 use super::link::{self, Handler, HandlerSlot, Link};
 use super::protocol::{DeviceDesc, Msg};
-use super::transport::Transport;
 use super::worker::{Worker, WorkerHandler};
 use super::RemoteDevice;
 use crate::config::RemoteSettings;
 use crate::device::Device;
 use crate::runtime::Runtime;
+use crate::sys::transport::Transport;
 use parking_lot::{Condvar, Mutex};
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
@@ -121,7 +121,7 @@ impl Handler for HeadHandler {
             Msg::Failed { req, kind, message } => link.answer(req, Err((kind, message))),
             Msg::Data { req, data } => {
                 if let Some((dst, len)) = link.take_landing(req) {
-                    crate::ffi::access::transfer(dst, data.as_ptr() as usize, len.min(data.len()));
+                    crate::sys::access::transfer(dst, data.as_ptr() as usize, len.min(data.len()));
                 }
             }
             Msg::Fired { event } => link.signal(event),
@@ -130,7 +130,7 @@ impl Handler for HeadHandler {
     }
 
     fn tick(&self, link: &Link, now: Instant) {
-        if link.fatal.load(Ordering::Relaxed) && crate::ffi::mpi::sigterm_arrived() {
+        if link.fatal.load(Ordering::Relaxed) && crate::sys::mpi::sigterm_arrived() {
             // The launcher ends every rank when one failed (killed, crashed, exited): name the
             // ranks by how long they have been silent, the failed one is usually first.
             let mut ranks: Vec<(Duration, usize)> = (1..link.place.size)
@@ -145,7 +145,7 @@ impl Handler for HeadHandler {
                 "spread: error: the run was ended by SIGTERM (an MPI launcher sends it to every rank when one of them failed); last heard from: {}",
                 heard.join("; ")
             );
-            crate::ffi::mpi::exit_now(143);
+            crate::sys::mpi::exit_now(143);
         }
         for rank in 1..link.place.size {
             let silent = link.silent_for(rank, now);
@@ -171,7 +171,7 @@ pub fn discover(
 ) -> Result<Vec<Box<dyn Device>>, String> {
     let lib = settings.lib.clone();
     let opened = link::start(move || {
-        crate::ffi::mpi::MpiTransport::open(lib.as_deref())
+        crate::sys::mpi::MpiTransport::open(lib.as_deref())
             .map(|t| Box::new(t) as Box<dyn Transport>)
     });
     let (link, slot, thread) = match opened {
@@ -180,7 +180,7 @@ pub fn discover(
             // Cluster mode was asked for and cannot be had: going on would run the program on
             // this rank's devices alone (on a worker rank: a second copy of the program).
             eprintln!("spread: error: SPREAD_REMOTE=mpi: {}", e.message);
-            crate::ffi::mpi::exit_now(1);
+            crate::sys::mpi::exit_now(1);
         }
     };
     let workers = link.place.size.saturating_sub(1);
@@ -203,7 +203,7 @@ pub fn discover(
         return Err(why.into());
     }
     link.fatal.store(true, Ordering::Relaxed);
-    crate::ffi::mpi::catch_sigterm();
+    crate::sys::mpi::catch_sigterm();
     let devices = match start_head(&link, slot, first_id, settings.timeout) {
         Ok(d) => d,
         Err(why) => {
@@ -268,13 +268,13 @@ pub fn start_head(
 
 /// Makes this process a worker serving `host`'s devices over `link` (its hello was posted);
 /// `report_crashes`: a crash of the process prints which devices failed (see
-/// [`crate::ffi::mpi::report_crashes`]).
+/// [`crate::sys::mpi::report_crashes`]).
 pub fn start_worker(
     link: &Arc<Link>,
     slot: HandlerSlot,
     host: Arc<dyn super::worker::Host>,
     heartbeat: Duration,
-    fault: Option<super::worker::Fault>,
+    fault: Option<crate::config::Fault>,
     report_crashes: bool,
 ) -> Arc<Worker> {
     let worker = Worker::new(host, heartbeat, fault);
@@ -326,7 +326,7 @@ pub fn serve_if_worker(rt: &'static Runtime) {
     let Some(slot) = slot.lock().take() else {
         return;
     };
-    crate::ffi::mpi::report_crashes(&format!(
+    crate::sys::mpi::report_crashes(&format!(
         "spread: error: remote worker (MPI rank {}, host {}) failed: ",
         link.place.rank, link.place.host
     ));
@@ -344,7 +344,7 @@ pub fn serve_if_worker(rt: &'static Runtime) {
     if let Some(t) = thread.lock().take() {
         let _ = t.join();
     }
-    crate::ffi::mpi::exit_now(0)
+    crate::sys::mpi::exit_now(0)
 }
 
 /// On the head: tells the workers the program ended and leaves the MPI job (at exit). With

@@ -12,8 +12,8 @@
 //! rank does not burn a core.
 
 use super::protocol::{self, Msg};
-use super::transport::{Place, Transport};
 use crate::error::{Error, ErrorKind, Result};
+use crate::sys::transport::{Place, Transport};
 use parking_lot::{Condvar, Mutex};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

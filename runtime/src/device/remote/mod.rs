@@ -20,7 +20,6 @@
 pub mod head;
 pub mod link;
 pub mod protocol;
-pub mod transport;
 pub mod worker;
 
 #[cfg(test)]

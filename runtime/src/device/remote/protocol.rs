@@ -786,7 +786,7 @@ pub fn append_copy_to(
     w.u64(dst);
     w.u64(len as u64);
     let mut b = w.0;
-    crate::ffi::access::append_from(&mut b, src, len);
+    crate::sys::access::append_from(&mut b, src, len);
     let n = (b.len() - at - 8) as u64;
     b[at..at + 8].copy_from_slice(&n.to_le_bytes());
     *batch = b;

@@ -3,10 +3,11 @@
 
 use super::head::{hello, start_head, start_worker};
 use super::link::{self, Link};
-use super::transport::{local_job, Transport};
-use super::worker::{Fault, FaultAction, Host, Worker};
+use super::worker::{Host, Worker};
+use crate::config::{Fault, FaultAction};
 use crate::device::host::HostDevice;
 use crate::device::{AllocKind, Device, KernelHandle, LaunchConfig};
+use crate::sys::transport::{local_job, Transport};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -9,6 +9,7 @@
 
 use super::link::{Handler, Link};
 use super::protocol::{self, DeviceDesc, Msg, Request};
+use crate::config::{Fault, FaultAction};
 use crate::device::{Device, KernelHandle, LoadedImage, Stream};
 use crate::error::{Error, ErrorKind, Result};
 use crate::image::ImageTarget;
@@ -28,62 +29,6 @@ pub trait Host: Send + Sync {
     fn image(&self, hash: u64, len: u64) -> Option<crate::image::ImageParts>;
 }
 
-/// A fault the tests inject (`SPREAD_REMOTE_FAULT=rank:command:action`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FaultAction {
-    /// The process exits with status 3 without leaving the MPI job.
-    Exit,
-    /// The process kills itself with SIGKILL (it prints nothing).
-    Kill,
-    /// The communication thread stops: no more answers, no more heartbeats.
-    Hang,
-}
-
-/// An injected fault: on rank `rank`, at its `command`-th received message (0: at the head's
-/// request to leave, when the program ends).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Fault {
-    /// The rank that fails.
-    pub rank: usize,
-    /// Which received message triggers it (1 = the first; 0 = the request to leave).
-    pub command: u64,
-    /// What happens.
-    pub action: FaultAction,
-}
-
-impl Fault {
-    /// Parses `rank:command:action` (`command` a number from 1, or `leave`).
-    pub fn parse(s: &str) -> std::result::Result<Fault, String> {
-        let parts: Vec<&str> = s.split(':').map(str::trim).collect();
-        let [rank, command, action] = parts.as_slice() else {
-            return Err(format!(
-                "{s:?}: expected rank:command:action (action exit, kill or hang)"
-            ));
-        };
-        let rank = rank
-            .parse()
-            .map_err(|_| format!("{s:?}: the rank is not a number"))?;
-        let command =
-            match *command {
-                "leave" => 0,
-                c => c.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
-                    format!("{s:?}: the message is not a number from 1, nor 'leave'")
-                })?,
-            };
-        let action = match *action {
-            "exit" => FaultAction::Exit,
-            "kill" => FaultAction::Kill,
-            "hang" => FaultAction::Hang,
-            a => return Err(format!("{s:?}: unknown action {a:?} (exit, kill or hang)")),
-        };
-        Ok(Fault {
-            rank,
-            command,
-            action,
-        })
-    }
-}
-
 /// How a worker describes its devices to the head.
 pub fn describe(dev: &dyn Device) -> DeviceDesc {
     let info = dev.info();
@@ -95,8 +40,8 @@ pub fn describe(dev: &dyn Device) -> DeviceDesc {
     }
     DeviceDesc {
         kind: match info.kind {
-            crate::device::DeviceKind::Host => 0,
-            crate::device::DeviceKind::Cuda => 1,
+            crate::config::DeviceKind::Host => 0,
+            crate::config::DeviceKind::Cuda => 1,
         },
         name: info.name.clone(),
         memory_bytes: info.memory_bytes,
@@ -540,9 +485,9 @@ impl Worker {
                     "spread: remote worker (MPI rank {}, host {}): injected fault: exiting at message {n}",
                     link.place.rank, link.place.host
                 );
-                crate::ffi::mpi::exit_now(3);
+                crate::sys::mpi::exit_now(3);
             }
-            FaultAction::Kill => crate::ffi::mpi::kill_self(),
+            FaultAction::Kill => crate::sys::mpi::kill_self(),
             FaultAction::Hang => loop {
                 std::thread::sleep(Duration::from_secs(3600));
             },
@@ -648,7 +593,7 @@ impl Handler for WorkerHandler {
                 let ids: Vec<String> = (first_device..first_device + n)
                     .map(|d| d.to_string())
                     .collect();
-                crate::ffi::mpi::report_crashes(&format!(
+                crate::sys::mpi::report_crashes(&format!(
                     "spread: error: remote device{} {} (MPI rank {}, host {}) failed: ",
                     if n > 1 { "s" } else { "" },
                     ids.join(", "),

@@ -7,7 +7,7 @@
 //! be current on the calling thread ([`set_current`]).
 //!
 //! The driver reads and writes host memory named by addresses here (copies, registration): the
-//! same contract as the rest of `ffi` holds (the runtime passes only memory the program named
+//! same contract as the rest of `sys` holds (the runtime passes only memory the program named
 //! in a map clause or API call, or memory it allocated itself, and keeps it alive until the
 //! stream is synchronized).
 

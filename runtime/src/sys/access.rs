@@ -1,7 +1,7 @@
-//! The raw memory accesses the runtime outside `ffi/` makes, one function per purpose, each with
+//! The raw memory accesses the runtime outside `sys/` and `capi/` makes, one function per purpose, each with
 //! the contract that makes it sound. The generic helpers of [`super::mem`] are `unsafe`; these
 //! are safe because the OpenMP contract the program keeps (its map clauses and API arguments
-//! name valid memory of the stated length, see the module docs of `ffi`) or the runtime's own
+//! name valid memory of the stated length, see the module docs of `sys`) or the runtime's own
 //! bookkeeping (it owns what it allocated) guarantees each one's precondition.
 
 use super::mem;

@@ -1,6 +1,7 @@
-//! How batches travel between ranks: MPI in a real run (`ffi::mpi`), in-process channels in the
+//! How batches travel between ranks: MPI in a real run (`sys::mpi`), in-process channels in the
 //! protocol's tests. One thread of a process (its communication thread) owns the transport.
 
+#[cfg(test)]
 use std::sync::mpsc::{channel, Receiver, Sender};
 
 /// Facts about this process in the job.
@@ -30,6 +31,7 @@ pub trait Transport: Send {
     fn finalize(&mut self);
 }
 
+#[cfg(test)]
 /// One rank of an in-process job: channels to every other rank of the same [`local_job`].
 pub struct LocalTransport {
     place: Place,
@@ -37,6 +39,7 @@ pub struct LocalTransport {
     from: Receiver<(usize, Vec<u8>)>,
 }
 
+#[cfg(test)]
 /// `size` connected in-process ranks, for tests of the protocol without MPI.
 pub fn local_job(size: usize) -> Vec<LocalTransport> {
     let (senders, receivers): (Vec<_>, Vec<_>) = (0..size).map(|_| channel()).unzip();
@@ -55,6 +58,7 @@ pub fn local_job(size: usize) -> Vec<LocalTransport> {
         .collect()
 }
 
+#[cfg(test)]
 impl Transport for LocalTransport {
     fn place(&self) -> &Place {
         &self.place

@@ -12,10 +12,10 @@
 //! libomp would misread.
 
 use super::guard::guard;
-use super::{dl, mem};
 use crate::error::Error;
 use crate::memory::{allocator, allocator::Outcome, space};
 use crate::runtime::{self, Runtime};
+use crate::sys::{dl, mem};
 use crate::{peer, report};
 use std::cell::Cell;
 use std::ffi::{c_int, c_void};

@@ -10,7 +10,7 @@
 //!   each task with `depend` clauses) with the task that created it, `dependences` tells which
 //!   sibling constructs a task depends on, and `sync-region-wait` finishes Spread's constructs at
 //!   each `taskwait`, `taskgroup` end and barrier before the thread waits there.
-//! - **Pinning** a host device's kernel threads (`SPREAD_HOST_DEVICE_CORES`, [`super::affinity`]):
+//! - **Pinning** a host device's kernel threads (`SPREAD_HOST_DEVICE_CORES`, [`crate::sys::affinity`]):
 //!   `parallel-begin` and `implicit-task` carry a pinned kernel's core set to the threads its
 //!   regions fork.
 //! - **Lazy `device(any)` coherence** (`SPREAD_COHERENCE=lazy`): at the end of a `taskwait`,
@@ -24,11 +24,12 @@
 //! constructs are polled through libomp's target tasks as with libomptarget, workers of pinned
 //! kernels are not pinned, and lazy coherence needs `spread_any_flush()`.
 
-use super::affinity::{current_mask, set_mask, CoreSet, KERNEL_SET, SAVED};
 use crate::runtime::nowait::{Dep, TaskFacts};
+use crate::sys::affinity::{current_mask, set_mask, CoreSet, KERNEL_SET, SAVED};
+use crate::sys::ompt::{INNER, SYNC_SEEN, TOOL_STATE};
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_int, c_uint, c_void};
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// `ompt_data_t`.
 #[repr(C)]
@@ -127,24 +128,10 @@ static TOOL: StartToolResult = StartToolResult {
     tool_data: OmptData { value: 0 },
 };
 
-/// 0: libomp has not started the tool; 1: it runs; 2: it could not register its callbacks.
-static TOOL_STATE: AtomicU8 = AtomicU8::new(0);
 /// The tool's callbacks see tasks and synchronization points: `nowait` constructs may be owned.
 static OWNS_NOWAIT: AtomicBool = AtomicBool::new(false);
 /// libomp's `ompt_get_task_info`, as an address (0: none).
 static GET_TASK_INFO: AtomicUsize = AtomicUsize::new(0);
-static SYNC_SEEN: AtomicBool = AtomicBool::new(false);
-
-/// Whether libomp runs Spread's OMPT tool (so a pinned kernel's worker threads are pinned too).
-pub fn tool_active() -> bool {
-    TOOL_STATE.load(Ordering::Acquire) == 1
-}
-
-/// Whether the tool brings lazy `device(any)` outputs home at sync points; when it does not
-/// (another tool is loaded), the program must call `spread_any_flush` itself.
-pub fn sync_points_seen() -> bool {
-    SYNC_SEEN.load(Ordering::Acquire)
-}
 
 /// Whether `device(any)` runs with lazy coherence, whose outputs the tool brings home at sync
 /// points. (Read here, not from the runtime's settings: libomp starts its tool before the
@@ -155,8 +142,6 @@ fn lazy_coherence() -> bool {
 }
 
 thread_local! {
-    /// Kernels of host devices (and parallel regions inside them) the thread is running.
-    static INNER: Cell<u32> = const { Cell::new(0) };
     /// The implicit task that just ended was a kernel's or an instance's: libomp reports the end
     /// of its region's barrier after the task's end, with no region data.
     static LEFT_INNER: Cell<bool> = const { Cell::new(false) };
@@ -166,23 +151,6 @@ thread_local! {
     static TASK_DEPS: RefCell<(usize, Vec<Dep>)> = const { RefCell::new((0, Vec::new())) };
     /// Barriers of the program this thread waits in (it runs the team's tasks meanwhile).
     static IN_BARRIER: Cell<u32> = const { Cell::new(0) };
-}
-
-/// Marks the current thread as running a host device's kernel while the guard lives.
-pub struct InnerScope(());
-
-impl InnerScope {
-    /// Enters.
-    pub fn enter() -> Self {
-        INNER.with(|c| c.set(c.get() + 1));
-        InnerScope(())
-    }
-}
-
-impl Drop for InnerScope {
-    fn drop(&mut self) {
-        INNER.with(|c| c.set(c.get().saturating_sub(1)));
-    }
 }
 
 fn inner() -> bool {
@@ -260,7 +228,7 @@ pub extern "C" fn ompt_start_tool(
     omp_version: c_uint,
     runtime_version: *const c_char,
 ) -> *const StartToolResult {
-    let next = super::dl::next_symbol("ompt_start_tool")
+    let next = crate::sys::dl::next_symbol("ompt_start_tool")
         .filter(|&a| a != ompt_start_tool as *const () as usize);
     if let Some(addr) = next {
         // SAFETY: a definition of `ompt_start_tool` later in symbol order: OpenMP 5's C
@@ -360,7 +328,7 @@ extern "C" fn dependences(task: *mut OmptData, deps: *const OmptDependence, n: c
     if parent == 0 {
         return;
     }
-    let items: Vec<Dep> = super::mem::array(deps, usize::try_from(n).unwrap_or(0))
+    let items: Vec<Dep> = crate::sys::mem::array(deps, usize::try_from(n).unwrap_or(0))
         .into_iter()
         // SAFETY: libomp fills `variable` with the item's address (`ptr`).
         .map(|d| Dep {
@@ -556,6 +524,6 @@ extern "C" fn sync_region(
 
 // libomp calls `ompt_start_tool@VERSION` (its own, weak, definition's version): Spread's
 // definition carries the same version so that it is the one found when Spread comes first in
-// lookup order (see ffi/memory.rs for the same arrangement).
+// lookup order (see capi/memory.rs for the same arrangement).
 #[cfg(not(test))]
 std::arch::global_asm!(".symver ompt_start_tool, ompt_start_tool@@VERSION");

@@ -4,17 +4,20 @@
 //! pointers to 40-byte components), which is what programs and LLVM's own tests that call the
 //! mapper API directly pass as the handle.
 
-use crate::targetdata::MapArgs;
-
-/// One pushed component (`MapComponentInfoTy`).
+/// One pushed component (`MapComponentInfoTy`): a map-clause entry the mapper produced.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
-struct Component {
-    base: usize,
-    begin: usize,
-    size: i64,
-    ty: i64,
-    name: usize,
+pub struct Component {
+    /// Base address.
+    pub base: usize,
+    /// First byte mapped.
+    pub begin: usize,
+    /// Bytes mapped.
+    pub size: i64,
+    /// Map-type bits.
+    pub ty: i64,
+    /// The entry's name (clang's `;name;file;line;col;;` string), 0 without one.
+    pub name: usize,
 }
 
 /// A `std::vector`-shaped list of components.
@@ -79,7 +82,7 @@ impl ComponentList {
     }
 }
 
-/// Calls a mapper and returns the components it pushed, as map arguments without mappers.
+/// Calls a mapper and returns the components it pushed.
 pub fn collect(
     mapper: usize,
     base: usize,
@@ -87,13 +90,13 @@ pub fn collect(
     size: i64,
     ty: i64,
     name: usize,
-) -> MapArgs {
+) -> Vec<Component> {
     let mut list = ComponentList {
         begin: std::ptr::null_mut(),
         end: std::ptr::null_mut(),
         cap: std::ptr::null_mut(),
     };
-    super::call::call_mapper(
+    crate::sys::call::call_mapper(
         mapper,
         &mut list as *mut ComponentList as usize,
         base,
@@ -105,16 +108,7 @@ pub fn collect(
     let comps = list.components();
     // SAFETY: the buffer was allocated by `push` with realloc and is not used after this.
     unsafe { libc::free(list.begin.cast()) };
-    let mut a = MapArgs::default();
-    for c in comps {
-        a.bases.push(c.base);
-        a.begins.push(c.begin);
-        a.sizes.push(c.size);
-        a.types.push(c.ty);
-        a.names.push(c.name);
-        a.mappers.push(0);
-    }
-    a
+    comps
 }
 
 /// `__tgt_mapper_num_components`.

@@ -2,13 +2,13 @@
 //! `__spread_any_*` calls of the driver's lowering and the `spread_any_*` routines.
 
 use super::guard::guard;
-use super::kmp;
-use super::mem;
 use crate::any::dispatch::Kind;
 use crate::any::{self, MapItem, Site, Version};
 use crate::report;
 use crate::runtime;
 use crate::runtime::nowait::TaskFacts;
+use crate::sys::kmp;
+use crate::sys::mem;
 use std::ffi::{c_char, c_int, c_void};
 
 /// `__spread_any_version_t`.

@@ -4,7 +4,6 @@
 //! checked against it on every call, so nothing here dereferences them.
 
 use super::guard::guard;
-use super::mem;
 use super::spread_exports::{construct_of, ConstructC};
 use crate::cu::layout::{Descriptor, Kind};
 use crate::cu::placement::{self, Place};
@@ -12,6 +11,7 @@ use crate::cu::{queries, region};
 use crate::error::Error;
 use crate::report;
 use crate::runtime::{self, Runtime};
+use crate::sys::mem;
 use std::ffi::{c_int, c_uint, c_void};
 
 /// `__spread_cud_t`.

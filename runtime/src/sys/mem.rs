@@ -1,7 +1,7 @@
 //! Raw memory: allocation for host devices, copies, and reads of the program's argument arrays.
 //!
 //! The helpers that write, free or copy memory at an address are `unsafe fn`: their callers in
-//! `ffi/` say why the address is valid. Code outside `ffi/` reaches them only through
+//! `sys/` and `capi/` say why the address is valid. Code outside them reaches them only through
 //! [`super::access`], whose functions each serve one purpose with one contract.
 
 use std::ffi::{c_char, CStr};

@@ -2,7 +2,7 @@
 //! `SPREAD_REMOTE=mpi` asks for it, so the runtime itself never links MPI. Its C ABI (version 1)
 //! is documented in `remote-mpi/src/lib.rs`; every call is made by the communication thread.
 
-use crate::device::remote::transport::{Place, Transport};
+use super::transport::{Place, Transport};
 use libloading::os::unix::{Library, Symbol, RTLD_GLOBAL, RTLD_NOW};
 use std::collections::VecDeque;
 use std::ffi::c_char;

@@ -3,12 +3,12 @@
 
 use super::exports::{enqueue_data, kernel_request, loc_of, map_args, resolve, DataOp};
 use super::guard::guard;
-use super::mem;
 use crate::abi::{Ident, KernelArgs};
 use crate::error::{Error, ErrorKind};
 use crate::report;
 use crate::runtime;
 use crate::spread::{Construct, Region};
+use crate::sys::mem;
 use std::ffi::{c_char, c_int, c_void};
 
 /// `__spread_construct_t`.

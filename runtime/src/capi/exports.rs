@@ -3,7 +3,6 @@
 //! runtime; none holds logic of its own beyond libomptarget's argument checks.
 
 use super::guard::guard;
-use super::{kmp, mem};
 use crate::abi::{BinDesc, DeviceImage, Ident, KernelArgs, OffloadEntry, KERNEL_FLAG_NOWAIT};
 use crate::api::{self, Rect, Side};
 use crate::device::{AllocKind, LaunchConfig};
@@ -13,6 +12,7 @@ use crate::location::{LazyLoc, SourceLoc};
 use crate::report;
 use crate::runtime::nowait::Completion;
 use crate::runtime::{self, EntryInfo, Placement, Runtime};
+use crate::sys::{kmp, mem};
 use crate::targetdata::MapArgs;
 use std::ffi::{c_char, c_int, c_void};
 
@@ -625,7 +625,7 @@ data_entry! {
 #[no_mangle]
 pub extern "C" fn __tgt_mapper_num_components(handle: *mut c_void) -> i64 {
     guard("__tgt_mapper_num_components", || {
-        super::mapper::count(handle as usize)
+        crate::sys::mapper::count(handle as usize)
     })
 }
 
@@ -640,7 +640,7 @@ pub extern "C" fn __tgt_push_mapper_component(
     name: *mut c_void,
 ) {
     guard("__tgt_push_mapper_component", || {
-        super::mapper::push(
+        crate::sys::mapper::push(
             handle as usize,
             base as usize,
             begin as usize,

@@ -25,7 +25,7 @@ use std::cell::{Cell, RefCell};
 /// A set of cores, in the kernel's `cpu_set_t` form. Sets live as long as the process (host
 /// devices are never destroyed), so OMPT callbacks can refer to them by address.
 pub struct CoreSet {
-    pub(super) set: libc::cpu_set_t,
+    pub(crate) set: libc::cpu_set_t,
 }
 
 impl CoreSet {
@@ -56,7 +56,7 @@ pub fn allowed_cores() -> Option<Vec<usize>> {
 }
 
 /// The calling thread's affinity mask.
-pub(super) fn current_mask() -> Option<libc::cpu_set_t> {
+pub(crate) fn current_mask() -> Option<libc::cpu_set_t> {
     // SAFETY: as in `CoreSet::new`.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     // SAFETY: pid 0 is the calling thread; the size is that of the set written to.
@@ -65,17 +65,17 @@ pub(super) fn current_mask() -> Option<libc::cpu_set_t> {
 }
 
 /// Sets the calling thread's affinity mask; false when the kernel refuses it.
-pub(super) fn set_mask(set: &libc::cpu_set_t) -> bool {
+pub(crate) fn set_mask(set: &libc::cpu_set_t) -> bool {
     // SAFETY: pid 0 is the calling thread; the set is a valid cpu_set_t of the given size.
     unsafe { libc::sched_setaffinity(0, std::mem::size_of_val(set), set) == 0 }
 }
 
 thread_local! {
     /// The core set of the pinned kernel this thread is running, as an address (0: none).
-    pub(super) static KERNEL_SET: Cell<usize> = const { Cell::new(0) };
+    pub(crate) static KERNEL_SET: Cell<usize> = const { Cell::new(0) };
     /// Masks (and kernel sets) to restore when this thread's pinned implicit tasks end, innermost
     /// last.
-    pub(super) static SAVED: RefCell<Vec<(libc::cpu_set_t, usize)>> = const { RefCell::new(Vec::new()) };
+    pub(crate) static SAVED: RefCell<Vec<(libc::cpu_set_t, usize)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Pins the calling thread to a device's cores for the life of the guard and makes the regions

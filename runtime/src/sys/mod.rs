@@ -1,6 +1,6 @@
-//! The only place with `unsafe` code: the C ABI Spread exports, and the thin wrappers through
-//! which the rest of the runtime touches raw memory, the dynamic loader, libomp and compiled
-//! kernels.
+//! System bindings: the thin wrappers through which the rest of the runtime touches raw memory,
+//! the dynamic loader, libomp, the CUDA driver, the MPI plugin and compiled kernels. With
+//! [`crate::capi`] (the C ABI), the only place with `unsafe` code.
 //!
 //! The wrappers take addresses as `usize`. Their soundness rests on the OpenMP contract the
 //! compiler and the program keep: every host address the runtime reads or writes was named by a
@@ -8,25 +8,19 @@
 //! length), or was returned by one of the runtime's own allocations.
 //!
 //! The generic raw-memory helpers of [`mem`] that write, free, copy or read through program
-//! arrays are `unsafe fn` with a `# Safety` section; their callers here justify each call. The
+//! arrays are `unsafe fn` with a `# Safety` section; their callers justify each call. The
 //! rest of the runtime goes through [`access`], one safe function per purpose, each resting on
 //! one stated contract. (`mem::read`, `mem::array` and `mem::c_string`, which read arguments
 //! clang passes, are still safe functions.)
 
 pub(crate) mod access;
 pub(crate) mod affinity;
-mod any_exports;
 pub(crate) mod call;
-mod cu_exports;
 pub(crate) mod cuda;
 pub(crate) mod dl;
-mod exports;
-pub(crate) mod guard;
-mod init;
 pub(crate) mod kmp;
 pub(crate) mod mapper;
 pub(crate) mod mem;
-mod memory;
 pub(crate) mod mpi;
 pub(crate) mod ompt;
-mod spread_exports;
+pub(crate) mod transport;

@@ -1,0 +1,13 @@
+//! The C ABI Spread exports: libomptarget's entry points, the OpenMP device API, Spread's own
+//! extensions, the libomp routines it interposes and its OMPT tool. Each export decodes its
+//! arguments, runs under [`guard`] (the one panic boundary) and calls the layer below; the
+//! bindings it decodes with are in [`crate::sys`].
+
+mod any_exports;
+mod cu_exports;
+mod exports;
+pub(crate) mod guard;
+mod init;
+mod memory;
+pub(crate) mod ompt;
+mod spread_exports;
