@@ -600,6 +600,99 @@ pub fn one_line(s: &str) -> String {
     s.replace(['\n', '\r'], " ")
 }
 
+/// What the `num_teams` clause of a directive says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NumTeams {
+    /// No `num_teams` clause.
+    Absent,
+    /// `num_teams(n)`: clang's.
+    Plain,
+    /// `num_teams(lower:upper)` (OpenMP 5.1): the tokens to delete, `lower` and the `:`, so that
+    /// clang 19 gets `num_teams(upper)`, a conforming number of teams.
+    Range {
+        /// First token deleted.
+        first: usize,
+        /// The `:` (deleted too).
+        colon: usize,
+    },
+    /// Compute-unit descriptors (or something that tries to be: errors come from
+    /// [`crate::cu::parse`]).
+    Cu,
+}
+
+/// A descriptor's parts: split at top-level `:` and `::` (not the `:` of a `?:`).
+pub(crate) fn descriptor_parts(c: &Cursor, lo: usize, hi: usize) -> Vec<(usize, usize)> {
+    let mut seps: Vec<usize> = section_colons(c, lo, hi);
+    seps.extend(
+        c.top_level_puncts(lo, hi)
+            .into_iter()
+            .filter(|&k| c.text(k) == "::"),
+    );
+    seps.sort_unstable();
+    let mut parts = Vec::new();
+    let mut start = lo;
+    for k in seps {
+        parts.push((start, k));
+        start = k + 1;
+    }
+    parts.push((start, hi));
+    parts
+}
+
+const FAMILIES: &[&str] = &["CPU", "GPU", "FPGA"];
+
+/// The parentheses of the first top-level `num_teams(...)` among tokens `from..end`.
+fn num_teams_parens(c: &Cursor, from: usize, end: usize) -> Option<(usize, usize, usize)> {
+    let mut i = from;
+    while i < end {
+        if c.is_ident(i, "num_teams") && c.text(i + 1) == "(" {
+            let close = matching_close(c.src, c.toks, i + 1, end)?;
+            return Some((i, i + 1, close));
+        }
+        if c.text(i) == "(" {
+            i = matching_close(c.src, c.toks, i, end)? + 1;
+        } else {
+            i += 1;
+        }
+    }
+    None
+}
+
+/// Classifies the `num_teams` clause among tokens `from..end` of a directive.
+pub fn num_teams_form(src: &str, toks: &[Token], from: usize, end: usize) -> NumTeams {
+    let c = Cursor { src, toks, end };
+    let Some((_, open, close)) = num_teams_parens(&c, from, end) else {
+        return NumTeams::Absent;
+    };
+    if open + 1 == close {
+        // `num_teams()`: reported by the CU parser, which knows what is expected
+        return NumTeams::Cu;
+    }
+    let items = c.split(open + 1, close, ",");
+    let mut range = None;
+    for &(lo, hi) in &items {
+        let parts = descriptor_parts(&c, lo, hi);
+        let names_family = parts
+            .iter()
+            .any(|&(a, b)| b == a + 1 && FAMILIES.contains(&c.text(a)));
+        if parts.len() >= 3 || (parts.len() == 2 && names_family) {
+            return NumTeams::Cu;
+        }
+        if parts.len() == 2 {
+            range = Some((lo, parts[0].1));
+        }
+    }
+    match range {
+        // several items with colons but no family: let the CU parser explain
+        Some(_) if items.len() > 1 => NumTeams::Cu,
+        Some((first, colon)) if c.text(colon) == ":" && first < colon => {
+            NumTeams::Range { first, colon }
+        }
+        Some(_) => NumTeams::Cu,
+        None => NumTeams::Plain,
+    }
+}
+
 /// Recognizes a directive the driver lowers: `toks[first..end]` are the tokens of a `#pragma`
 /// line. Returns the construct kind and the index of the token after its name (`spread`,
 /// `peer`, `wait`), or `None` when the directive is not one of the driver's.
@@ -615,8 +708,8 @@ pub fn classify(src: &str, toks: &[Token], first: usize, end: usize) -> Option<(
     // a host `teams` whose num_teams names compute units (seed 004); every other `teams` is
     // clang's
     if c.is_ident(first + 3, "teams") {
-        return match crate::cu::num_teams_form(src, toks, first + 4, end) {
-            crate::cu::NumTeams::Cu => Some((Kind::Cu, first + 4)),
+        return match num_teams_form(src, toks, first + 4, end) {
+            NumTeams::Cu => Some((Kind::Cu, first + 4)),
             _ => None,
         };
     }

@@ -7,6 +7,22 @@
 //! standard OpenMP plus calls to the runtime's `__spread_*` entry points
 //! (docs/spread-abi.md §2), and compiles the lowered file with clang, `-fopenmp`, the offload
 //! targets, Spread's pass plugin and, when linking, Spread's runtime. See docs/driver.md.
+//!
+//! # Layers
+//!
+//! Top to bottom; a module imports only modules listed after it (checked by
+//! `runtime/tests/layers.rs`):
+//!
+//! 1. Driver: `compile` (runs the steps for each input, then clang)
+//! 2. Command line: `paths`, `args`, `offload` (Spread's options, where its pieces are, the
+//!    offload targets)
+//! 3. Source rewriting: `splice`, `remap`, `source` (the lowered file written over the user's
+//!    source, positions and clang's diagnostics pointed back at it)
+//! 4. Lowering: `lower` (the constructs into OpenMP and `__spread_*` calls)
+//! 5. Directive parsing: `any`, `cu`, `stmt`, `directive` (the constructs and the statements
+//!    they apply to)
+//! 6. Preprocessed input: `ppout` (`clang -E`'s tokens and line markers)
+//! 7. Lexing and diagnostics: `lexer`, `diag`
 
 #![warn(missing_docs)]
 

@@ -2,9 +2,10 @@
 //!
 //! * `llvmGetPassPluginInfo`, the symbol `opt`/`clang` look up when they load the plugin;
 //!   its callback lives in the C++ shim (`shim/shim.cpp`), which registers the pass.
-//! * `spread_pass_run_on_module`, called by the shim's pass for each host module: it wraps
-//!   the module without taking ownership and runs [`crate::rewrite::run_on_module`], with
-//!   panics caught at the boundary.
+//! * [`run_module_pass`], the body of `spread_pass_run_on_module` (in lib.rs), which the
+//!   shim's pass calls for each host module: it wraps the module without taking ownership and
+//!   runs the pass it is given (lib.rs gives `rewrite::run_on_module`), with panics caught at
+//!   the boundary.
 //! * Safe wrappers for the shim's IR utilities and diagnostics, and the few queries the
 //!   inkwell API lacks.
 
@@ -63,19 +64,24 @@ pub extern "C" fn llvmGetPassPluginInfo() -> PassPluginLibraryInfo {
     }
 }
 
-/// Called by the shim's `spread` pass for every module without the `openmp-device` flag.
-/// Returns nonzero when the module changed. A panic aborts the process with a message.
-#[no_mangle]
-pub extern "C" fn spread_pass_run_on_module(module: LLVMModuleRef) -> c_int {
+/// A pass over one host module: returns whether it changed the module.
+pub type ModulePass = fn(&Module<'_>) -> bool;
+
+/// Runs `pass` on the module that the shim's `spread` pass hands to
+/// `spread_pass_run_on_module` (lib.rs) for every module without the `openmp-device` flag:
+/// `module` is that module or null (then nothing runs). Returns nonzero when the module
+/// changed. A panic aborts the process with a message.
+pub fn run_module_pass(module: LLVMModuleRef, pass: ModulePass) -> c_int {
     if module.is_null() {
         return 0;
     }
     let result = catch_unwind(AssertUnwindSafe(|| {
-        // SAFETY: `module` is the live `llvm::Module` the pass manager hands to the pass for
-        // the duration of this call. `ManuallyDrop` keeps inkwell from disposing it: the
-        // module belongs to clang/opt.
+        // SAFETY: `module` is the live `llvm::Module` the pass manager hands to the shim's
+        // pass for the duration of this call (lib.rs's `spread_pass_run_on_module`, the only
+        // caller, passes on what the shim gives it). `ManuallyDrop` keeps inkwell from
+        // disposing it: the module belongs to clang/opt.
         let module = ManuallyDrop::new(unsafe { Module::new(module) });
-        crate::rewrite::run_on_module(&module)
+        pass(&module)
     }));
     match result {
         Ok(changed) => c_int::from(changed),
