@@ -3,7 +3,7 @@
 
 use crate::device::AllocKind;
 use crate::error::{Error, ErrorKind, Result};
-use crate::mapping::{Entry, INF};
+use crate::runtime::mapping::table::{Entry, INF};
 use crate::runtime::{DeviceSlot, Runtime};
 use crate::sys::{access, mem};
 
@@ -70,7 +70,7 @@ pub fn memcpy(dst: usize, src: usize, len: usize, d: Side<'_>, s: Side<'_>) -> R
 /// address the device uses for the memory: `ptr` itself.
 pub fn lock_mem(side: Side<'_>, ptr: usize, len: usize) -> Result<usize> {
     if let Side::Device(d) = side {
-        crate::memory::pinned::pin(&*d.dev, ptr, len)
+        crate::device::pinned::pin(&*d.dev, ptr, len)
             .map_err(|e| e.context(format!("cannot lock {len} bytes of host memory")))?;
     }
     Ok(ptr)
@@ -79,7 +79,7 @@ pub fn lock_mem(side: Side<'_>, ptr: usize, len: usize) -> Result<usize> {
 /// `llvm_omp_target_unlock_mem`: undoes [`lock_mem`].
 pub fn unlock_mem(side: Side<'_>, ptr: usize) -> Result<()> {
     match side {
-        Side::Device(d) => crate::memory::pinned::unpin(&*d.dev, ptr).map(drop),
+        Side::Device(d) => crate::device::pinned::unpin(&*d.dev, ptr).map(drop),
         Side::Host => Ok(()),
     }
 }

@@ -5,12 +5,22 @@
 //! target regions and data go to Spread's devices. Every device has memory of its own, a mapping
 //! table with libomptarget's semantics, and a worker with a FIFO queue for asynchronous work.
 //!
-//! Layout: [`abi`] (LLVM's structures), [`image`] (offload images), [`mapping`] (one device's
-//! table), [`targetdata`] (map-clause semantics), [`device`] (the backend trait and host
-//! devices), [`queue`] (per-device workers), [`runtime`] (global state and constructs), [`api`]
-//! (`omp_target_*`), [`memory`] (multi-device memory spaces and allocators), [`peer`] (peer copies
-//! and device waits), [`sched`] (the scheduling core), [`cu`] (compute units and data
-//! placement), [`any`] (`device(any)` task sharing), [`report`] and [`info`] (diagnostics). All `unsafe` code is in `ffi`.
+//! The runtime is built in layers (docs/architecture.md walks through them). A module imports
+//! only from the modules listed after it, so that each layer can be read, tested and replaced
+//! without the ones above it.
+//!
+//! # Layers
+//!
+//! Top to bottom; a module imports only modules listed after it (checked by `tests/layers.rs`):
+//!
+//! 1. C ABI shell: `capi` (the exported functions: argument decoding, the panic guard, one call below)
+//! 2. Features: `any`, `cu`, `spread`, `reduction`, `peer`, `memory`, `api` (task sharing, compute units, target spread, spread reductions, peer copies, memory spaces, `omp_target_*`)
+//! 3. Core: `runtime` (process state, images, offload policy, mapping, `nowait` constructs, error reports)
+//! 4. Devices: `device`, `queue` (the device trait and its backends, per-device work queues)
+//! 5. Support: `image`, `info`, `config`, `sched`, `trace`, `profile`, `location`, `abi`, `error` (offload images, messages, settings, the scheduling core, tracing, LLVM's structures)
+//! 6. System bindings: `sys`, `exit` (raw memory, loader, libomp, CUDA, MPI; process exit)
+//!
+//! `unsafe` code is only in `capi` and `sys` (also checked by `tests/layers.rs`).
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
@@ -26,16 +36,13 @@ pub mod exit;
 pub mod image;
 pub mod info;
 pub mod location;
-pub mod mapping;
 pub mod memory;
 pub mod peer;
 pub mod profile;
 pub mod queue;
 pub mod reduction;
-pub mod report;
 pub mod runtime;
 pub mod sched;
 pub mod spread;
-pub mod sys;
-pub mod targetdata;
+mod sys;
 pub mod trace;

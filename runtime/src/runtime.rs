@@ -1,9 +1,11 @@
-//! The process-wide runtime: devices, registered images, the offload policy and pending
-//! `nowait` handles. A device's part lives in submodules named after what they do: [`slot`]
-//! (its queues, pooled streams, allocation cache, peer copies, `omp_target_alloc` records),
-//! [`loader`] (loading images, declare-target globals, kernels by region) and [`launch`] (data
-//! begin/end/update and target regions as the C ABI layer calls them). Mapping semantics are in
-//! `targetdata` and `mapping`, devices and streams in `device`, scheduling in `schedule`.
+//! The core: the process-wide runtime state (devices, registered images, the offload policy),
+//! on which every feature builds. Its submodules: [`mapping`] (the mapping table and map-clause
+//! semantics), [`slot`] (a device's queues, pooled streams, allocation cache, peer copies,
+//! `omp_target_alloc` records), [`loader`] (loading images, declare-target globals, kernels by
+//! region), [`launch`] (data begin/end/update and target regions as the C ABI layer calls them),
+//! [`nowait`] (`nowait` constructs and their completion), [`report`] (how failures reach the
+//! user) and [`hooks`] (what features above the core register with it). Devices and streams
+//! are in [`crate::device`], scheduling in [`crate::sched`].
 
 use crate::abi::{entry_flags, requires};
 use crate::config::Config;
@@ -12,8 +14,8 @@ use crate::device::{AllocKind, Device, KernelHandle, LoadedImage, Stream};
 use crate::error::{Error, ErrorKind, Result};
 use crate::image::{self, ImageTarget};
 use crate::info;
-use crate::mapping::{MappingTable, INF};
 use crate::queue::Queue;
+use crate::runtime::mapping::table::{MappingTable, INF};
 use parking_lot::{Mutex, RwLock};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
@@ -167,7 +169,7 @@ pub fn get() -> &'static Runtime {
     if created && !REGISTERING.with(std::cell::Cell::get) {
         // A worker rank of cluster mode whose program registers no images (it only calls the
         // device memory API): no registration will divert it, so it serves from here on.
-        crate::device::remote::serve_if_worker(rt);
+        rt.serve_if_worker();
     }
     rt
 }
@@ -415,7 +417,7 @@ impl Runtime {
             // there and before other threads are told to stop (a device's kernel would wait for
             // the end instead of finishing).
             self.nowait_at_exit();
-            crate::any::flush_at_exit(self);
+            hooks::run_at_exit(self);
         }
         let mut regs = self.images.write();
         // Decided before anything is retired: a construct that fails because of what follows
@@ -491,10 +493,36 @@ fn thread_index() -> usize {
     INDEX.with(|i| *i)
 }
 
+pub mod hooks;
 pub mod launch;
 pub mod loader;
+pub mod mapping;
 pub mod nowait;
+pub mod report;
 pub mod slot;
+
+/// The runtime's devices and images, served by a worker.
+struct RuntimeHost(&'static Runtime);
+
+impl crate::device::remote::worker::Host for RuntimeHost {
+    fn device(&self, index: usize) -> Option<&dyn crate::device::Device> {
+        self.0.devices.get(index).map(|s| &*s.dev)
+    }
+    fn num_devices(&self) -> usize {
+        self.0.devices.len()
+    }
+    fn image(&self, hash: u64, len: u64) -> Option<crate::image::ImageParts> {
+        self.0.image_by_key(hash, len)
+    }
+}
+
+impl Runtime {
+    /// On a worker rank of an MPI job: serves this rank's devices and the program's images to the
+    /// head until it ends, then leaves the process. Returns at once on the head and without MPI.
+    pub fn serve_if_worker(&'static self) {
+        crate::device::remote::serve_if_worker(std::sync::Arc::new(RuntimeHost(self)));
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -503,7 +531,7 @@ mod tests {
     use crate::device::host::HostDevice;
     use crate::device::LaunchConfig;
     use crate::device::{Event, MemoryInfo};
-    use crate::targetdata::MapArgs;
+    use crate::runtime::mapping::MapArgs;
 
     fn runtime(devices: usize) -> Runtime {
         Runtime::new(Config::from_lookup(|k| {

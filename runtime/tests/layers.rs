@@ -309,6 +309,48 @@ fn runtime_imports_only_downwards() {
     assert_layered("runtime");
 }
 
+/// `unsafe` blocks, functions and impls outside `allowed` top-level modules of crate `dir`.
+fn unsafe_outside(dir: &str, allowed: &[&str]) -> Vec<String> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(dir)
+        .join("src");
+    let mut found = Vec::new();
+    for (path, modpath) in sources(&src) {
+        if modpath
+            .first()
+            .is_some_and(|m| allowed.contains(&m.as_str()))
+        {
+            continue;
+        }
+        let code = code_only(&std::fs::read_to_string(&path).unwrap_or_default());
+        let hit = code.match_indices("unsafe").any(|(at, w)| {
+            let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+            let before = code[..at].chars().next_back().unwrap_or(' ');
+            let after = code[at + w.len()..].chars().next().unwrap_or(' ');
+            !word(before) && !word(after)
+        });
+        if hit {
+            found.push(
+                path.strip_prefix(&src)
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string(),
+            );
+        }
+    }
+    found
+}
+
+#[test]
+fn runtime_unsafe_code_is_only_in_the_bindings_and_the_c_abi() {
+    let found = unsafe_outside("runtime", &["capi", "sys"]);
+    assert!(
+        found.is_empty(),
+        "`unsafe` outside capi/ and sys/ (add a safe wrapper in sys/): {found:?}"
+    );
+}
+
 #[test]
 fn driver_imports_only_downwards() {
     assert_layered("driver");

@@ -744,6 +744,7 @@ pub fn get(rt: &Runtime) -> &'static Any {
         for w in &warnings {
             eprintln!("spread: warning: {w}");
         }
+        crate::runtime::hooks::at_exit(flush_at_exit);
         Any::new(rt, settings)
     })
 }
@@ -757,7 +758,7 @@ pub fn flush_at_sync_point() {
     }
     let rt = crate::runtime::get();
     if let Err(e) = a.flush(rt) {
-        crate::report::fatal_construct(rt, &e, None)
+        crate::runtime::report::fatal_construct(rt, &e, None)
     }
 }
 

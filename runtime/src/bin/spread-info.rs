@@ -28,7 +28,7 @@ fn main() -> std::process::ExitCode {
     let args = Args::parse();
     // 'static: in cluster mode a worker rank serves its devices from here and never returns.
     let rt: &'static Runtime = Box::leak(Box::new(Runtime::new(Config::from_env())));
-    spread_rt::device::remote::serve_if_worker(rt);
+    rt.serve_if_worker();
     let code = list(&args, rt);
     // Cluster mode: the workers leave with the head.
     spread_rt::device::remote::at_exit(false);

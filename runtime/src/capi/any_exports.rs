@@ -4,9 +4,9 @@
 use super::guard::guard;
 use crate::any::dispatch::Kind;
 use crate::any::{self, MapItem, Site, Version};
-use crate::report;
 use crate::runtime;
 use crate::runtime::nowait::TaskFacts;
+use crate::runtime::report;
 use crate::sys::kmp;
 use crate::sys::mem;
 use std::ffi::{c_char, c_int, c_void};

@@ -9,7 +9,7 @@ use crate::cu::layout::{Descriptor, Kind};
 use crate::cu::placement::{self, Place};
 use crate::cu::{queries, region};
 use crate::error::Error;
-use crate::report;
+use crate::runtime::report;
 use crate::runtime::{self, Runtime};
 use crate::sys::mem;
 use std::ffi::{c_int, c_uint, c_void};

@@ -9,11 +9,11 @@ use crate::device::{AllocKind, LaunchConfig};
 use crate::error::ErrorKind;
 use crate::info::{self, bits};
 use crate::location::{LazyLoc, SourceLoc};
-use crate::report;
+use crate::runtime::mapping::MapArgs;
 use crate::runtime::nowait::Completion;
+use crate::runtime::report;
 use crate::runtime::{self, EntryInfo, Placement, Runtime};
 use crate::sys::{kmp, mem};
-use crate::targetdata::MapArgs;
 use std::ffi::{c_char, c_int, c_void};
 
 /// libomptarget's OFFLOAD_FAIL / OMP_TGT_FAIL.
@@ -360,7 +360,7 @@ pub extern "C" fn __tgt_register_lib(desc: *mut BinDesc) {
         let rt = runtime::get_for_registration();
         rt.register(desc as usize, regs);
         // A worker rank of cluster mode serves its devices from here on and never returns.
-        crate::device::remote::serve_if_worker(rt);
+        rt.serve_if_worker();
     })
 }
 

@@ -57,7 +57,7 @@ pub(crate) fn catch<R>(entry: &str, body: impl FnOnce() -> R) -> Result<R, Strin
 pub(crate) fn guard<R>(entry: &str, body: impl FnOnce() -> R) -> R {
     match catch(entry, body) {
         Ok(r) => r,
-        Err(msg) => crate::report::fatal(1, &msg),
+        Err(msg) => crate::runtime::report::fatal(1, &msg),
     }
 }
 

@@ -14,9 +14,10 @@
 use super::guard::guard;
 use crate::error::Error;
 use crate::memory::{allocator, allocator::Outcome, space};
+use crate::peer;
+use crate::runtime::report;
 use crate::runtime::{self, Runtime};
 use crate::sys::{dl, mem};
-use crate::{peer, report};
 use std::cell::Cell;
 use std::ffi::{c_int, c_void};
 use std::sync::OnceLock;

@@ -5,8 +5,8 @@ use super::exports::{enqueue_data, kernel_request, loc_of, map_args, resolve, Da
 use super::guard::guard;
 use crate::abi::{Ident, KernelArgs};
 use crate::error::{Error, ErrorKind};
-use crate::report;
 use crate::runtime;
+use crate::runtime::report;
 use crate::spread::{Construct, Region};
 use crate::sys::mem;
 use std::ffi::{c_char, c_int, c_void};

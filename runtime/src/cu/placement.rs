@@ -20,9 +20,9 @@
 use crate::abi::map;
 use crate::error::{Error, ErrorKind, Result};
 use crate::info;
+use crate::runtime::mapping::MapArgs;
 use crate::runtime::{DeviceSlot, Policy, Runtime};
 use crate::sys::kmp;
-use crate::targetdata::MapArgs;
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -12,6 +12,7 @@
 pub mod cache;
 pub mod cuda;
 pub mod host;
+pub mod pinned;
 pub mod registry;
 pub mod remote;
 

@@ -229,6 +229,7 @@ pub fn alloc(
             block,
         },
     );
+    crate::runtime::hooks::set_accessible(accessible);
     LIVE.fetch_add(1, Ordering::Release);
     if rt.config.info_memory {
         info::spread_line(&format!(

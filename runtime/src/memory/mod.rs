@@ -4,12 +4,11 @@
 //!
 //! The parts: [`space`] (which devices a space serves), [`traits`] (the trait list of
 //! `omp_init_allocator`), [`provider`] (what the present backends can give a space: the only
-//! backend-specific part), [`allocator`] (allocators, allocations, fallbacks, queries), [`pinned`]
-//! (host memory page-locked for fast copies, counted per range). The C entry
+//! backend-specific part), [`allocator`] (allocators, allocations, fallbacks, queries); host memory
+//! page-locked for fast copies is counted in [`crate::device::pinned`]. The C entry
 //! points, including the libomp routines Spread interposes, are in `capi::memory`.
 
 pub mod allocator;
-pub mod pinned;
 pub mod provider;
 pub mod space;
 pub mod traits;

@@ -16,8 +16,8 @@ use crate::abi::map;
 use crate::device::{AllocKind, LaunchConfig};
 use crate::error::{Result, ResultExt};
 use crate::info::{self, bits};
-use crate::mapping::{Entry, MappingTable};
-use crate::targetdata::{self, Ctx, MapArgs, PostEnd, Undo};
+use crate::runtime::mapping::table::{Entry, MappingTable};
+use crate::runtime::mapping::{self, Ctx, MapArgs, PostEnd, Undo};
 
 thread_local! {
     /// While [`kernels_after`] runs: the event the next kernel enqueued on this thread waits for
@@ -102,24 +102,24 @@ impl<'a> InFlight<'a> {
         match after {
             After::Begin(undo) => {
                 if synced.is_err() {
-                    targetdata::rollback(&mut cx, &mut slot.table.lock(), undo);
+                    mapping::rollback(&mut cx, &mut slot.table.lock(), undo);
                 }
                 synced
             }
             After::End(post) => {
                 synced?;
-                targetdata::end_finish(&mut cx, &mut slot.table.lock(), post)
+                mapping::end_finish(&mut cx, &mut slot.table.lock(), post)
             }
             After::Update(restore) => {
                 synced?;
-                targetdata::update_finish(&slot.table.lock(), restore);
+                mapping::update_finish(&slot.table.lock(), restore);
                 Ok(())
             }
             After::Launch { post, privates } => {
                 let r = synced
                     .context(|| "Executing target region abort target.".into())
                     .and_then(|_| {
-                        targetdata::end_finish(&mut cx, &mut slot.table.lock(), post)
+                        mapping::end_finish(&mut cx, &mut slot.table.lock(), post)
                             .context(|| "Failed to process data after launching the kernel.".into())
                     });
                 slot.free_privates(&privates);
@@ -151,8 +151,8 @@ impl DeviceSlot {
         let mut undo = Vec::new();
         let r = {
             let mut table = self.table.lock();
-            let r = targetdata::begin(&mut cx, &mut table, args, false, &mut undo);
-            targetdata::mark_filling(&mut cx, &mut table).and(r)
+            let r = mapping::begin(&mut cx, &mut table, args, false, &mut undo);
+            mapping::mark_filling(&mut cx, &mut table).and(r)
         };
         match r {
             // The copies finish with the table unlocked: other threads map and unmap meanwhile.
@@ -169,7 +169,7 @@ impl DeviceSlot {
         // The construct has failed already: a failure to wait adds nothing to report.
         let _ = self.dev.synchronize(&mut cx.stream);
         let mut table = self.table.lock();
-        targetdata::rollback(cx, &mut table, undo);
+        mapping::rollback(cx, &mut table, undo);
     }
 
     /// `target exit data` / the end of `target data`.
@@ -185,8 +185,8 @@ impl DeviceSlot {
         let mut post = Vec::new();
         let r = {
             let mut table = self.table.lock();
-            let r = targetdata::end(&mut cx, &mut table, args, false, &mut post);
-            targetdata::mark_filling(&mut cx, &mut table).and(r)
+            let r = mapping::end(&mut cx, &mut table, args, false, &mut post);
+            mapping::mark_filling(&mut cx, &mut table).and(r)
         };
         InFlight::new(cx, After::End(post)).unless(r)
     }
@@ -202,8 +202,8 @@ impl DeviceSlot {
         let mut restore = Vec::new();
         let r = {
             let mut table = self.table.lock();
-            let r = targetdata::update(&mut cx, &mut table, args, &mut restore);
-            targetdata::mark_filling(&mut cx, &mut table).and(r)
+            let r = mapping::update(&mut cx, &mut table, args, &mut restore);
+            mapping::mark_filling(&mut cx, &mut table).and(r)
         };
         InFlight::new(cx, After::Update(restore)).unless(r)
     }
@@ -236,10 +236,10 @@ impl DeviceSlot {
         let mut undo = Vec::new();
         let r = {
             let mut table = self.table.lock();
-            let r = targetdata::begin(&mut cx, &mut table, args, false, &mut undo)
+            let r = mapping::begin(&mut cx, &mut table, args, false, &mut undo)
                 .context(|| "Call to targetDataBegin failed, abort target.".into())
                 .and_then(|_| self.kernel_params(&mut cx, &table, args, &mut privates));
-            targetdata::mark_filling(&mut cx, &mut table).and(r)
+            mapping::mark_filling(&mut cx, &mut table).and(r)
         };
         let params = match r {
             Ok(p) => p,
@@ -289,9 +289,9 @@ impl DeviceSlot {
         let mut post = Vec::new();
         let r = {
             let mut table = self.table.lock();
-            let r = targetdata::end(&mut cx, &mut table, args, false, &mut post);
+            let r = mapping::end(&mut cx, &mut table, args, false, &mut post);
             cx.filled.extend(post.iter().map(|p| p.key()));
-            targetdata::mark_filling(&mut cx, &mut table).and(r)
+            mapping::mark_filling(&mut cx, &mut table).and(r)
         };
         let r = r.map_err(|e| e.context("Failed to process data after launching the kernel."));
         InFlight::new(cx, After::Launch { post, privates }).unless(r)

@@ -7,7 +7,7 @@ use crate::device::{KernelHandle, LoadedImage};
 use crate::error::{Error, ErrorKind, Result};
 use crate::image::{self};
 use crate::info::{self, bits};
-use crate::mapping::Entry;
+use crate::runtime::mapping::table::Entry;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 

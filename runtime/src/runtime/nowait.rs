@@ -389,7 +389,7 @@ impl Runtime {
     /// Reports the failure of an owned construct and ends the program.
     fn report(&self, r: std::result::Result<(), Failure>) {
         if let Err((e, loc)) = r {
-            crate::report::fatal_construct(self, &e, loc.as_ref());
+            crate::runtime::report::fatal_construct(self, &e, loc.as_ref());
         }
     }
 
@@ -428,7 +428,7 @@ impl Runtime {
     pub fn nowait_finish_one_of_mine(&self) -> bool {
         match self.nowait.finish_one_of_mine() {
             Ok(did) => did,
-            Err((e, loc)) => crate::report::fatal_construct(self, &e, loc.as_ref()),
+            Err((e, loc)) => crate::runtime::report::fatal_construct(self, &e, loc.as_ref()),
         }
     }
 

@@ -7,8 +7,8 @@ use crate::device::cache::{AllocCache, Take};
 use crate::device::{AllocKind, Device};
 use crate::error::{Error, ErrorKind, Result};
 use crate::info::{self};
-use crate::mapping::{Entry, MappingTable};
 use crate::queue::Queue;
+use crate::runtime::mapping::table::{Entry, MappingTable};
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -123,7 +123,7 @@ impl DeviceSlot {
         if !self.lock_mapped || self.dev.host_addressable() {
             return false;
         }
-        match crate::memory::pinned::pin(&*self.dev, host, len) {
+        match crate::device::pinned::pin(&*self.dev, host, len) {
             Ok(p) => p,
             Err(e) => {
                 static REPORTED: std::sync::atomic::AtomicBool =
@@ -144,7 +144,7 @@ impl DeviceSlot {
     /// page-locking of its host range. The entry's last use must have finished.
     pub fn release_entry(&self, e: &Entry) -> Result<()> {
         if e.pinned {
-            let _ = crate::memory::pinned::unpin(&*self.dev, e.host_begin);
+            let _ = crate::device::pinned::unpin(&*self.dev, e.host_begin);
         }
         if e.owns_memory {
             self.free_data(e.target_alloc)?;

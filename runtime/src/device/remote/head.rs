@@ -7,7 +7,6 @@ use super::worker::{Worker, WorkerHandler};
 use super::RemoteDevice;
 use crate::config::RemoteSettings;
 use crate::device::Device;
-use crate::runtime::Runtime;
 use crate::sys::transport::Transport;
 use parking_lot::{Condvar, Mutex};
 use std::collections::BTreeMap;
@@ -296,24 +295,9 @@ pub fn hello(link: &Link, local: &[Box<dyn Device>]) -> Msg {
     }
 }
 
-/// The runtime's devices and images, served by a worker.
-struct RuntimeHost(&'static Runtime);
-
-impl super::worker::Host for RuntimeHost {
-    fn device(&self, index: usize) -> Option<&dyn Device> {
-        self.0.devices.get(index).map(|s| &*s.dev)
-    }
-    fn num_devices(&self) -> usize {
-        self.0.devices.len()
-    }
-    fn image(&self, hash: u64, len: u64) -> Option<crate::image::ImageParts> {
-        self.0.image_by_key(hash, len)
-    }
-}
-
-/// On a worker rank: serves this rank's devices until the head ends, then leaves the process
+/// On a worker rank: serves this rank's devices (`host`: the runtime's devices and images) until the head ends, then leaves the process
 /// (the program's `main` never runs here). Returns at once on the head and without MPI.
-pub fn serve_if_worker(rt: &'static Runtime) {
+pub fn serve_if_worker(host: Arc<dyn super::worker::Host>) {
     let Some(Role::Worker {
         link,
         slot,
@@ -331,14 +315,7 @@ pub fn serve_if_worker(rt: &'static Runtime) {
         link.place.rank, link.place.host
     ));
     let heartbeat = (settings.timeout / 4).min(Duration::from_secs(1));
-    let worker = start_worker(
-        link,
-        slot,
-        Arc::new(RuntimeHost(rt)),
-        heartbeat,
-        settings.fault,
-        true,
-    );
+    let worker = start_worker(link, slot, host, heartbeat, settings.fault, true);
     worker.wait_done();
     link.stop();
     if let Some(t) = thread.lock().take() {

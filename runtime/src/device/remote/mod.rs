@@ -14,7 +14,7 @@
 //! - Workers send a heartbeat every second; one not heard from for `SPREAD_REMOTE_TIMEOUT`
 //!   ends the run with a message naming its devices, rank and host ([`head`]).
 //!
-//! [`protocol`] is the wire format, [`link`] each process's communication thread, [`transport`]
+//! [`protocol`] is the wire format, [`link`] each process's communication thread, `sys::transport`
 //! MPI or in-process channels, [`worker`] the serving side.
 
 pub mod head;

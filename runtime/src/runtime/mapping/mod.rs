@@ -8,11 +8,13 @@
 //! run carry an event ([`Entry::filling`], set by [`mark_filling`]) that other constructs finding
 //! them order their own streams after.
 
+pub mod table;
+
 use crate::abi::{map, NonContigDim};
 use crate::device::Stream;
 use crate::error::{Error, ErrorKind, Result};
 use crate::info::{self, bits};
-use crate::mapping::{Entry, MappingTable, ShadowPointer};
+use crate::runtime::mapping::table::{Entry, MappingTable, ShadowPointer};
 use crate::runtime::DeviceSlot;
 use crate::sys::{access, mem};
 
@@ -240,7 +242,9 @@ fn get_target_pointer(
             message.push_str(&present_missing(begin, size));
         }
         return Err(Error::new(ErrorKind::Mapping, message));
-    } else if ty & map::CLOSE == 0 && (cx.usm || crate::memory::accessible(cx.id(), begin, size)) {
+    } else if ty & map::CLOSE == 0
+        && (cx.usm || crate::runtime::hooks::accessible(cx.id(), begin, size))
+    {
         // Unified shared memory, or memory of a Spread space this device reaches: the device
         // uses the data where it is.
         if size > 0 {
@@ -564,7 +568,7 @@ pub fn end(
         let l = table.lookup(begin_addr, size);
         let found = l.entry.filter(|_| l.is_present(!implicit));
         let Some(key) = found else {
-            if cx.usm || crate::memory::accessible(cx.id(), begin_addr, size) {
+            if cx.usm || crate::runtime::hooks::accessible(cx.id(), begin_addr, size) {
                 continue; // the data is the host's own: nothing to copy or release
             }
             if ty & map::PRESENT != 0 {
@@ -736,7 +740,7 @@ fn update_contiguous(
     let Some(key) = l.entry.filter(|_| l.contained) else {
         if ty & map::PRESENT != 0
             && !cx.usm
-            && !crate::memory::accessible(cx.id(), begin_addr, size)
+            && !crate::runtime::hooks::accessible(cx.id(), begin_addr, size)
         {
             return Err(Error::new(
                 ErrorKind::Mapping,

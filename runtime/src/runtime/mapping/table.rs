@@ -1,7 +1,7 @@
 //! The host-to-device mapping table of one device, with libomptarget's reference-count rules.
 //!
 //! The table only records which host range lives where on the device; moving bytes is the job of
-//! [`crate::targetdata`], which drives the table and the device together. Addresses are plain
+//! [`super`], which drives the table and the device together. Addresses are plain
 //! `usize` values here: the table never dereferences them, so it is ordinary safe Rust and is
 //! tested without any device.
 
