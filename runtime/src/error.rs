@@ -9,8 +9,12 @@ use std::fmt;
 /// What went wrong, coarsely; the message says precisely.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
-    /// A mapping the program asked for cannot be honoured (`present`, explicit extension, ...).
+    /// A mapping the program asked for cannot be honoured (`present`, a section too large, ...).
     Mapping,
+    /// A section extends one already mapped on the device, or lies partly inside it
+    /// (libomptarget's "explicit extension not allowed"): a mapping error that chunks of a
+    /// spread construct may cause by overlapping, which the construct can resolve.
+    Extension,
     /// A device number outside `0..num_devices`.
     BadDevice,
     /// A device ran out of memory.

@@ -84,9 +84,6 @@ const OVERLAP_HISTORY: usize = 4;
 /// run them, so that a region with many chunks does not queue them all at once.
 const MAX_QUEUED: usize = 256;
 
-/// How a mapping error that names a partly overlapping section begins.
-const EXTENSION: &str = "explicit extension not allowed";
-
 /// Earlier chunk operations of a region kept in flight on one asynchronous device while the next
 /// is enqueued (see the module's docs): enough for one chunk's copies in, another's kernel and
 /// a third's copies back.
@@ -742,7 +739,7 @@ impl Region {
                 });
             r.map_err(|e| {
                 let mut e = e.context(format!("in {} on device {device}", label()));
-                if e.message.starts_with(EXTENSION) {
+                if e.kind == ErrorKind::Extension {
                     if let Some(m) = earlier.overlap_message(chunk, device) {
                         e = e.context(m);
                     }
@@ -795,7 +792,7 @@ impl Region {
                     // Sections of earlier chunks in flight on this device (a halo one element
                     // wide, say) stay mapped until those chunks finish: finished, they no longer
                     // overlap. What still overlaps afterwards is the program's error.
-                    Err(e) if e.message.starts_with(EXTENSION) && !window.lock().ops.is_empty() => {
+                    Err(e) if e.kind == ErrorKind::Extension && !window.lock().ops.is_empty() => {
                         finish_all_but(&window, 0, &failure);
                         op()
                     }
@@ -1050,7 +1047,7 @@ mod tests {
             r.submit(slot, move || {
                 if c.lo == 50 {
                     Err(Error::new(
-                        ErrorKind::Mapping,
+                        ErrorKind::Extension,
                         "explicit extension not allowed: host address specified is ...",
                     ))
                 } else {
@@ -1073,7 +1070,7 @@ mod tests {
             r.submit(&rt.devices[1], move || {
                 if c.lo == 16 {
                     Err(Error::new(
-                        ErrorKind::Mapping,
+                        ErrorKind::Extension,
                         "explicit extension not allowed",
                     ))
                 } else {

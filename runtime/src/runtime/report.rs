@@ -35,7 +35,7 @@ pub fn fatal_construct(rt: &Runtime, err: &Error, loc: Option<&SourceLoc>) -> ! 
 pub fn print_error(err: &Error) {
     match err.kind {
         // A cause may take several of libomptarget's lines, one per line of the message.
-        ErrorKind::Mapping => {
+        ErrorKind::Mapping | ErrorKind::Extension => {
             for line in err.message.lines() {
                 eprintln!("omptarget message: {line}");
             }

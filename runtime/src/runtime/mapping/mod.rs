@@ -241,7 +241,7 @@ fn get_target_pointer(
             message.push('\n');
             message.push_str(&present_missing(begin, size));
         }
-        return Err(Error::new(ErrorKind::Mapping, message));
+        return Err(Error::new(ErrorKind::Extension, message));
     } else if ty & map::CLOSE == 0
         && (cx.usm || crate::runtime::hooks::accessible(cx.id(), begin, size))
     {
