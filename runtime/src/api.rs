@@ -10,7 +10,9 @@ use crate::sys::{access, mem};
 /// Where one side of a copy lives.
 #[derive(Clone, Copy)]
 pub enum Side<'a> {
+    /// Host memory: the initial device (`omp_get_initial_device()`).
     Host,
+    /// Memory of this offload device.
     Device(&'a DeviceSlot),
 }
 
@@ -87,11 +89,17 @@ pub fn unlock_mem(side: Side<'_>, ptr: usize) -> Result<()> {
 /// A rectangular sub-volume copy (`omp_target_memcpy_rect`), dimensions outermost first.
 #[derive(Debug, Clone)]
 pub struct Rect {
+    /// `element_size`: bytes per element.
     pub elem: usize,
+    /// `volume`: elements to copy in each dimension; its length is the number of dimensions.
     pub volume: Vec<usize>,
+    /// `dst_offsets`: first element of the sub-volume in the destination, per dimension.
     pub dst_offsets: Vec<usize>,
+    /// `src_offsets`: first element of the sub-volume in the source, per dimension.
     pub src_offsets: Vec<usize>,
+    /// `dst_dimensions`: extent of the whole destination array in elements, per dimension.
     pub dst_dims: Vec<usize>,
+    /// `src_dimensions`: extent of the whole source array in elements, per dimension.
     pub src_dims: Vec<usize>,
 }
 

@@ -34,6 +34,7 @@ pub enum ErrorKind {
 /// A runtime error with its cause and context.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
+    /// The class of failure, which decides how callers react (e.g. [`ErrorKind::Extension`]).
     pub kind: ErrorKind,
     /// The cause, in libomptarget's words where libomptarget has words for it.
     pub message: String,
@@ -42,6 +43,7 @@ pub struct Error {
 }
 
 impl Error {
+    /// An error of `kind` with its cause, no context yet.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         Error {
             kind,
@@ -74,6 +76,7 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 /// Adds context to a failing result.
 pub trait ResultExt<T> {
+    /// On an error, adds the step `step()` names (computed only then) as [`Error::context`].
     fn context(self, step: impl FnOnce() -> String) -> Result<T>;
 }
 

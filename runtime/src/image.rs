@@ -20,7 +20,10 @@ pub enum ImageTarget {
     /// An x86_64 shared object that host devices load and call.
     HostX86_64,
     /// A CUDA cubin; `sm` is the compute capability as `major * 10 + minor`.
-    Cuda { sm: u32 },
+    Cuda {
+        /// Compute capability it was built for, `major * 10 + minor` (70 for `sm_70`).
+        sm: u32,
+    },
 }
 
 impl fmt::Display for ImageTarget {
@@ -68,7 +71,9 @@ impl std::error::Error for ImageError {}
 /// A device object ready for a backend: its target and its bytes (a sub-slice of the input).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DeviceObject<'a> {
+    /// The kind of device that runs it.
     pub target: ImageTarget,
+    /// The raw device object (an ELF file), unwrapped from any `OffloadBinary`.
     pub bytes: &'a [u8],
     /// The image's `declare target indirect` functions (a GPU backend gives the device runtime
     /// a table to translate host function pointers with).
@@ -79,8 +84,11 @@ pub struct DeviceObject<'a> {
 /// head names): [`DeviceObject`]'s parts, owned.
 #[derive(Debug, Clone)]
 pub struct ImageParts {
+    /// [`DeviceObject::target`].
     pub target: ImageTarget,
+    /// [`DeviceObject::bytes`], copied.
     pub bytes: std::sync::Arc<Vec<u8>>,
+    /// [`DeviceObject::indirect`], copied.
     pub indirect: std::sync::Arc<Vec<IndirectFunction>>,
 }
 

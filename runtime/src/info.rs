@@ -5,12 +5,19 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Bits of `LIBOMPTARGET_INFO`.
 pub mod bits {
+    /// `OMP_INFOTYPE_KERNEL_ARGS`: list each construct's map arguments before it runs.
     pub const KERNEL_ARGS: u32 = 0x1;
+    /// `OMP_INFOTYPE_MAPPING_EXISTS`: report a map of data that is already on the device.
     pub const MAPPING_EXISTS: u32 = 0x2;
+    /// `OMP_INFOTYPE_DUMP_TABLE`: dump the mapping tables after each construct and on a failure.
     pub const DUMP_TABLE: u32 = 0x4;
+    /// `OMP_INFOTYPE_MAPPING_CHANGED`: report entries created and removed.
     pub const MAPPING_CHANGED: u32 = 0x8;
+    /// `OMP_INFOTYPE_PLUGIN_KERNEL`: report each kernel launch and its grid.
     pub const KERNEL_LAUNCH: u32 = 0x10;
+    /// `OMP_INFOTYPE_DATA_TRANSFER`: report each copy between host and device.
     pub const DATA_TRANSFER: u32 = 0x20;
+    /// `OMP_INFOTYPE_EMPTY_MAPPING`: report a variable that has no device counterpart.
     pub const EMPTY_MAPPING: u32 = 0x40;
 }
 

@@ -23,6 +23,7 @@
 //! `unsafe` code is only in `capi` and `sys` (also checked by `tests/layers.rs`).
 
 #![deny(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
 
 pub mod abi;
 pub mod any;

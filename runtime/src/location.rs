@@ -3,9 +3,13 @@
 /// A decoded `";file;function;line;column;;"` string.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceLoc {
+    /// Source file, as named on the compiler's command line (or an `#include`).
     pub file: String,
+    /// Name of the function that contains the construct.
     pub function: String,
+    /// 1-based line of the construct.
     pub line: u32,
+    /// 1-based column of the construct.
     pub column: u32,
 }
 

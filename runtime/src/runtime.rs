@@ -24,9 +24,14 @@ use std::sync::{Arc, OnceLock};
 /// One offload entry of a registered image.
 #[derive(Debug, Clone)]
 pub struct EntryInfo {
+    /// [`OffloadEntry::addr`](crate::abi::OffloadEntry::addr): the host global's address, or
+    /// the kernel's host region id.
     pub addr: usize,
+    /// The entry's symbol name in the device image.
     pub name: String,
+    /// Bytes of the global; 0 for a kernel or a requires record.
     pub size: usize,
+    /// [`entry_flags`] bits.
     pub flags: i32,
     /// Requirement bits of a REGISTER_REQUIRES entry.
     pub data: i32,
@@ -59,8 +64,11 @@ struct DeviceImages {
 
 /// A device and its state.
 pub struct DeviceSlot {
+    /// The device number the program uses (`device(id)` clauses, `omp_target_*` calls).
     pub id: usize,
+    /// The backend that runs the device.
     pub dev: Box<dyn Device>,
+    /// The device's host-to-device mapping table.
     pub table: Mutex<MappingTable>,
     images: Mutex<DeviceImages>,
     /// Number of registered images this device has considered (fast "up to date" check).
@@ -130,12 +138,15 @@ impl Drop for PooledStream<'_> {
 /// The offload policy (`OMP_TARGET_OFFLOAD`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Policy {
+    /// `disabled` (or `default` without devices): every construct runs on the host.
     Disabled,
+    /// `mandatory` (or `default` with devices): constructs run on devices; failures are fatal.
     Mandatory,
 }
 
 /// Where a construct runs.
 pub enum Placement<'a> {
+    /// On this device, whose images are loaded.
     Device(&'a DeviceSlot),
     /// On the host: the initial device, or offloading disabled.
     Host,
@@ -143,7 +154,9 @@ pub enum Placement<'a> {
 
 /// The runtime.
 pub struct Runtime {
+    /// The settings read from the environment at start-up.
     pub config: Config,
+    /// The offload devices, indexed by device number.
     pub devices: Vec<DeviceSlot>,
     /// Why a backend asked for in `SPREAD_DEVICES` gave fewer devices than requested.
     pub device_notes: Vec<String>,
@@ -195,6 +208,8 @@ pub fn get_for_registration() -> &'static Runtime {
 }
 
 impl Runtime {
+    /// Starts the runtime with `config`: applies its diagnostics settings, loads the schedule
+    /// model and discovers the devices (printing what discovery warns about).
     pub fn new(config: Config) -> Self {
         info::set_flags(config.info);
         crate::trace::init(config.trace.clone());
@@ -257,6 +272,7 @@ impl Runtime {
         }
     }
 
+    /// Number of offload devices (`omp_get_num_devices()`).
     pub fn num_devices(&self) -> usize {
         self.devices.len()
     }
@@ -266,6 +282,7 @@ impl Runtime {
         self.devices.len() as i64
     }
 
+    /// The offload policy now, from libomp's `OMP_TARGET_OFFLOAD` setting.
     pub fn policy(&self) -> Policy {
         match crate::sys::kmp::target_offload() {
             0 => Policy::Disabled,

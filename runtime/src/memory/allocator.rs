@@ -19,8 +19,11 @@ use std::sync::OnceLock;
 /// An allocator on a Spread memory space.
 #[derive(Debug)]
 pub struct Allocator {
+    /// The `omp_allocator_handle_t` the program holds: this allocator's own address.
     pub handle: usize,
+    /// The memory space it was initialised on (`omp_init_allocator`'s first argument).
     pub space: &'static MemSpace,
+    /// The traits the program asked for, parsed.
     pub request: Request,
     /// What every allocation gets unless a fallback applies.
     pub grant: Grant,
@@ -32,8 +35,11 @@ pub struct Allocator {
 /// One live allocation.
 #[derive(Debug, Clone, Copy)]
 pub struct Allocation {
+    /// Bytes the program asked for (counted against the allocator's pool).
     pub size: usize,
+    /// Handle of the allocator it came from.
     pub allocator: usize,
+    /// What this allocation actually got (a fallback may give less than the allocator's grant).
     pub grant: Grant,
     block: Block,
 }
@@ -121,7 +127,10 @@ pub fn destroy(handle: usize) -> Result<()> {
 /// The result of an allocation request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
+    /// The allocation's address.
     Ptr(usize),
+    /// The allocation failed and the fallback gives null (`omp_atv_null_fb`, or
+    /// `omp_atv_default_mem_fb` when the space's plain memory is exhausted too).
     Null,
     /// Allocate from this (non-Spread) allocator instead: `omp_atv_allocator_fb`.
     Delegate(usize),

@@ -23,14 +23,18 @@ use crate::sys::{access, kmp, mem};
 /// The kind of memory an allocation got (`spread_atk_memory_kind`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MemoryKind {
+    /// Pageable host memory (`spread_atv_host_memory`).
     Host,
+    /// Page-locked host memory (`spread_atv_pinned_host_memory`).
     PinnedHost,
+    /// One device's own memory (`spread_atv_device_memory`).
     Device,
     /// Managed memory that migrates between the host and GPUs.
     Managed,
 }
 
 impl MemoryKind {
+    /// The `spread_atk_memory_kind` value the queries report.
     pub fn value(self) -> u64 {
         use super::traits::val;
         match self {
@@ -40,6 +44,7 @@ impl MemoryKind {
             MemoryKind::Managed => val::MANAGED_MEMORY,
         }
     }
+    /// The kind's name in `SPREAD_INFO=memory` lines ("pinned host memory", ...).
     pub fn name(self) -> &'static str {
         match self {
             MemoryKind::Host => "host memory",
@@ -53,13 +58,17 @@ impl MemoryKind {
 /// What an allocator promises, or an allocation received.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Grant {
+    /// The synchronisation model the memory provides (`omp_atk_memory_access`).
     pub access: MemoryAccess,
+    /// Whether the host pages are locked (`omp_atk_pinned`).
     pub pinned: bool,
     /// Where the memory resides: a device number, or the initial device for host memory.
     pub location: i64,
     /// The place the memory is near, when a place was requested and is honoured.
     pub place: Option<i64>,
+    /// Bytes the address is aligned to (`omp_atk_alignment`), a power of two.
     pub alignment: usize,
+    /// The kind of memory (`spread_atk_memory_kind`).
     pub kind: MemoryKind,
     /// The device whose own memory this is (a single device's space).
     pub device: Option<usize>,
@@ -239,6 +248,7 @@ pub struct Block {
     pub addr: usize,
     /// What was allocated: freed with [`release`].
     pub raw: usize,
+    /// Bytes allocated at `raw`: the size asked for plus room to align `addr`.
     pub raw_len: usize,
     /// Whether the pages are locked.
     pub pinned: bool,

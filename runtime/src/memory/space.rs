@@ -11,13 +11,21 @@ use std::collections::HashMap;
 /// The predefined memory spaces, numbered as LLVM 19's `omp.h` numbers them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BaseSpace {
+    /// `omp_default_mem_space` (handle 0).
     Default,
+    /// `omp_large_cap_mem_space` (handle 1).
     LargeCap,
+    /// `omp_const_mem_space` (handle 2).
     Const,
+    /// `omp_high_bw_mem_space` (handle 3).
     HighBw,
+    /// `omp_low_lat_mem_space` (handle 4).
     LowLat,
+    /// `llvm_omp_target_host_mem_space` (handle 100): host memory devices can reach.
     TargetHost,
+    /// `llvm_omp_target_shared_mem_space` (handle 101): memory shared by host and device.
     TargetShared,
+    /// `llvm_omp_target_device_mem_space` (handle 102): a device's own memory.
     TargetDevice,
 }
 
@@ -37,6 +45,7 @@ impl BaseSpace {
         })
     }
 
+    /// The space's name in `omp.h`, for messages.
     pub fn name(self) -> &'static str {
         match self {
             BaseSpace::Default => "omp_default_mem_space",
@@ -54,7 +63,9 @@ impl BaseSpace {
 /// Who reaches a space's memory: non-host devices (sorted, distinct) and whether the host does.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Accessors {
+    /// Numbers of the offload devices that reach the memory, sorted and distinct.
     pub devices: Vec<usize>,
+    /// Whether the host (the initial device) reaches it too.
     pub host: bool,
 }
 
@@ -115,7 +126,9 @@ impl Accessors {
 /// A memory space Spread made. Leaked on creation: handles stay valid for the whole run.
 #[derive(Debug)]
 pub struct MemSpace {
+    /// Who must reach the space's memory.
     pub accessors: Accessors,
+    /// The predefined space whose kind of memory this space prefers.
     pub base: BaseSpace,
     /// This space's handle value (its own address), kept in the space so that the paper's
     /// `omp_get_target_memspace` can return a pointer to a handle.

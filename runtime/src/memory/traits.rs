@@ -5,48 +5,92 @@ use crate::error::{Error, ErrorKind, Result};
 
 /// Trait keys (`omp_alloctrait_key_t`).
 pub mod key {
+    /// `omp_atk_sync_hint`: expected contention of the allocator; checked, otherwise ignored.
     pub const SYNC_HINT: u64 = 1;
+    /// `omp_atk_alignment`: byte alignment of every allocation, a power of two up to 2^30.
     pub const ALIGNMENT: u64 = 2;
+    /// `omp_atk_access`: which threads access the memory; checked, otherwise ignored.
     pub const ACCESS: u64 = 3;
+    /// `omp_atk_pool_size`: most bytes the allocator hands out at once.
     pub const POOL_SIZE: u64 = 4;
+    /// `omp_atk_fallback`: what a failed allocation does (see [`Fallback`](super::Fallback)).
     pub const FALLBACK: u64 = 5;
+    /// `omp_atk_fb_data`: the allocator `omp_atv_allocator_fb` falls back to.
     pub const FB_DATA: u64 = 6;
+    /// `omp_atk_pinned`: host memory is page-locked (`omp_atv_true`/`omp_atv_false`).
     pub const PINNED: u64 = 7;
+    /// `omp_atk_partition`: how memory is spread over NUMA nodes; checked, otherwise ignored.
     pub const PARTITION: u64 = 8;
+    /// `omp_atk_memory_access` (seed 001): the synchronisation model required
+    /// ([`MemoryAccess`](super::MemoryAccess)).
     pub const MEMORY_ACCESS: u64 = 0x5301;
+    /// `omp_atk_preferred_location` (seed 001): the device number where the memory should
+    /// live.
     pub const PREFERRED_LOCATION: u64 = 0x5302;
+    /// `omp_atk_preferred_place` (seed 001): a place number (`OMP_PLACES`) the host memory
+    /// should be near.
     pub const PREFERRED_PLACE: u64 = 0x5303;
-    /// Reported by the queries only.
+    /// `spread_atk_memory_kind`: what kind of memory an allocation got; reported by the
+    /// queries only (`spread_get_alloc_traits`), never requested.
     pub const MEMORY_KIND: u64 = 0x5310;
 }
 
 /// Trait values (`omp_alloctrait_value_t` and spread.h's additions).
 pub mod val {
+    /// `omp_atv_false`.
     pub const FALSE: u64 = 0;
+    /// `omp_atv_true`.
     pub const TRUE: u64 = 1;
+    /// `omp_atv_contended` (`omp_atk_sync_hint`).
     pub const CONTENDED: u64 = 3;
+    /// `omp_atv_uncontended` (`omp_atk_sync_hint`).
     pub const UNCONTENDED: u64 = 4;
+    /// `omp_atv_serialized` (`omp_atk_sync_hint`; also spelled `omp_atv_sequential`).
     pub const SERIALIZED: u64 = 5;
+    /// `omp_atv_private` (`omp_atk_sync_hint`).
     pub const PRIVATE: u64 = 6;
+    /// `omp_atv_all` (`omp_atk_access`): every thread of the device.
     pub const ALL: u64 = 7;
+    /// `omp_atv_thread` (`omp_atk_access`): only the allocating thread.
     pub const THREAD: u64 = 8;
+    /// `omp_atv_pteam` (`omp_atk_access`): the threads of the allocating parallel team.
     pub const PTEAM: u64 = 9;
+    /// `omp_atv_cgroup` (`omp_atk_access`): the threads of the allocating contention group.
     pub const CGROUP: u64 = 10;
+    /// `omp_atv_default_mem_fb` (`omp_atk_fallback`):
+    /// [`Fallback::DefaultMem`](super::Fallback::DefaultMem).
     pub const DEFAULT_MEM_FB: u64 = 11;
+    /// `omp_atv_null_fb` (`omp_atk_fallback`): [`Fallback::Null`](super::Fallback::Null).
     pub const NULL_FB: u64 = 12;
+    /// `omp_atv_abort_fb` (`omp_atk_fallback`): [`Fallback::Abort`](super::Fallback::Abort).
     pub const ABORT_FB: u64 = 13;
+    /// `omp_atv_allocator_fb` (`omp_atk_fallback`):
+    /// [`Fallback::Allocator`](super::Fallback::Allocator).
     pub const ALLOCATOR_FB: u64 = 14;
+    /// `omp_atv_environment` (`omp_atk_partition`).
     pub const ENVIRONMENT: u64 = 15;
+    /// `omp_atv_nearest` (`omp_atk_partition`).
     pub const NEAREST: u64 = 16;
+    /// `omp_atv_blocked` (`omp_atk_partition`).
     pub const BLOCKED: u64 = 17;
+    /// `omp_atv_interleaved` (`omp_atk_partition`).
     pub const INTERLEAVED: u64 = 18;
     /// `omp_atv_default`.
     pub const DEFAULT: u64 = u64::MAX;
+    /// `omp_atv_managed` (seed 001, `omp_atk_memory_access`):
+    /// [`MemoryAccess::Managed`](super::MemoryAccess::Managed).
     pub const MANAGED: u64 = 0x5301;
+    /// `omp_atv_coherent` (seed 001, `omp_atk_memory_access`):
+    /// [`MemoryAccess::Coherent`](super::MemoryAccess::Coherent).
     pub const COHERENT: u64 = 0x5302;
+    /// `spread_atv_host_memory` (`spread_atk_memory_kind`): pageable host memory.
     pub const HOST_MEMORY: u64 = 0x5311;
+    /// `spread_atv_pinned_host_memory` (`spread_atk_memory_kind`): page-locked host
+    /// memory.
     pub const PINNED_HOST_MEMORY: u64 = 0x5312;
+    /// `spread_atv_device_memory` (`spread_atk_memory_kind`): one device's own memory.
     pub const DEVICE_MEMORY: u64 = 0x5313;
+    /// `spread_atv_managed_memory` (`spread_atk_memory_kind`): migrating managed memory.
     pub const MANAGED_MEMORY: u64 = 0x5314;
 }
 
@@ -61,12 +105,14 @@ pub enum MemoryAccess {
 }
 
 impl MemoryAccess {
+    /// The trait value (`omp_atv_managed` or `omp_atv_coherent`) the queries report.
     pub fn value(self) -> u64 {
         match self {
             MemoryAccess::Managed => val::MANAGED,
             MemoryAccess::Coherent => val::COHERENT,
         }
     }
+    /// The model's name in `SPREAD_INFO=memory` lines: "managed" or "coherent".
     pub fn name(self) -> &'static str {
         match self {
             MemoryAccess::Managed => "managed",
@@ -81,7 +127,9 @@ pub enum Fallback {
     /// Try again without the traits that failed (unpinned memory of the same space, no pool
     /// limit), so the memory stays reachable from the space's devices.
     DefaultMem,
+    /// `omp_atv_null_fb`: return null.
     Null,
+    /// `omp_atv_abort_fb`: report the failure and abort the program.
     Abort,
     /// Allocate from the allocator in `fb_data`.
     Allocator(usize),
@@ -90,13 +138,19 @@ pub enum Fallback {
 /// An allocator's requested traits, validated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Request {
+    /// `omp_atk_memory_access`; `None` when not requested (or `omp_atv_default`).
     pub memory_access: Option<MemoryAccess>,
+    /// `omp_atk_pinned` is `omp_atv_true`: host memory must be page-locked.
     pub pinned: bool,
+    /// `omp_atk_preferred_location`: a device number, not yet range-checked.
     pub preferred_location: Option<i64>,
+    /// `omp_atk_preferred_place`: a place number, not yet range-checked.
     pub preferred_place: Option<i64>,
     /// A power of two; 1 when not requested.
     pub alignment: usize,
+    /// `omp_atk_pool_size` in bytes; `None`: no limit.
     pub pool_size: Option<usize>,
+    /// `omp_atk_fallback` (with `omp_atk_fb_data`); [`Fallback::DefaultMem`] when not requested.
     pub fallback: Fallback,
 }
 

@@ -85,22 +85,54 @@ pub struct DeviceDesc {
 pub enum Request {
     /// Load the program's registered image with this hash and length (worker and head run the
     /// same binary, so the worker holds it already). Reply: the worker's image handle.
-    LoadImage { dev: u16, hash: u64, len: u64 },
+    LoadImage {
+        /// The worker's index of the device to load the image on.
+        dev: u16,
+        /// [`image_hash`] of the image's bytes.
+        hash: u64,
+        /// The image's length in bytes.
+        len: u64,
+    },
     /// Look `name` up in a loaded image: `what` 0 = kernel, 1 = global address, 2 = global size.
     /// Reply: `[found, value]`.
-    Lookup { image: u64, what: u8, name: String },
+    Lookup {
+        /// The worker's image handle, from a `LoadImage` reply.
+        image: u64,
+        /// What to look up: 0 = kernel handle, 1 = global's device address, 2 = global's size.
+        what: u8,
+        /// The offload entry's symbol name.
+        name: String,
+    },
     /// Allocate. Reply: the address.
     Alloc {
+        /// The worker's index of the device.
         dev: u16,
+        /// Bytes to allocate.
         size: u64,
+        /// Device, page-locked host or shared (managed) memory (`llvm_omp_target_alloc_*`).
         kind: AllocKind,
     },
     /// Free. Reply: nothing.
-    Free { dev: u16, ptr: u64, kind: AllocKind },
+    Free {
+        /// The worker's index of the device.
+        dev: u16,
+        /// Address an `Alloc` of the same `kind` returned.
+        ptr: u64,
+        /// The kind the memory was allocated as.
+        kind: AllocKind,
+    },
     /// Free and total memory. Reply: `[free, total]`.
-    MemInfo { dev: u16 },
+    MemInfo {
+        /// The worker's index of the device.
+        dev: u16,
+    },
     /// Wait for everything on a stream. Reply: nothing, or the stream's first error.
-    Sync { dev: u16, stream: u32 },
+    Sync {
+        /// The worker's index of the device.
+        dev: u16,
+        /// The head's number for the stream on that device.
+        stream: u32,
+    },
     /// The program ended: leave the job. Reply: nothing, sent just before the worker leaves (the
     /// head leaves the job only when every worker answered, or the silent one was named).
     Leave,
@@ -111,99 +143,186 @@ pub enum Request {
 pub enum Msg {
     /// Worker to head, once at start: its host and devices.
     Hello {
+        /// The worker's host name.
         host: String,
+        /// The worker's devices, in its own order (their index is the `dev` of later messages).
         devices: Vec<DeviceDesc>,
     },
     /// Head to worker: a request numbered `req`.
-    Request { req: u64, body: Request },
+    Request {
+        /// Request number, unique per head; the reply (`Reply` or `Failed`) names it.
+        req: u64,
+        /// What is asked.
+        body: Request,
+    },
     /// Worker to head: request `req` succeeded with these values.
-    Reply { req: u64, values: Vec<u64> },
+    Reply {
+        /// The request answered.
+        req: u64,
+        /// The answer; its meaning depends on the request (see [`Request`]).
+        values: Vec<u64>,
+    },
     /// Worker to head: request `req` failed.
     Failed {
+        /// The request answered.
         req: u64,
+        /// The error's kind, sent as its index in the protocol's table of kinds.
         kind: ErrorKind,
+        /// The error's message, in the worker's words.
         message: String,
     },
     /// Copy `data` to device address `dst`, in stream order.
     CopyTo {
+        /// The worker's index of the device.
         dev: u16,
+        /// The head's number for the stream the copy is ordered on.
         stream: u32,
+        /// Destination address on the device.
         dst: u64,
+        /// The bytes to copy, at most [`MAX_PAYLOAD`].
         data: Payload,
     },
     /// Copy `len` bytes from device address `src` back to the head, which lands them where its
     /// pending copy `req` says.
     CopyFrom {
+        /// The worker's index of the device.
         dev: u16,
+        /// The head's number for the stream the copy is ordered on.
         stream: u32,
+        /// Source address on the device.
         src: u64,
+        /// Bytes to copy, at most [`MAX_PAYLOAD`].
         len: u64,
+        /// The head's number for the pending copy; the `Data` reply names it.
         req: u64,
     },
     /// Worker to head: the bytes of copy `req`.
-    Data { req: u64, data: Payload },
+    Data {
+        /// The `CopyFrom` these bytes answer.
+        req: u64,
+        /// The bytes read from the device.
+        data: Payload,
+    },
     /// Copy within the device.
     CopyWithin {
+        /// The worker's index of the device.
         dev: u16,
+        /// The head's number for the stream the copy is ordered on.
         stream: u32,
+        /// Destination address on the device.
         dst: u64,
+        /// Source address on the device.
         src: u64,
+        /// Bytes to copy.
         len: u64,
     },
     /// Set bytes.
     Fill {
+        /// The worker's index of the device.
         dev: u16,
+        /// The head's number for the stream the fill is ordered on.
         stream: u32,
+        /// First device address to set.
         dst: u64,
+        /// The value every byte is set to.
         byte: u8,
+        /// Bytes to set.
         len: u64,
     },
     /// Run a kernel (the handle is the worker's own, from a `Lookup`).
     Launch {
+        /// The worker's index of the device.
         dev: u16,
+        /// The head's number for the stream the launch is ordered on.
         stream: u32,
+        /// The worker's kernel handle (a `Lookup` with `what` 0).
         kernel: u64,
+        /// The kernel's arguments: device addresses and by-value literals, one word each.
         args: Vec<u64>,
+        /// Teams, threads, trip count and dynamic group memory of the launch.
         cfg: LaunchConfig,
     },
     /// Mark a point of the stream: when reached, the worker announces `event` to the head and
     /// to every rank that asked (`Notify`).
-    Record { dev: u16, stream: u32, event: u64 },
+    Record {
+        /// The worker's index of the device.
+        dev: u16,
+        /// The head's number for the stream the event marks.
+        stream: u32,
+        /// The event's id, unique per head.
+        event: u64,
+    },
     /// Later work on the stream waits until `event` fired (recorded on any rank).
-    WaitEvent { dev: u16, stream: u32, event: u64 },
+    WaitEvent {
+        /// The worker's index of the device.
+        dev: u16,
+        /// The head's number for the stream that waits.
+        stream: u32,
+        /// The event waited for.
+        event: u64,
+    },
     /// To the rank that records `event`: tell `rank` when it fires (at once if it has).
-    Notify { event: u64, rank: u32 },
+    Notify {
+        /// The event to report.
+        event: u64,
+        /// The MPI rank to send `Fired` to.
+        rank: u32,
+    },
     /// An event fired (sent by the recording rank to the head and to the ranks that asked).
-    Fired { event: u64 },
+    Fired {
+        /// The event that fired.
+        event: u64,
+    },
     /// Copy `len` bytes at `src` on this worker's device `dev` to `dst` on device `dst_dev` of
     /// rank `dst_rank`, in the order of `stream`; `tag` names the transfer.
     PeerSend {
+        /// The worker's index of the source device.
         dev: u16,
+        /// The head's number for the stream the transfer is ordered on.
         stream: u32,
+        /// Source address on `dev`.
         src: u64,
+        /// Bytes to copy, at most [`MAX_PAYLOAD`].
         len: u64,
+        /// MPI rank of the destination device.
         dst_rank: u32,
+        /// The destination rank's index of the destination device.
         dst_dev: u16,
+        /// Destination address on `dst_dev`.
         dst: u64,
+        /// The transfer's id, unique per head; `PeerData` and `PeerAck` name it.
         tag: u64,
     },
     /// Worker to worker: the bytes of peer transfer `tag` for `dst` on device `dev`.
     PeerData {
+        /// The `PeerSend` these bytes belong to.
         tag: u64,
+        /// The receiving worker's index of the destination device.
         dev: u16,
+        /// Destination address on `dev`.
         dst: u64,
+        /// The bytes to land.
         data: Payload,
     },
     /// Worker to worker: peer transfer `tag` landed.
-    PeerAck { tag: u64 },
+    PeerAck {
+        /// The `PeerSend` that completed.
+        tag: u64,
+    },
     /// Worker to head, every second: the worker's communication thread is alive.
     Heartbeat,
     /// Head to worker, once every worker said hello: the head's number for the worker's device 0
     /// (its devices are numbered consecutively), so that a worker's own failure report names them.
-    Welcome { first_device: u64 },
+    Welcome {
+        /// The head's (the program's) device number of the worker's device 0.
+        first_device: u64,
+    },
     /// Head to worker: nothing will wait for `event` any more once the commands sent before
     /// this one have run (its record can go).
-    Forget { event: u64 },
+    Forget {
+        /// The event whose bookkeeping the worker can drop.
+        event: u64,
+    },
 }
 
 // --- encoding ----------------------------------------------------------------------------------

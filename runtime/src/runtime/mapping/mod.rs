@@ -21,9 +21,14 @@ use crate::sys::{access, mem};
 /// The map arguments of one construct, copied out of the program's arrays.
 #[derive(Debug, Clone, Default)]
 pub struct MapArgs {
+    /// `ArgBasePtrs`: each entry's base address (data begin replaces a `RETURN_PARAM` entry's with
+    /// the device address).
     pub bases: Vec<usize>,
+    /// `ArgPtrs`: each mapped section's first host byte (for `NON_CONTIG`, its dimensions).
     pub begins: Vec<usize>,
+    /// `ArgSizes`: each section's bytes (for `NON_CONTIG`, its number of dimensions).
     pub sizes: Vec<i64>,
+    /// `ArgTypes`: each entry's [`map`] bits.
     pub types: Vec<i64>,
     /// Empty when the program passed no names (most constructs): see [`MapArgs::name`].
     pub names: Vec<usize>,
@@ -32,10 +37,12 @@ pub struct MapArgs {
 }
 
 impl MapArgs {
+    /// Number of map entries (`arg_num`).
     pub fn len(&self) -> usize {
         self.types.len()
     }
 
+    /// Whether the construct maps nothing.
     pub fn is_empty(&self) -> bool {
         self.types.is_empty()
     }
@@ -65,7 +72,9 @@ impl MapArgs {
 
 /// What one construct is doing on one device.
 pub struct Ctx<'a> {
+    /// The device whose table is being changed.
     pub slot: &'a DeviceSlot,
+    /// The stream the construct's copies go on, in order.
     pub stream: crate::runtime::PooledStream<'a>,
     /// `requires unified_shared_memory`: data without `close` is used where it is.
     pub usm: bool,
@@ -82,8 +91,20 @@ impl Ctx<'_> {
 /// A change data begin made, so that a failing construct can take it back.
 #[derive(Debug, Clone, Copy)]
 pub enum Undo {
-    Counted { key: usize, hold: bool },
-    Created { key: usize, hold: bool },
+    /// A reference was added to an existing entry: undone by dropping it again.
+    Counted {
+        /// The entry's key (host begin address).
+        key: usize,
+        /// Whether the hold count (`ompx_hold`) rather than the dynamic count was raised.
+        hold: bool,
+    },
+    /// The entry was created: undone by dropping its reference and, if unused, removing it.
+    Created {
+        /// The entry's key (host begin address).
+        key: usize,
+        /// Whether its first reference is a hold reference (`ompx_hold`).
+        hold: bool,
+    },
 }
 
 /// Result of resolving one host range.

@@ -16,23 +16,33 @@ pub const INF: u64 = u64::MAX;
 /// it is copied to the device, the device value is written again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ShadowPointer {
+    /// Host address of the pointer itself (inside the mapped object that holds it).
     pub host_addr: usize,
+    /// The pointer's host value, written back when the holding object is copied to the host.
     pub host_value: usize,
+    /// Device address of the pointer's copy.
     pub target_addr: usize,
+    /// The device address the device copy holds: the pointee's device counterpart.
     pub target_value: usize,
 }
 
 /// One mapped host range.
 #[derive(Debug, Clone)]
 pub struct Entry {
+    /// `HstPtrBase`: the base address (`ArgBasePtrs`) of the map that created the entry.
     pub host_base: usize,
+    /// `HstPtrBegin`: first mapped host byte; also the entry's key in the table.
     pub host_begin: usize,
+    /// `HstPtrEnd`: one past the last mapped host byte.
     pub host_end: usize,
     /// What the device allocator returned (before struct padding).
     pub target_alloc: usize,
     /// Device address of `host_begin`.
     pub target_begin: usize,
+    /// `DynRefCount`: references from ordinary maps and `target enter/exit data`; [`INF`] for
+    /// memory the table never releases.
     pub dyn_refs: u64,
+    /// `HoldRefCount`: references from `ompx_hold` maps, which `target exit data` cannot drop.
     pub hold_refs: u64,
     /// The variable's name as clang encodes it (`;name;file;line;col;;`), for diagnostics.
     pub name: usize,
@@ -40,6 +50,7 @@ pub struct Entry {
     pub owns_memory: bool,
     /// Whether the host range was page-locked for the entry (`memory::pinned`), to unpin with it.
     pub pinned: bool,
+    /// The pointers inside this entry's device copy that were attached to device memory.
     pub shadows: Vec<ShadowPointer>,
     /// The end of the copies that fill the entry's device memory, when they may still be
     /// running: a construct that finds the entry makes its stream wait for this point before
@@ -74,6 +85,7 @@ impl Entry {
         }
     }
 
+    /// Bytes mapped (`host_end - host_begin`).
     pub fn size(&self) -> usize {
         self.host_end - self.host_begin
     }
@@ -84,6 +96,7 @@ impl Entry {
             .wrapping_add(host.wrapping_sub(self.host_begin))
     }
 
+    /// Both reference counts together (saturating at [`INF`]); 0 means the entry is released.
     pub fn total_refs(&self) -> u64 {
         self.dyn_refs.saturating_add(self.hold_refs)
     }
@@ -96,6 +109,7 @@ impl Entry {
         }
     }
 
+    /// Adds a reference to the hold count (`hold`) or the dynamic count; [`INF`] stays INF.
     pub fn inc_refs(&mut self, hold: bool) {
         let (this, _) = self.counts(hold);
         if *this != INF {
@@ -103,6 +117,8 @@ impl Entry {
         }
     }
 
+    /// Drops a reference from the hold count (`hold`) or the dynamic count, never below 0;
+    /// [`INF`] stays INF.
     pub fn dec_refs(&mut self, hold: bool) {
         let (this, _) = self.counts(hold);
         if *this != INF && *this > 0 {
@@ -165,12 +181,17 @@ impl Entry {
 pub struct Lookup {
     /// Key (host begin) of the entry the range touches, if any.
     pub entry: Option<usize>,
+    /// The range lies inside the entry (libomptarget's `IsContained`).
     pub contained: bool,
+    /// The range starts before the entry and runs into it (`ExtendsBefore`).
     pub extends_before: bool,
+    /// The range runs past the entry's end (`ExtendsAfter`).
     pub extends_after: bool,
 }
 
 impl Lookup {
+    /// Whether the range counts as mapped: contained, or (unless `must_contain`, as for explicit
+    /// maps) overlapping an entry at either end.
     pub fn is_present(&self, must_contain: bool) -> bool {
         self.contained || (!must_contain && (self.extends_before || self.extends_after))
     }
@@ -183,26 +204,32 @@ pub struct MappingTable {
 }
 
 impl MappingTable {
+    /// An empty table.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Number of entries.
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
+    /// Whether nothing is mapped on the device.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
+    /// The entry whose key (host begin address) is `key`.
     pub fn get(&self, key: usize) -> Option<&Entry> {
         self.entries.get(&key)
     }
 
+    /// The entry whose key (host begin address) is `key`, for updating.
     pub fn get_mut(&mut self, key: usize) -> Option<&mut Entry> {
         self.entries.get_mut(&key)
     }
 
+    /// The entries in host address order.
     pub fn iter(&self) -> impl Iterator<Item = &Entry> {
         self.entries.values()
     }
@@ -215,6 +242,7 @@ impl MappingTable {
         key
     }
 
+    /// Takes the entry with key `key` out of the table (its memory is the caller's to free).
     pub fn remove(&mut self, key: usize) -> Option<Entry> {
         self.entries.remove(&key)
     }
