@@ -426,7 +426,8 @@ fn alloc_kind(code: u8) -> Decoded<AllocKind> {
     })
 }
 
-const ERROR_KINDS: [ErrorKind; 8] = [
+/// Error kinds by their code on the wire (the order is the protocol's: new kinds go at the end).
+const ERROR_KINDS: [ErrorKind; 9] = [
     ErrorKind::Mapping,
     ErrorKind::BadDevice,
     ErrorKind::OutOfMemory,
@@ -435,10 +436,22 @@ const ERROR_KINDS: [ErrorKind; 8] = [
     ErrorKind::Backend,
     ErrorKind::Invalid,
     ErrorKind::Unsupported,
+    ErrorKind::Extension,
 ];
 
+/// The wire code of `k`: a match, so that a new kind does not compile until it has a code.
 fn error_kind_code(k: ErrorKind) -> u8 {
-    ERROR_KINDS.iter().position(|&x| x == k).unwrap_or(5) as u8
+    match k {
+        ErrorKind::Mapping => 0,
+        ErrorKind::BadDevice => 1,
+        ErrorKind::OutOfMemory => 2,
+        ErrorKind::MissingKernel => 3,
+        ErrorKind::Image => 4,
+        ErrorKind::Backend => 5,
+        ErrorKind::Invalid => 6,
+        ErrorKind::Unsupported => 7,
+        ErrorKind::Extension => 8,
+    }
 }
 
 fn put_cfg(w: &mut Writer, c: &LaunchConfig) {
@@ -945,6 +958,13 @@ pub fn image_hash(bytes: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_error_kind_crosses_the_wire_as_itself() {
+        for (code, &k) in ERROR_KINDS.iter().enumerate() {
+            assert_eq!(usize::from(error_kind_code(k)), code, "{k:?}");
+        }
+    }
 
     fn all() -> Vec<Msg> {
         let cfg = LaunchConfig {
