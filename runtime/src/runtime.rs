@@ -618,27 +618,27 @@ mod tests {
             self.log.lock().push("free");
             self.inner.free(ptr, kind)
         }
-        fn copy_to_device(&self, d: usize, s: usize, n: usize, st: &mut Stream) -> Result<()> {
+        fn to_device_impl(&self, d: usize, s: usize, n: usize, st: &mut Stream) -> Result<()> {
             self.log.lock().push("copy");
-            self.inner.copy_to_device(d, s, n, st)
+            self.inner.to_device_impl(d, s, n, st)
         }
-        fn copy_from_device(&self, d: usize, s: usize, n: usize, st: &mut Stream) -> Result<()> {
-            self.inner.copy_from_device(d, s, n, st)
+        fn to_host_impl(&self, d: usize, s: usize, n: usize, st: &mut Stream) -> Result<()> {
+            self.inner.to_host_impl(d, s, n, st)
         }
-        fn copy_within(&self, d: usize, s: usize, n: usize, st: &mut Stream) -> Result<()> {
-            self.inner.copy_within(d, s, n, st)
+        fn within_impl(&self, d: usize, s: usize, n: usize, st: &mut Stream) -> Result<()> {
+            self.inner.within_impl(d, s, n, st)
         }
-        fn fill(&self, d: usize, b: u8, n: usize, st: &mut Stream) -> Result<()> {
-            self.inner.fill(d, b, n, st)
+        fn fill_impl(&self, d: usize, b: u8, n: usize, st: &mut Stream) -> Result<()> {
+            self.inner.fill_impl(d, b, n, st)
         }
-        fn launch(
+        fn launch_impl(
             &self,
             k: KernelHandle,
             a: &[usize],
             c: &LaunchConfig,
             st: &mut Stream,
         ) -> Result<()> {
-            self.inner.launch(k, a, c, st)
+            self.inner.launch_impl(k, a, c, st)
         }
         fn synchronize(&self, st: &mut Stream) -> Result<()> {
             self.log.lock().push("sync");
@@ -672,7 +672,7 @@ mod tests {
         fn can_copy_peer(&self, d: &dyn Device) -> bool {
             self.inner.can_copy_peer(d)
         }
-        fn copy_peer(
+        fn peer_impl(
             &self,
             dd: &dyn Device,
             d: usize,
@@ -680,7 +680,7 @@ mod tests {
             n: usize,
             st: &mut Stream,
         ) -> Result<()> {
-            self.inner.copy_peer(dd, d, s, n, st)
+            self.inner.peer_impl(dd, d, s, n, st)
         }
         fn record_event(&self, st: &mut Stream) -> Result<Event> {
             match &self.gate {

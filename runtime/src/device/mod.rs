@@ -17,8 +17,9 @@ pub mod registry;
 pub mod remote;
 
 use crate::config::DeviceKind;
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
 use crate::image::{DeviceObject, ImageTarget};
+use crate::profile::Dir;
 use std::any::Any;
 use std::sync::Arc;
 
@@ -109,6 +110,45 @@ pub trait EventImpl: Send + Sync {
     fn synchronize(&self) -> Result<()>;
     /// For the backend that recorded it, to make another of its streams wait.
     fn as_any(&self) -> &dyn Any;
+}
+
+/// What every backend's enqueue operation shares (the generic half of the `Device` trait's copy
+/// operations, as libomptarget's plugins split `dataSubmit` from `dataSubmitImpl`): nothing is
+/// enqueued for zero bytes, the enqueueing is traced for backends that time work there
+/// ([`Device::traced_at_enqueue`]), and the stream is busy once the backend took the operation.
+fn enqueue<D: Device + ?Sized>(
+    dev: &D,
+    s: &mut Stream,
+    len: usize,
+    dir: Option<Dir>,
+    op: impl FnOnce(&mut Stream) -> Result<()>,
+) -> Result<()> {
+    if len == 0 {
+        return Ok(());
+    }
+    let _span = match (dir, dev.traced_at_enqueue()) {
+        (Some(dir), Some(id)) => crate::trace::transfer(id, dir, len),
+        _ => None,
+    };
+    op(s)?;
+    s.busy = true;
+    Ok(())
+}
+
+/// `dst_dev`, the destination of a peer copy from `src`, as `src`'s backend type `T`: peer copies
+/// run only between devices of one backend ([`Device::can_copy_peer`]; the runtime stages other
+/// pairs through host memory), so another type is the runtime's error.
+pub fn peer_of<'d, T: 'static>(src: &dyn Device, dst_dev: &'d dyn Device) -> Result<&'d T> {
+    dst_dev.as_any().downcast_ref::<T>().ok_or_else(|| {
+        Error::new(
+            ErrorKind::Backend,
+            format!(
+                "{}: peer copy to a device of another kind ({})",
+                src.info().name,
+                dst_dev.info().name
+            ),
+        )
+    })
 }
 
 /// A point in a device's stream that other streams (of any device) can wait for.
@@ -213,14 +253,45 @@ pub trait Device: Send + Sync {
     /// A new stream of this device (the runtime pools them).
     fn create_stream(&self) -> Result<Stream>;
 
-    /// Host `src` to device `dst`.
-    fn copy_to_device(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()>;
-    /// Device `src` to host `dst`.
-    fn copy_from_device(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()>;
-    /// Within the device's memory (ranges may overlap).
-    fn copy_within(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()>;
-    /// Sets `len` device bytes at `dst` to `byte`.
-    fn fill(&self, dst: usize, byte: u8, len: usize, s: &mut Stream) -> Result<()>;
+    /// Host `src` to device `dst`, enqueued on `s`. Generic: see [`enqueue`]; the backend's part
+    /// is [`to_device_impl`](Self::to_device_impl).
+    fn copy_to_device(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
+        enqueue(self, s, len, Some(Dir::ToDevice), |s| {
+            self.to_device_impl(dst, src, len, s)
+        })
+    }
+    /// Device `src` to host `dst`, enqueued on `s` (generic: see [`enqueue`]).
+    fn copy_from_device(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
+        enqueue(self, s, len, Some(Dir::FromDevice), |s| {
+            self.to_host_impl(dst, src, len, s)
+        })
+    }
+    /// Within the device's memory (ranges may overlap), enqueued on `s` (generic: see
+    /// [`enqueue`]).
+    fn copy_within(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
+        enqueue(self, s, len, None, |s| self.within_impl(dst, src, len, s))
+    }
+    /// Sets `len` device bytes at `dst` to `byte`, enqueued on `s` (generic: see [`enqueue`]).
+    fn fill(&self, dst: usize, byte: u8, len: usize, s: &mut Stream) -> Result<()> {
+        enqueue(self, s, len, None, |s| self.fill_impl(dst, byte, len, s))
+    }
+
+    /// The backend's part of [`copy_to_device`](Self::copy_to_device): `len` is not 0.
+    fn to_device_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()>;
+    /// The backend's part of [`copy_from_device`](Self::copy_from_device): `len` is not 0.
+    fn to_host_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()>;
+    /// The backend's part of [`copy_within`](Self::copy_within): `len` is not 0.
+    fn within_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()>;
+    /// The backend's part of [`fill`](Self::fill): `len` is not 0.
+    fn fill_impl(&self, dst: usize, byte: u8, len: usize, s: &mut Stream) -> Result<()>;
+
+    /// The device number under which the generic layer traces the enqueueing of copies
+    /// (`SPREAD_TRACE`, `SPREAD_PROFILE`): for backends whose work cannot be timed where it runs
+    /// (a GPU). `None` (the default): the backend traces its work where it runs (host devices)
+    /// or not at all.
+    fn traced_at_enqueue(&self) -> Option<usize> {
+        None
+    }
 
     /// Whether [`copy_peer`](Self::copy_peer) can copy from this device straight to `dst_dev`
     /// (same backend, and the hardware allows it).
@@ -235,11 +306,37 @@ pub trait Device: Send + Sync {
         src: usize,
         len: usize,
         s: &mut Stream,
+    ) -> Result<()> {
+        enqueue(self, s, len, Some(Dir::Peer), |s| {
+            self.peer_impl(dst_dev, dst, src, len, s)
+        })
+    }
+    /// The backend's part of [`copy_peer`](Self::copy_peer): `len` is not 0; [`peer_of`] gives
+    /// `dst_dev` as the backend's own type.
+    fn peer_impl(
+        &self,
+        dst_dev: &dyn Device,
+        dst: usize,
+        src: usize,
+        len: usize,
+        s: &mut Stream,
     ) -> Result<()>;
 
     /// Starts `kernel` with `args` (the device-side parameters, without the implicit first
-    /// `dyn_ptr`, which the backend supplies).
+    /// `dyn_ptr`, which the backend supplies), enqueued on `s`; the stream is busy afterwards.
     fn launch(
+        &self,
+        kernel: KernelHandle,
+        args: &[usize],
+        cfg: &LaunchConfig,
+        s: &mut Stream,
+    ) -> Result<()> {
+        self.launch_impl(kernel, args, cfg, s)?;
+        s.busy = true;
+        Ok(())
+    }
+    /// The backend's part of [`launch`](Self::launch).
+    fn launch_impl(
         &self,
         kernel: KernelHandle,
         args: &[usize],

@@ -688,51 +688,38 @@ impl Device for CudaDevice {
         })
     }
 
-    fn copy_to_device(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
-        if len == 0 {
-            return Ok(());
-        }
+    fn to_device_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
         self.bind()?;
-        let _span = trace::transfer(self.id(), crate::profile::Dir::ToDevice, len);
         let raw = self.raw(s)?.raw;
         cu::copy_htod(dst as u64, src, len, raw).map_err(|e| self.err("host-to-device copy", e))?;
-        s.busy = true;
         Ok(())
     }
 
-    fn copy_from_device(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
-        if len == 0 {
-            return Ok(());
-        }
+    fn to_host_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
         self.bind()?;
-        let _span = trace::transfer(self.id(), crate::profile::Dir::FromDevice, len);
         let raw = self.raw(s)?.raw;
         cu::copy_dtoh(dst, src as u64, len, raw).map_err(|e| self.err("device-to-host copy", e))?;
-        s.busy = true;
         Ok(())
     }
 
-    fn copy_within(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
-        if len == 0 {
-            return Ok(());
-        }
+    fn within_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
         self.bind()?;
         let raw = self.raw(s)?.raw;
         cu::copy_dtod(dst as u64, src as u64, len, raw)
             .map_err(|e| self.err("device-to-device copy", e))?;
-        s.busy = true;
         Ok(())
     }
 
-    fn fill(&self, dst: usize, byte: u8, len: usize, s: &mut Stream) -> Result<()> {
-        if len == 0 {
-            return Ok(());
-        }
+    fn fill_impl(&self, dst: usize, byte: u8, len: usize, s: &mut Stream) -> Result<()> {
         self.bind()?;
         let raw = self.raw(s)?.raw;
         cu::fill(dst as u64, byte, len, raw).map_err(|e| self.err("memset", e))?;
-        s.busy = true;
         Ok(())
+    }
+
+    fn traced_at_enqueue(&self) -> Option<usize> {
+        // The GPU runs the work later, where the host cannot time it: the enqueueing is traced.
+        Some(self.id())
     }
 
     fn can_copy_peer(&self, dst_dev: &dyn Device) -> bool {
@@ -747,7 +734,7 @@ impl Device for CudaDevice {
         }
     }
 
-    fn copy_peer(
+    fn peer_impl(
         &self,
         dst_dev: &dyn Device,
         dst: usize,
@@ -755,20 +742,8 @@ impl Device for CudaDevice {
         len: usize,
         s: &mut Stream,
     ) -> Result<()> {
-        let Some(peer) = dst_dev.as_any().downcast_ref::<CudaDevice>() else {
-            return Err(Error::new(
-                ErrorKind::Backend,
-                format!(
-                    "CUDA device {}: peer copy to a device of another kind",
-                    self.id()
-                ),
-            ));
-        };
-        if len == 0 {
-            return Ok(());
-        }
+        let peer = super::peer_of::<CudaDevice>(self, dst_dev)?;
         self.bind()?;
-        let _span = trace::transfer(self.id(), crate::profile::Dir::Peer, len);
         let raw = self.raw(s)?.raw;
         cu::copy_peer(
             dst as u64,
@@ -779,11 +754,10 @@ impl Device for CudaDevice {
             raw,
         )
         .map_err(|e| self.err("peer copy", e))?;
-        s.busy = true;
         Ok(())
     }
 
-    fn launch(
+    fn launch_impl(
         &self,
         kernel: KernelHandle,
         args: &[usize],
@@ -842,7 +816,6 @@ impl Device for CudaDevice {
                 e,
             )
         })?;
-        s.busy = true;
         Ok(())
     }
 

@@ -308,7 +308,7 @@ impl Device for HostDevice {
         dst_dev.host_addressable()
     }
 
-    fn copy_peer(
+    fn peer_impl(
         &self,
         _dst_dev: &dyn Device,
         dst: usize,
@@ -344,30 +344,27 @@ impl Device for HostDevice {
         self
     }
 
-    fn copy_to_device(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
+    fn to_device_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
         self.copy(s, dst, src, len, Dir::ToDevice);
         Ok(())
     }
 
-    fn copy_from_device(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
+    fn to_host_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
         self.copy(s, dst, src, len, Dir::FromDevice);
         Ok(())
     }
 
-    fn copy_within(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
+    fn within_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
         self.copy(s, dst, src, len, Dir::Within);
         Ok(())
     }
 
-    fn fill(&self, dst: usize, byte: u8, len: usize, s: &mut Stream) -> Result<()> {
-        if len > 0 {
-            HostStream::of(s).push(Op::Fill { dst, byte, len });
-            s.busy = true;
-        }
+    fn fill_impl(&self, dst: usize, byte: u8, len: usize, s: &mut Stream) -> Result<()> {
+        HostStream::of(s).push(Op::Fill { dst, byte, len });
         Ok(())
     }
 
-    fn launch(
+    fn launch_impl(
         &self,
         kernel: KernelHandle,
         args: &[usize],
@@ -397,7 +394,6 @@ impl Device for HostDevice {
             cfg: *cfg,
             label: trace::label(),
         });
-        s.busy = true;
         Ok(())
     }
 
@@ -431,11 +427,8 @@ impl Device for HostDevice {
 }
 
 impl HostDevice {
-    /// Records a copy on `s`.
+    /// Records a copy on `s` (traced where it runs).
     fn copy(&self, s: &mut Stream, dst: usize, src: usize, len: usize, dir: Dir) {
-        if len == 0 {
-            return;
-        }
         HostStream::of(s).push(Op::Copy {
             dst,
             src,
@@ -443,7 +436,6 @@ impl HostDevice {
             dir,
             label: trace::label(),
         });
-        s.busy = true;
     }
 }
 

@@ -308,7 +308,7 @@ impl Device for RemoteDevice {
         Ok(s)
     }
 
-    fn copy_to_device(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
+    fn to_device_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
         let stream = self.stream(s)?.id;
         for (off, n) in pieces(len) {
             let dst = (dst + off) as u64;
@@ -316,11 +316,10 @@ impl Device for RemoteDevice {
                 protocol::append_copy_to(b, self.dev, stream, dst, src + off, n)
             })?;
         }
-        s.busy = true;
         Ok(())
     }
 
-    fn copy_from_device(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
+    fn to_host_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
         let rs = self.stream(s)?;
         let stream = rs.id;
         for (off, n) in pieces(len) {
@@ -338,11 +337,10 @@ impl Device for RemoteDevice {
                 false,
             )?;
         }
-        s.busy = true;
         Ok(())
     }
 
-    fn copy_within(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
+    fn within_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
         let stream = self.stream(s)?.id;
         self.post(
             &Msg::CopyWithin {
@@ -354,11 +352,10 @@ impl Device for RemoteDevice {
             },
             false,
         )?;
-        s.busy = true;
         Ok(())
     }
 
-    fn fill(&self, dst: usize, byte: u8, len: usize, s: &mut Stream) -> Result<()> {
+    fn fill_impl(&self, dst: usize, byte: u8, len: usize, s: &mut Stream) -> Result<()> {
         let stream = self.stream(s)?.id;
         self.post(
             &Msg::Fill {
@@ -370,7 +367,6 @@ impl Device for RemoteDevice {
             },
             false,
         )?;
-        s.busy = true;
         Ok(())
     }
 
@@ -381,7 +377,7 @@ impl Device for RemoteDevice {
             .is_some_and(|d| Arc::ptr_eq(&d.link, &self.link))
     }
 
-    fn copy_peer(
+    fn peer_impl(
         &self,
         dst_dev: &dyn Device,
         dst: usize,
@@ -389,12 +385,7 @@ impl Device for RemoteDevice {
         len: usize,
         s: &mut Stream,
     ) -> Result<()> {
-        let Some(to) = dst_dev.as_any().downcast_ref::<RemoteDevice>() else {
-            return Err(Error::new(
-                ErrorKind::Backend,
-                format!("{}: peer copy to a device that is not remote", self.label),
-            ));
-        };
+        let to = super::peer_of::<RemoteDevice>(self, dst_dev)?;
         let stream = self.stream(s)?.id;
         for (off, n) in pieces(len) {
             self.post(
@@ -411,11 +402,10 @@ impl Device for RemoteDevice {
                 false,
             )?;
         }
-        s.busy = true;
         Ok(())
     }
 
-    fn launch(
+    fn launch_impl(
         &self,
         kernel: KernelHandle,
         args: &[usize],
@@ -433,7 +423,6 @@ impl Device for RemoteDevice {
             },
             false,
         )?;
-        s.busy = true;
         Ok(())
     }
 
