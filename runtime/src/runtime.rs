@@ -9,14 +9,13 @@
 
 use crate::abi::{entry_flags, requires};
 use crate::config::Config;
-use crate::device::cache::AllocCache;
-use crate::device::{AllocKind, Device, KernelHandle, LoadedImage, Stream};
+use crate::device::{KernelHandle, LoadedImage};
 use crate::error::{Error, ErrorKind, Result};
 use crate::image::{self, ImageTarget};
 use crate::info;
-use crate::queue::Queue;
-use crate::runtime::mapping::table::{MappingTable, INF};
-use parking_lot::{Mutex, RwLock};
+use crate::runtime::mapping::table::INF;
+use parking_lot::RwLock;
+pub use slot::{DeviceSlot, PooledStream};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -60,79 +59,6 @@ struct DeviceImages {
     /// Images of unregistered programs and libraries. They stay loaded for the rest of the
     /// process: at exit, other threads may still be running their kernels.
     retired: Vec<Box<dyn LoadedImage>>,
-}
-
-/// A device and its state.
-pub struct DeviceSlot {
-    /// The device number the program uses (`device(id)` clauses, `omp_target_*` calls).
-    pub id: usize,
-    /// The backend that runs the device.
-    pub dev: Box<dyn Device>,
-    /// The device's host-to-device mapping table.
-    pub table: Mutex<MappingTable>,
-    images: Mutex<DeviceImages>,
-    /// Number of registered images this device has considered (fast "up to date" check).
-    seen_images: AtomicUsize,
-    /// Whether an image was ever loaded on this device (it stays loaded or retired).
-    loaded_any: std::sync::atomic::AtomicBool,
-    /// Whether the note that this device runs no image of the program was printed.
-    warned_no_image: std::sync::atomic::AtomicBool,
-    /// Asynchronous work (nowait), each queue in FIFO order; a host thread always uses the
-    /// same one, so one thread's operations stay ordered while several threads' overlap.
-    queues: Vec<Queue>,
-    /// Streams not in use by a construct.
-    streams: Mutex<Vec<Stream>>,
-    /// `nowait` constructs in flight on this device's streams (at most `SPREAD_STREAMS`; see
-    /// [`DeviceSlot::reserve_stream`]).
-    streamed: AtomicUsize,
-    stream_limit: usize,
-    /// `LIBOMPTARGET_LOCK_MAPPED_HOST_BUFFERS`.
-    lock_mapped: bool,
-    /// Freed mapping memory kept for reuse.
-    cache: AllocCache,
-    /// `omp_target_alloc` & co. allocations (kind, size) by address, so frees of foreign
-    /// pointers and copies past the end of an allocation are caught.
-    pub allocations: Mutex<std::collections::BTreeMap<usize, (AllocKind, usize)>>,
-}
-
-/// A stream of a device, borrowed from its pool for one construct and returned when dropped.
-pub struct PooledStream<'a> {
-    slot: &'a DeviceSlot,
-    stream: Option<Stream>,
-}
-
-impl std::ops::Deref for PooledStream<'_> {
-    type Target = Stream;
-    fn deref(&self) -> &Stream {
-        self.stream
-            .as_ref()
-            .unwrap_or_else(|| unreachable!("taken only in drop"))
-    }
-}
-
-impl std::ops::DerefMut for PooledStream<'_> {
-    fn deref_mut(&mut self) -> &mut Stream {
-        self.stream
-            .as_mut()
-            .unwrap_or_else(|| unreachable!("taken only in drop"))
-    }
-}
-
-impl Drop for PooledStream<'_> {
-    fn drop(&mut self) {
-        if let Some(mut s) = self.stream.take() {
-            if s.busy {
-                // A construct that bailed out early: its work must finish before the stream
-                // serves another construct (debug builds flag this as a bug).
-                debug_assert!(
-                    std::thread::panicking(),
-                    "a construct returned its stream with work nobody waited for"
-                );
-                let _ = self.slot.dev.synchronize(&mut s);
-            }
-            self.slot.streams.lock().push(s);
-        }
-    }
 }
 
 /// The offload policy (`OMP_TARGET_OFFLOAD`).
@@ -547,8 +473,9 @@ mod tests {
     use crate::abi::map;
     use crate::device::host::HostDevice;
     use crate::device::LaunchConfig;
-    use crate::device::{Event, MemoryInfo};
+    use crate::device::{AllocKind, Device, Event, MemoryInfo, Stream};
     use crate::runtime::mapping::MapArgs;
+    use parking_lot::Mutex;
 
     fn runtime(devices: usize) -> Runtime {
         Runtime::new(Config::from_lookup(|k| {

@@ -11,7 +11,7 @@
 //! libomp's target task polls the second (`__tgt_target_nowait_query`), as libomptarget's
 //! asynchronous info object does: no thread blocks per operation.
 
-use super::*;
+use super::{DeviceSlot, Runtime};
 use crate::abi::map;
 use crate::device::{AllocKind, LaunchConfig};
 use crate::error::{Result, ResultExt};

@@ -1,7 +1,7 @@
 //! Image loading: which registered images a device loads, their declare-target globals
 //! entering the mapping table, and kernels found by host region id.
 
-use super::*;
+use super::{DeviceSlot, EntryInfo, RegisteredImage, Runtime};
 use crate::abi::entry_flags;
 use crate::device::{KernelHandle, LoadedImage};
 use crate::error::{Error, ErrorKind, Result};

@@ -1,16 +1,91 @@
-//! A device slot's own resources: its queues, pooled streams, the allocation cache for mapped
-//! data, copies to other devices, and `omp_target_alloc` bookkeeping.
+//! A device slot: one device of the runtime with its state (mapping table, loaded images, queues,
+//! pooled streams, the allocation cache for mapped data, `omp_target_alloc` bookkeeping) and its
+//! own operations (streams, copies to other devices, allocations). Loading images onto it is in
+//! [`super::loader`], running constructs on it in [`super::launch`].
 
-use super::*;
+use super::{thread_index, DeviceImages};
 use crate::config::Config;
 use crate::device::cache::{AllocCache, Take};
-use crate::device::{AllocKind, Device};
+use crate::device::{AllocKind, Device, Stream};
 use crate::error::{Error, ErrorKind, Result};
 use crate::info::{self};
 use crate::queue::Queue;
 use crate::runtime::mapping::table::{Entry, MappingTable};
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A device and its state.
+pub struct DeviceSlot {
+    /// The device number the program uses (`device(id)` clauses, `omp_target_*` calls).
+    pub id: usize,
+    /// The backend that runs the device.
+    pub dev: Box<dyn Device>,
+    /// The device's host-to-device mapping table.
+    pub table: Mutex<MappingTable>,
+    pub(super) images: Mutex<DeviceImages>,
+    /// Number of registered images this device has considered (fast "up to date" check).
+    pub(super) seen_images: AtomicUsize,
+    /// Whether an image was ever loaded on this device (it stays loaded or retired).
+    pub(super) loaded_any: std::sync::atomic::AtomicBool,
+    /// Whether the note that this device runs no image of the program was printed.
+    pub(super) warned_no_image: std::sync::atomic::AtomicBool,
+    /// Asynchronous work (nowait), each queue in FIFO order; a host thread always uses the
+    /// same one, so one thread's operations stay ordered while several threads' overlap.
+    pub(super) queues: Vec<Queue>,
+    /// Streams not in use by a construct.
+    pub(super) streams: Mutex<Vec<Stream>>,
+    /// `nowait` constructs in flight on this device's streams (at most `SPREAD_STREAMS`; see
+    /// [`DeviceSlot::reserve_stream`]).
+    pub(super) streamed: AtomicUsize,
+    pub(super) stream_limit: usize,
+    /// `LIBOMPTARGET_LOCK_MAPPED_HOST_BUFFERS`.
+    pub(super) lock_mapped: bool,
+    /// Freed mapping memory kept for reuse.
+    pub(super) cache: AllocCache,
+    /// `omp_target_alloc` & co. allocations (kind, size) by address, so frees of foreign
+    /// pointers and copies past the end of an allocation are caught.
+    pub allocations: Mutex<std::collections::BTreeMap<usize, (AllocKind, usize)>>,
+}
+
+/// A stream of a device, borrowed from its pool for one construct and returned when dropped.
+pub struct PooledStream<'a> {
+    pub(super) slot: &'a DeviceSlot,
+    pub(super) stream: Option<Stream>,
+}
+
+impl std::ops::Deref for PooledStream<'_> {
+    type Target = Stream;
+    fn deref(&self) -> &Stream {
+        self.stream
+            .as_ref()
+            .unwrap_or_else(|| unreachable!("taken only in drop"))
+    }
+}
+
+impl std::ops::DerefMut for PooledStream<'_> {
+    fn deref_mut(&mut self) -> &mut Stream {
+        self.stream
+            .as_mut()
+            .unwrap_or_else(|| unreachable!("taken only in drop"))
+    }
+}
+
+impl Drop for PooledStream<'_> {
+    fn drop(&mut self) {
+        if let Some(mut s) = self.stream.take() {
+            if s.busy {
+                // A construct that bailed out early: its work must finish before the stream
+                // serves another construct (debug builds flag this as a bug).
+                debug_assert!(
+                    std::thread::panicking(),
+                    "a construct returned its stream with work nobody waited for"
+                );
+                let _ = self.slot.dev.synchronize(&mut s);
+            }
+            self.slot.streams.lock().push(s);
+        }
+    }
+}
 
 impl DeviceSlot {
     /// A slot for device `id`, with the queues and the allocation cache `config` asks for.
