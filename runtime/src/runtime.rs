@@ -491,6 +491,7 @@ mod tests {
             types: entries.iter().map(|e| e.2).collect(),
             names: vec![0; entries.len()],
             mappers: vec![0; entries.len()],
+            components: Vec::new(),
         }
     }
 

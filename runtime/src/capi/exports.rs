@@ -58,6 +58,7 @@ pub(super) fn map_args(
         types: mem::array(types, n),
         names,
         mappers,
+        components: Vec::new(),
     }
 }
 

@@ -76,6 +76,7 @@ pub(crate) fn one_entry(p: usize, len: usize, types: i64) -> MapArgs {
         types: vec![types],
         names: vec![0],
         mappers: vec![0],
+        components: Vec::new(),
     }
 }
 

@@ -147,6 +147,7 @@ impl DeviceSlot {
     /// The first part of [`data_begin`](Self::data_begin): maps and enqueues the copies. A
     /// failure is taken back before it is returned.
     pub fn enqueue_begin(&self, rt: &Runtime, args: &mut MapArgs) -> Result<InFlight<'_>> {
+        args.call_mappers(); // program code, so before the table is locked
         let mut cx = self.ctx(rt)?;
         let mut undo = Vec::new();
         let r = {
@@ -181,6 +182,7 @@ impl DeviceSlot {
     /// Entries whose counts reached zero stay in the table until their copies are done
     /// (libomptarget's delayed deletion); a construct finding one meanwhile maps it anew.
     pub fn enqueue_end(&self, rt: &Runtime, args: &MapArgs) -> Result<InFlight<'_>> {
+        let args = &*args.with_mappers_called(); // program code, so before the table is locked
         let mut cx = self.ctx(rt)?;
         let mut post = Vec::new();
         let r = {
@@ -198,6 +200,7 @@ impl DeviceSlot {
 
     /// The first part of [`data_update`](Self::data_update): enqueues the copies.
     pub fn enqueue_update(&self, rt: &Runtime, args: &MapArgs) -> Result<InFlight<'_>> {
+        let args = &*args.with_mappers_called(); // program code, so before the table is locked
         let mut cx = self.ctx(rt)?;
         let mut restore = Vec::new();
         let r = {
@@ -231,6 +234,7 @@ impl DeviceSlot {
         cfg: &LaunchConfig,
     ) -> Result<InFlight<'_>> {
         let (kernel, name) = self.kernel(rt, region)?;
+        args.call_mappers(); // program code, so before the table is locked
         let mut cx = self.ctx(rt)?;
         let mut privates: Vec<usize> = Vec::new();
         let mut undo = Vec::new();

@@ -34,6 +34,10 @@ pub struct MapArgs {
     pub names: Vec<usize>,
     /// Empty when the program passed no mappers: see [`MapArgs::mapper`].
     pub mappers: Vec<usize>,
+    /// Each entry's components, when it has a user-defined mapper: what
+    /// [`call_mappers`](MapArgs::call_mappers) collected before the table was locked. Empty
+    /// until then (and for constructs without mappers).
+    pub components: Vec<Option<MapArgs>>,
 }
 
 impl MapArgs {
@@ -55,6 +59,54 @@ impl MapArgs {
     /// Entry `i`'s user-defined mapper, 0 without one.
     pub fn mapper(&self, i: usize) -> usize {
         self.mappers.get(i).copied().unwrap_or(0)
+    }
+
+    /// Calls the entries' user-defined mappers (and the mappers of their components) and keeps
+    /// each entry's components: the mapping runs under the device's table lock, where no program
+    /// code may run (a mapper may call anything, this runtime included).
+    pub fn call_mappers(&mut self) {
+        if !self.components.is_empty() || self.mappers.iter().all(|&m| m == 0) {
+            return;
+        }
+        let components = (0..self.len())
+            .map(|i| {
+                let m = self.mapper(i);
+                (m != 0).then(|| {
+                    let mut c = run_mapper(m, self, i);
+                    c.call_mappers();
+                    c
+                })
+            })
+            .collect();
+        self.components = components;
+    }
+
+    /// These arguments with their mappers called (see [`call_mappers`](Self::call_mappers)):
+    /// copied only when an entry has a mapper.
+    pub fn with_mappers_called(&self) -> std::borrow::Cow<'_, MapArgs> {
+        if !self.components.is_empty() || self.mappers.iter().all(|&m| m == 0) {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut a = self.clone();
+        a.call_mappers();
+        std::borrow::Cow::Owned(a)
+    }
+
+    /// Entry `i`'s components, as [`call_mappers`](Self::call_mappers) collected them.
+    fn components_of(&self, i: usize) -> MapArgs {
+        match self.components.get(i).and_then(Option::as_ref) {
+            Some(c) => c.clone(),
+            None => {
+                // Every construct calls its mappers before it locks the table.
+                debug_assert!(
+                    false,
+                    "the mapper of entry {i} was not called before the lock"
+                );
+                let mut c = run_mapper(self.mapper(i), self, i);
+                c.call_mappers();
+                c
+            }
+        }
     }
 
     fn size(&self, i: usize) -> Result<usize> {
@@ -412,7 +464,7 @@ pub fn begin(
             continue;
         }
         if args.mapper(i) != 0 {
-            let mut comps = run_mapper(args.mapper(i), args, i);
+            let mut comps = args.components_of(i);
             begin(cx, table, &mut comps, true, undo)?;
             continue;
         }
@@ -575,7 +627,7 @@ pub fn end(
             continue;
         }
         if args.mapper(i) != 0 {
-            let comps = run_mapper(args.mapper(i), args, i);
+            let comps = args.components_of(i);
             end(cx, table, &comps, true, post)?;
             continue;
         }
@@ -725,7 +777,7 @@ pub fn update(
             continue;
         }
         if args.mapper(i) != 0 {
-            let comps = run_mapper(args.mapper(i), args, i);
+            let comps = args.components_of(i);
             update(cx, table, &comps, restore)?;
             continue;
         }
