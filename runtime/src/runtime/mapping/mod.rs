@@ -8,6 +8,7 @@
 //! run carry an event ([`Entry::filling`], set by [`mark_filling`]) that other constructs finding
 //! them order their own streams after.
 
+pub mod params;
 pub mod table;
 
 use crate::abi::{map, NonContigDim};
