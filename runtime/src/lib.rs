@@ -16,7 +16,7 @@
 //! 1. C ABI shell: `capi` (the exported functions: argument decoding, the panic guard, one call below)
 //! 2. Features: `any`, `cu`, `spread`, `reduction`, `peer`, `memory`, `api` (task sharing, compute units, target spread, spread reductions, peer copies, memory spaces, `omp_target_*`)
 //! 3. Core: `runtime` (process state, images, offload policy, mapping, `nowait` constructs, error reports)
-//! 4. Devices: `device`, `queue` (the device trait and its backends, per-device work queues)
+//! 4. Devices: `queue`, `device` (per-device work queues, the device trait and its backends)
 //! 5. Support: `image`, `info`, `config`, `sched`, `trace`, `profile`, `location`, `abi`, `error` (offload images, messages, settings, the scheduling core, tracing, LLVM's structures)
 //! 6. System bindings: `sys`, `exit` (raw memory, loader, libomp, CUDA, MPI; process exit)
 //!

@@ -5,6 +5,7 @@
 //! host thread has an implicit stream of its own in libomptarget. Handing a synchronous launch
 //! to another thread and back would cost more than the launch itself.
 
+use crate::device::{Event, EventImpl};
 use crate::error::Result;
 use parking_lot::{Condvar, Mutex};
 use std::collections::VecDeque;
@@ -12,14 +13,14 @@ use std::sync::Arc;
 
 type Job = Box<dyn FnOnce() -> Result<()> + Send>;
 
-/// Completion of one queued job.
+/// Completion of one queued job: what the [`Event`] its submission returns refers to.
 #[derive(Default)]
-pub struct Event {
+struct JobDone {
     state: Mutex<Option<Result<()>>>,
     done: Condvar,
 }
 
-impl Event {
+impl JobDone {
     /// Whether the job has finished.
     pub fn is_done(&self) -> bool {
         self.state.lock().is_some()
@@ -40,9 +41,22 @@ impl Event {
     }
 }
 
+/// A queued job's completion is a device event like any other: its outcome is the job's.
+impl EventImpl for JobDone {
+    fn query(&self) -> Result<bool> {
+        Ok(self.is_done())
+    }
+    fn synchronize(&self) -> Result<()> {
+        self.wait()
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
 #[derive(Default)]
 struct State {
-    jobs: VecDeque<(Job, Arc<Event>)>,
+    jobs: VecDeque<(Job, Arc<JobDone>)>,
     /// A job is running on the worker.
     busy: bool,
     worker_started: bool,
@@ -70,8 +84,8 @@ impl Queue {
     }
 
     /// Appends `job`; it runs after every job submitted before it.
-    pub fn submit(&self, job: impl FnOnce() -> Result<()> + Send + 'static) -> Arc<Event> {
-        let ev = Arc::new(Event::default());
+    pub fn submit(&self, job: impl FnOnce() -> Result<()> + Send + 'static) -> Event {
+        let ev = Arc::new(JobDone::default());
         let (lock, cv) = &*self.inner;
         let mut st = lock.lock();
         st.jobs.push_back((Box::new(job), ev.clone()));
@@ -90,13 +104,13 @@ impl Queue {
                     if let Some((job, ev)) = st.jobs.pop_back() {
                         drop(st);
                         ev.complete(job());
-                        return ev;
+                        return Event::new(ev);
                     }
                 }
             }
         }
         cv.notify_all();
-        ev
+        Event::new(ev)
     }
 
     /// Blocks until every job submitted so far has finished (`wait device(d)`).
@@ -116,9 +130,9 @@ impl Queue {
         let (lock, cv) = &*self.inner;
         loop {
             let mut st = lock.lock();
-            if ev.is_done() {
+            if ev.query().unwrap_or(true) {
                 drop(st);
-                return ev.wait();
+                return ev.synchronize();
             }
             if let Some((job, jev)) = take_next(&mut st) {
                 drop(st);
@@ -191,7 +205,7 @@ impl Queue {
 }
 
 /// Runs one popped job and marks the queue free again.
-fn run_job(inner: &(Mutex<State>, Condvar), job: Job, ev: Arc<Event>) {
+fn run_job(inner: &(Mutex<State>, Condvar), job: Job, ev: Arc<JobDone>) {
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).unwrap_or_else(|_| {
         Err(crate::error::Error::new(
             crate::error::ErrorKind::Backend,
@@ -205,7 +219,7 @@ fn run_job(inner: &(Mutex<State>, Condvar), job: Job, ev: Arc<Event>) {
 }
 
 /// Takes the next job if no job is running (one job at a time keeps the FIFO order).
-fn take_next(st: &mut State) -> Option<(Job, Arc<Event>)> {
+fn take_next(st: &mut State) -> Option<(Job, Arc<JobDone>)> {
     if st.busy {
         return None;
     }
@@ -240,7 +254,7 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     /// Submits `n` jobs that log their number; returns the log and the events.
-    fn logging_jobs(q: &Queue, n: usize) -> (Arc<Mutex<Vec<usize>>>, Vec<Arc<Event>>) {
+    fn logging_jobs(q: &Queue, n: usize) -> (Arc<Mutex<Vec<usize>>>, Vec<Event>) {
         let log = Arc::new(Mutex::new(Vec::new()));
         let events = (0..n)
             .map(|i| {
@@ -259,7 +273,7 @@ mod tests {
         let q = Queue::new("test-queue");
         let (log, events) = logging_jobs(&q, 100);
         q.drain();
-        assert!(events.iter().all(|e| e.is_done()));
+        assert!(events.iter().all(|e| e.query().expect("query")));
         assert_eq!(*log.lock(), (0..100).collect::<Vec<_>>());
         assert_eq!(q.pending(), 0);
     }
@@ -269,7 +283,7 @@ mod tests {
         let q = Queue::new("test-queue-help");
         let (log, events) = logging_jobs(&q, 50);
         q.run_until(&events[49]).expect("ok");
-        assert!(events.iter().all(|e| e.is_done()));
+        assert!(events.iter().all(|e| e.query().expect("query")));
         assert_eq!(*log.lock(), (0..50).collect::<Vec<_>>());
     }
 
@@ -295,7 +309,7 @@ mod tests {
                 *id2.lock() = Some(std::thread::current().id());
                 Ok(())
             })
-            .wait()
+            .synchronize()
             .expect("ok");
             let id = id.lock().expect("ran");
             id
@@ -306,7 +320,7 @@ mod tests {
         assert!(q.worker.lock().is_none());
         let (log, events) = logging_jobs(&q, 20);
         q.drain();
-        assert!(events.iter().all(|e| e.is_done()));
+        assert!(events.iter().all(|e| e.query().expect("query")));
         assert_eq!(*log.lock(), (0..20).collect::<Vec<_>>());
         let second = worker_of(&q);
         assert_ne!(first, second, "a new worker runs the jobs after a stop");
@@ -330,16 +344,19 @@ mod tests {
         assert!(q.worker.lock().is_some());
         *gate.0.lock() = true;
         gate.1.notify_all();
-        ev.wait().expect("ok");
+        ev.synchronize().expect("ok");
     }
 
     #[test]
     fn errors_reach_the_event() {
         let q = Queue::new("test-queue-err");
         let ev = q.submit(|| Err(Error::new(ErrorKind::Backend, "boom")));
-        assert_eq!(ev.wait().map_err(|e| e.message), Err("boom".to_string()));
+        assert_eq!(
+            ev.synchronize().map_err(|e| e.message),
+            Err("boom".to_string())
+        );
         let ok = q.submit(|| Ok(()));
-        assert!(ok.wait().is_ok());
+        assert!(ok.synchronize().is_ok());
     }
 
     #[test]
@@ -357,10 +374,10 @@ mod tests {
             Ok(())
         });
         // submit returned while the job is blocked: it runs on the worker.
-        assert!(!ev.is_done());
+        assert!(!ev.query().expect("query"));
         *gate.0.lock() = true;
         gate.1.notify_all();
-        ev.wait().expect("job succeeds");
+        ev.synchronize().expect("job succeeds");
         assert_eq!(ran.load(Ordering::SeqCst), 1);
     }
 }

@@ -14,7 +14,7 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::location::SourceLoc;
-use crate::queue::{Event, Queue};
+use crate::queue::Queue;
 use crate::reduction;
 use crate::runtime::{DeviceSlot, Policy, Runtime};
 use crate::sched::model::Model;
@@ -237,7 +237,7 @@ impl Reductions {
 /// The last operation a region queued on one device queue.
 struct Lane {
     queue: &'static crate::queue::Queue,
-    last: Arc<Event>,
+    last: crate::device::Event,
 }
 
 /// The most recent chunks of a region that queued operations on one device.
