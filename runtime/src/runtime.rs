@@ -742,7 +742,7 @@ mod tests {
         let slot = &rt.devices[0];
         let data: &'static [u64; 8] = Box::leak(Box::new([5u64; 8]));
         let a = data.as_ptr() as usize;
-        let started = rt.start_nowait(
+        let started = rt.nowait().start(
             slot,
             crate::location::LazyLoc::known(None),
             None,

@@ -244,7 +244,8 @@ fn start_nowait(
 ) -> bool {
     // The arm of a `device(any)` instance made asynchronous: owned in the instance's name.
     if let Some((instance, release)) = super::any_exports::take_instance() {
-        rt.start_nowait(slot, loc, Some(instance), Some(release), op);
+        rt.nowait()
+            .start(slot, loc, Some(instance), Some(release), op);
         return true;
     }
     let handle = kmp::async_handle_slot();
@@ -253,7 +254,8 @@ fn start_nowait(
     if owner.is_none() && handle.is_none() {
         return false;
     }
-    if let (Completion::Polled(h), Some(at)) = (rt.start_nowait(slot, loc, owner, None, op), handle)
+    if let (Completion::Polled(h), Some(at)) =
+        (rt.nowait().start(slot, loc, owner, None, op), handle)
     {
         kmp::set_async_handle(at, h);
     }
@@ -731,52 +733,42 @@ fn free_kind(ptr: *mut c_void, device: c_int) {
     }
 }
 
-#[no_mangle]
-pub extern "C" fn omp_target_alloc(size: usize, device: c_int) -> *mut c_void {
-    guard("omp_target_alloc", || {
-        alloc_kind(size, device, AllocKind::Device)
-    })
+/// The `omp_target_alloc` family: one export per name, each allocating its kind of memory the
+/// same way.
+macro_rules! alloc_entries {
+    ($($name:ident => $kind:ident),* $(,)?) => {$(
+        #[doc = concat!("`", stringify!($name), "`: `size` bytes of `", stringify!($kind),
+            "` memory on `device`.")]
+        #[no_mangle]
+        pub extern "C" fn $name(size: usize, device: c_int) -> *mut c_void {
+            guard(stringify!($name), || alloc_kind(size, device, AllocKind::$kind))
+        }
+    )*};
 }
 
-#[no_mangle]
-pub extern "C" fn llvm_omp_target_alloc_device(size: usize, device: c_int) -> *mut c_void {
-    guard("llvm_omp_target_alloc_device", || {
-        alloc_kind(size, device, AllocKind::Device)
-    })
+alloc_entries! {
+    omp_target_alloc => Device,
+    llvm_omp_target_alloc_device => Device,
+    llvm_omp_target_alloc_host => Host,
+    llvm_omp_target_alloc_shared => Shared,
 }
 
-#[no_mangle]
-pub extern "C" fn llvm_omp_target_alloc_host(size: usize, device: c_int) -> *mut c_void {
-    guard("llvm_omp_target_alloc_host", || {
-        alloc_kind(size, device, AllocKind::Host)
-    })
+/// The `omp_target_free` family: every kind is freed the same way.
+macro_rules! free_entries {
+    ($($name:ident),* $(,)?) => {$(
+        #[doc = concat!("`", stringify!($name), "`: frees memory of `device` from its allocation.")]
+        #[no_mangle]
+        pub extern "C" fn $name(ptr: *mut c_void, device: c_int) {
+            guard(stringify!($name), || free_kind(ptr, device))
+        }
+    )*};
 }
 
-#[no_mangle]
-pub extern "C" fn llvm_omp_target_alloc_shared(size: usize, device: c_int) -> *mut c_void {
-    guard("llvm_omp_target_alloc_shared", || {
-        alloc_kind(size, device, AllocKind::Shared)
-    })
-}
-
-#[no_mangle]
-pub extern "C" fn omp_target_free(ptr: *mut c_void, device: c_int) {
-    guard("omp_target_free", || free_kind(ptr, device))
-}
-
-#[no_mangle]
-pub extern "C" fn llvm_omp_target_free_device(ptr: *mut c_void, device: c_int) {
-    guard("llvm_omp_target_free_device", || free_kind(ptr, device))
-}
-
-#[no_mangle]
-pub extern "C" fn llvm_omp_target_free_host(ptr: *mut c_void, device: c_int) {
-    guard("llvm_omp_target_free_host", || free_kind(ptr, device))
-}
-
-#[no_mangle]
-pub extern "C" fn llvm_omp_target_free_shared(ptr: *mut c_void, device: c_int) {
-    guard("llvm_omp_target_free_shared", || free_kind(ptr, device))
+free_entries! {
+    omp_target_free,
+    llvm_omp_target_free_device,
+    llvm_omp_target_free_host,
+    llvm_omp_target_free_shared,
 }
 
 /// Page-locks host memory for fast copies to and from `device` (the device layer's `pin_host`;

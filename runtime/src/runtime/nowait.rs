@@ -437,17 +437,9 @@ impl Runtime {
         self.nowait.any_owned()
     }
 
-    /// Starts a `nowait` construct (see [`Nowait::start`]); `on_finish` runs once it has
-    /// finished.
-    pub fn start_nowait(
-        &self,
-        slot: &'static DeviceSlot,
-        loc: LazyLoc,
-        owner: Option<TaskFacts>,
-        on_finish: Option<OnFinish>,
-        op: impl FnOnce() -> Result<InFlight<'static>>,
-    ) -> Completion {
-        self.nowait.start(slot, loc, owner, on_finish, op)
+    /// The process's `nowait` constructs: [`Nowait::start`] starts one.
+    pub fn nowait(&self) -> &Nowait {
+        &self.nowait
     }
 
     /// Completes a polled `nowait` handle (see [`Nowait::poll`]).
