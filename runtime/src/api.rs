@@ -103,6 +103,31 @@ pub struct Rect {
     pub src_dims: Vec<usize>,
 }
 
+/// `omp_target_memcpy_rect`: copies the rectangle `rect` from `src` on side `s` to `dst` on side
+/// `d`. Both extents are checked first, so that a refused copy copies nothing.
+pub fn memcpy_rect(dst: usize, src: usize, rect: &Rect, d: Side<'_>, s: Side<'_>) -> Result<()> {
+    let pieces = rect.pieces()?;
+    let extent = |f: fn(&(usize, usize, usize)) -> usize| {
+        let lo = pieces.iter().map(f).min().unwrap_or(0);
+        let hi = pieces
+            .iter()
+            .map(|p| f(p).saturating_add(p.2))
+            .max()
+            .unwrap_or(0);
+        (lo, hi.saturating_sub(lo))
+    };
+    let (dlo, dlen) = extent(|p| p.0);
+    let (slo, slen) = extent(|p| p.1);
+    check_side(d, dst.wrapping_add(dlo), dlen, "destination")?;
+    check_side(s, src.wrapping_add(slo), slen, "source")?;
+    for (doff, soff, len) in pieces {
+        if len > 0 {
+            memcpy(dst + doff, src + soff, len, d, s)?;
+        }
+    }
+    Ok(())
+}
+
 impl Rect {
     /// The contiguous copies `(dst offset, src offset, bytes)` the rectangle consists of; an
     /// error when an offset or the number of copies does not fit the address space (sizes no

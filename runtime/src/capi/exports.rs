@@ -919,47 +919,33 @@ pub extern "C" fn omp_target_memcpy_rect(
     src_dev: c_int,
 ) -> c_int {
     guard("omp_target_memcpy_rect", || {
-        target_memcpy_rect(
-            dst,
-            src,
-            elem,
-            ndims,
-            volume,
-            dst_offsets,
-            src_offsets,
-            dst_dims,
-            src_dims,
-            dst_dev,
-            src_dev,
-        )
+        let arrays = [volume, dst_offsets, src_offsets, dst_dims, src_dims];
+        target_memcpy_rect(dst, src, elem, ndims, arrays, dst_dev, src_dev)
     })
 }
 
-/// The body of [`omp_target_memcpy_rect`], for the entry points that share it.
+/// The common part of the `omp_target_memcpy_rect` entry points: decodes the rectangle and
+/// copies it (`api::memcpy_rect`). Both pointers null: the number of dimensions supported.
 #[allow(clippy::too_many_arguments)]
 fn target_memcpy_rect(
     dst: *mut c_void,
     src: *const c_void,
     elem: usize,
     ndims: c_int,
-    volume: *const usize,
-    dst_offsets: *const usize,
-    src_offsets: *const usize,
-    dst_dims: *const usize,
-    src_dims: *const usize,
+    arrays: [*const usize; 5],
     dst_dev: c_int,
     src_dev: c_int,
 ) -> c_int {
     if dst.is_null() && src.is_null() {
         return c_int::MAX;
     }
-    let arrays = [volume, dst_offsets, src_offsets, dst_dims, src_dims];
     if dst.is_null() || src.is_null() || elem < 1 || ndims < 1 || arrays.iter().any(|a| a.is_null())
     {
         eprintln!("omptarget error: Call to omp_target_memcpy_rect with invalid arguments");
         return FAIL;
     }
     let n = ndims as usize;
+    let [volume, dst_offsets, src_offsets, dst_dims, src_dims] = arrays;
     let rect = Rect {
         elem,
         volume: mem::array(volume, n),
@@ -969,43 +955,14 @@ fn target_memcpy_rect(
         src_dims: mem::array(src_dims, n),
     };
     let rt = runtime::get();
-    let s = api_side(rt, src_dev);
-    let d = api_side(rt, dst_dev);
-    let pieces = match rect.pieces() {
-        Ok(p) => p,
+    let (d, s) = (api_side(rt, dst_dev), api_side(rt, src_dev));
+    match api::memcpy_rect(dst as usize, src as usize, &rect, d, s) {
+        Ok(()) => 0,
         Err(e) => {
             report::print_error(&e.context("Call to omp_target_memcpy_rect failed"));
-            return FAIL;
-        }
-    };
-    // Check the extent of each side first, so that a refused copy copies nothing.
-    let extent = |f: fn(&(usize, usize, usize)) -> usize| {
-        let lo = pieces.iter().map(f).min().unwrap_or(0);
-        let hi = pieces
-            .iter()
-            .map(|p| f(p).saturating_add(p.2))
-            .max()
-            .unwrap_or(0);
-        (lo, hi.saturating_sub(lo))
-    };
-    let (dlo, dlen) = extent(|p| p.0);
-    let (slo, slen) = extent(|p| p.1);
-    let checked = api::check_side(d, (dst as usize).wrapping_add(dlo), dlen, "destination")
-        .and_then(|()| api::check_side(s, (src as usize).wrapping_add(slo), slen, "source"));
-    if let Err(e) = checked {
-        report::print_error(&e.context("Call to omp_target_memcpy_rect failed"));
-        return FAIL;
-    }
-    for (doff, soff, len) in pieces {
-        if len == 0 {
-            continue;
-        }
-        if let Err(e) = api::memcpy((dst as usize) + doff, (src as usize) + soff, len, d, s) {
-            report::print_error(&e.context("Call to omp_target_memcpy_rect failed"));
-            return FAIL;
+            FAIL
         }
     }
-    0
 }
 
 #[no_mangle]
@@ -1055,19 +1012,8 @@ pub extern "C" fn omp_target_memcpy_rect_async(
             return FAIL;
         }
         kmp::wait_depobjs(depobj_count, depobjs);
-        target_memcpy_rect(
-            dst,
-            src,
-            elem,
-            ndims,
-            volume,
-            dst_offsets,
-            src_offsets,
-            dst_dims,
-            src_dims,
-            dst_dev,
-            src_dev,
-        )
+        let arrays = [volume, dst_offsets, src_offsets, dst_dims, src_dims];
+        target_memcpy_rect(dst, src, elem, ndims, arrays, dst_dev, src_dev)
     })
 }
 
