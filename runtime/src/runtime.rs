@@ -472,7 +472,6 @@ mod tests {
     use super::*;
     use crate::abi::map;
     use crate::device::host::HostDevice;
-    use crate::device::LaunchConfig;
     use crate::device::{AllocKind, Device, Event, MemoryInfo, Stream};
     use crate::runtime::mapping::MapArgs;
     use parking_lot::Mutex;
@@ -559,14 +558,8 @@ mod tests {
         fn fill_impl(&self, d: usize, b: u8, n: usize, st: &mut Stream) -> Result<()> {
             self.inner.fill_impl(d, b, n, st)
         }
-        fn launch_impl(
-            &self,
-            k: KernelHandle,
-            a: &[usize],
-            c: &LaunchConfig,
-            st: &mut Stream,
-        ) -> Result<()> {
-            self.inner.launch_impl(k, a, c, st)
+        fn launch_impl(&self, l: crate::device::Launch<'_>, st: &mut Stream) -> Result<()> {
+            self.inner.launch_impl(l, st)
         }
         fn synchronize(&self, st: &mut Stream) -> Result<()> {
             self.log.lock().push("sync");

@@ -112,6 +112,18 @@ pub trait EventImpl: Send + Sync {
     fn as_any(&self) -> &dyn Any;
 }
 
+/// A kernel launch: the kernel, its device-side parameters (without the implicit first
+/// `dyn_ptr`, which the backend supplies) and its configuration.
+#[derive(Debug, Clone, Copy)]
+pub struct Launch<'a> {
+    /// The kernel, as the device's loaded image gave it.
+    pub kernel: KernelHandle,
+    /// Its parameters.
+    pub args: &'a [usize],
+    /// Teams, threads, tripcount.
+    pub cfg: &'a LaunchConfig,
+}
+
 /// What every backend's enqueue operation shares (the generic half of the `Device` trait's copy
 /// operations, as libomptarget's plugins split `dataSubmit` from `dataSubmitImpl`): nothing is
 /// enqueued for zero bytes, the enqueueing is traced for backends that time work there
@@ -322,27 +334,14 @@ pub trait Device: Send + Sync {
         s: &mut Stream,
     ) -> Result<()>;
 
-    /// Starts `kernel` with `args` (the device-side parameters, without the implicit first
-    /// `dyn_ptr`, which the backend supplies), enqueued on `s`; the stream is busy afterwards.
-    fn launch(
-        &self,
-        kernel: KernelHandle,
-        args: &[usize],
-        cfg: &LaunchConfig,
-        s: &mut Stream,
-    ) -> Result<()> {
-        self.launch_impl(kernel, args, cfg, s)?;
+    /// Starts a kernel (see [`Launch`]), enqueued on `s`; the stream is busy afterwards.
+    fn launch(&self, l: Launch<'_>, s: &mut Stream) -> Result<()> {
+        self.launch_impl(l, s)?;
         s.busy = true;
         Ok(())
     }
     /// The backend's part of [`launch`](Self::launch).
-    fn launch_impl(
-        &self,
-        kernel: KernelHandle,
-        args: &[usize],
-        cfg: &LaunchConfig,
-        s: &mut Stream,
-    ) -> Result<()>;
+    fn launch_impl(&self, l: Launch<'_>, s: &mut Stream) -> Result<()>;
 
     /// How [`launch`](Self::launch) will run `kernel` with `cfg`, in the words of
     /// libomptarget's launch line (`LIBOMPTARGET_INFO` 0x10): "B blocks and T threads in M mode".

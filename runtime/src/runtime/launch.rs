@@ -12,7 +12,7 @@
 //! asynchronous info object does: no thread blocks per operation.
 
 use super::{DeviceSlot, Runtime};
-use crate::device::{AllocKind, LaunchConfig};
+use crate::device::{AllocKind, Launch, LaunchConfig};
 use crate::error::{Result, ResultExt};
 use crate::info::{self, bits};
 use crate::runtime::mapping::{self, Ctx, MapArgs, PostEnd, Undo};
@@ -269,7 +269,14 @@ impl DeviceSlot {
             if let Some(Some(prev)) = &ordered {
                 self.dev.wait_event(stream, prev)?;
             }
-            self.dev.launch(kernel, &params, cfg, stream)?;
+            self.dev.launch(
+                Launch {
+                    kernel,
+                    args: &params,
+                    cfg,
+                },
+                stream,
+            )?;
             match ordered {
                 Some(_) => self.dev.record_event(stream).map(Some),
                 None => Ok(None),

@@ -14,8 +14,8 @@ pub mod environment;
 pub mod grid;
 
 use super::{
-    AllocKind, Device, DeviceInfo, DeviceKind, Event, EventImpl, KernelHandle, LaunchConfig,
-    LoadedImage, MemoryInfo, Stream,
+    AllocKind, Device, DeviceInfo, DeviceKind, Event, EventImpl, KernelHandle, Launch,
+    LaunchConfig, LoadedImage, MemoryInfo, Stream,
 };
 use crate::config::Config;
 use crate::error::{Error, ErrorKind, Result};
@@ -757,13 +757,8 @@ impl Device for CudaDevice {
         Ok(())
     }
 
-    fn launch_impl(
-        &self,
-        kernel: KernelHandle,
-        args: &[usize],
-        cfg: &LaunchConfig,
-        s: &mut Stream,
-    ) -> Result<()> {
+    fn launch_impl(&self, l: Launch<'_>, s: &mut Stream) -> Result<()> {
+        let Launch { kernel, args, cfg } = l;
         let id = self.id();
         let k = self
             .shared

@@ -10,8 +10,8 @@
 mod stream;
 
 use super::{
-    AllocKind, Device, DeviceInfo, DeviceKind, Event, KernelHandle, LaunchConfig, LoadedImage,
-    MemoryInfo, Stream,
+    AllocKind, Device, DeviceInfo, DeviceKind, Event, KernelHandle, Launch, LaunchConfig,
+    LoadedImage, MemoryInfo, Stream,
 };
 use crate::config::{format_cpulist, HostShape};
 use crate::error::{Error, ErrorKind, Result};
@@ -364,13 +364,8 @@ impl Device for HostDevice {
         Ok(())
     }
 
-    fn launch_impl(
-        &self,
-        kernel: KernelHandle,
-        args: &[usize],
-        cfg: &LaunchConfig,
-        s: &mut Stream,
-    ) -> Result<()> {
+    fn launch_impl(&self, l: Launch<'_>, s: &mut Stream) -> Result<()> {
+        let Launch { kernel, args, cfg } = l;
         // Refused when recorded, so that the construct fails at once with the reason.
         if let Some(why) = &self.kernels.unusable {
             return Err(Error::new(ErrorKind::Backend, why.clone()));

@@ -26,8 +26,8 @@ pub mod worker;
 mod tests;
 
 use super::{
-    AllocKind, Device, DeviceInfo, DeviceKind, Event, EventImpl, KernelHandle, LaunchConfig,
-    LoadedImage, MemoryInfo, Stream,
+    AllocKind, Device, DeviceInfo, DeviceKind, Event, EventImpl, KernelHandle, Launch, LoadedImage,
+    MemoryInfo, Stream,
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::image::{DeviceObject, ImageTarget};
@@ -405,13 +405,8 @@ impl Device for RemoteDevice {
         Ok(())
     }
 
-    fn launch_impl(
-        &self,
-        kernel: KernelHandle,
-        args: &[usize],
-        cfg: &LaunchConfig,
-        s: &mut Stream,
-    ) -> Result<()> {
+    fn launch_impl(&self, l: Launch<'_>, s: &mut Stream) -> Result<()> {
+        let Launch { kernel, args, cfg } = l;
         let stream = self.stream(s)?.id;
         self.post(
             &Msg::Launch {

@@ -6,7 +6,7 @@ use super::link::{self, Link};
 use super::worker::{Host, Worker};
 use crate::config::{Fault, FaultAction};
 use crate::device::host::HostDevice;
-use crate::device::{AllocKind, Device, KernelHandle, LaunchConfig};
+use crate::device::{AllocKind, Device, KernelHandle, Launch, LaunchConfig};
 use crate::sys::transport::{local_job, Transport};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -154,18 +154,22 @@ fn events_order_streams_of_different_ranks_without_the_head() {
     };
     let (mut sa, mut sb) = (a.create_stream().expect("a"), b.create_stream().expect("b"));
     a.launch(
-        KernelHandle(slow_then_open as *const () as usize),
-        &[],
-        &cfg,
+        Launch {
+            kernel: KernelHandle(slow_then_open as *const () as usize),
+            args: &[],
+            cfg: &cfg,
+        },
         &mut sa,
     )
     .expect("launch a");
     let ev = a.record_event(&mut sa).expect("record");
     b.wait_event(&mut sb, &ev).expect("wait");
     b.launch(
-        KernelHandle(look_at_gate as *const () as usize),
-        &[],
-        &cfg,
+        Launch {
+            kernel: KernelHandle(look_at_gate as *const () as usize),
+            args: &[],
+            cfg: &cfg,
+        },
         &mut sb,
     )
     .expect("launch b");

@@ -10,7 +10,7 @@
 use super::link::{Handler, Link};
 use super::protocol::{self, DeviceDesc, Msg, Request};
 use crate::config::{Fault, FaultAction};
-use crate::device::{Device, KernelHandle, LoadedImage, Stream};
+use crate::device::{Device, KernelHandle, Launch, LoadedImage, Stream};
 use crate::error::{Error, ErrorKind, Result};
 use crate::image::ImageTarget;
 use parking_lot::{Condvar, Mutex};
@@ -318,8 +318,15 @@ impl Worker {
                 kernel, args, cfg, ..
             } => {
                 let args: Vec<usize> = args.iter().map(|&a| a as usize).collect();
-                d.launch(KernelHandle(kernel as usize), &args, &cfg, s)
-                    .and_then(|_| d.synchronize(s))
+                d.launch(
+                    Launch {
+                        kernel: KernelHandle(kernel as usize),
+                        args: &args,
+                        cfg: &cfg,
+                    },
+                    s,
+                )
+                .and_then(|_| d.synchronize(s))
             }
             Msg::Record { event, .. } => {
                 self.fire(link, event);
