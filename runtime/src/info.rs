@@ -64,7 +64,7 @@ pub fn var_name(name: usize) -> String {
     if name == 0 {
         return "unknown".into();
     }
-    crate::sys::mem::c_string(name as *const std::ffi::c_char).map_or_else(
+    crate::sys::access::entry_name(name).map_or_else(
         || "unknown".into(),
         |s| crate::location::SourceLoc::var_name(&s),
     )
@@ -75,7 +75,7 @@ pub fn declaration(name: usize) -> String {
     let s = if name == 0 {
         None
     } else {
-        crate::sys::mem::c_string(name as *const std::ffi::c_char)
+        crate::sys::access::entry_name(name)
     };
     let mut parts = s
         .as_deref()

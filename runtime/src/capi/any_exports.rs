@@ -96,9 +96,17 @@ fn kind_code(k: Kind) -> i32 {
 
 /// Decodes a site descriptor; a malformed one (wrong kinds, no versions) is fatal, naming it.
 fn site_of(c: &SiteC) -> Site {
-    let file = mem::c_string(c.file).unwrap_or_else(|| "unknown".into());
     let n = usize::try_from(c.nversions).unwrap_or(0);
-    let versions: Vec<Version> = mem::array(c.versions, n)
+    // SAFETY: a site descriptor the lowering emitted (spread-abi.md, `__spread_any_site_t`), a
+    // constant of the program: `file` is null or a NUL-terminated string literal, and `versions`
+    // its array of `nversions` `__spread_any_version_t`s.
+    let (file, versions) = unsafe {
+        (
+            mem::c_string(c.file).unwrap_or_else(|| "unknown".into()),
+            mem::array(c.versions, n),
+        )
+    };
+    let versions: Vec<Version> = versions
         .into_iter()
         .map(|v| {
             let kind = match v.kind {
@@ -149,7 +157,9 @@ pub extern "C" fn __spread_any_acquire(
 ) -> PickC {
     guard("__spread_any_acquire", || {
         let rt = runtime::get();
-        let Some(sc) = mem::read(site) else {
+        // SAFETY: `site` is null or the lowering's constant `__spread_any_site_t` for the
+        // construct (spread-abi.md).
+        let Some(sc) = (unsafe { mem::read(site) }) else {
             report::fatal(
                 1,
                 "spread: __spread_any_acquire received no site description",
@@ -158,8 +168,17 @@ pub extern "C" fn __spread_any_acquire(
         let state = any::get(rt);
         let key = site as usize;
         let site = state.site(rt, key, || site_of(&sc));
-        let costs = mem::array(costs, site.versions.len());
-        let items: Vec<MapItem> = mem::array(maps, usize::try_from(nmaps).unwrap_or(0))
+        // SAFETY: `__spread_any_acquire`'s contract (spread-abi.md): `costs` is null or has one
+        // entry per version of the site (`site.versions` holds all `nversions` of them), and
+        // `maps` is null or the lowering's array of `nmaps` `__spread_any_map_t`s, both alive for
+        // the duration of the call.
+        let (costs, maps) = unsafe {
+            (
+                mem::array(costs, site.versions.len()),
+                mem::array(maps, usize::try_from(nmaps).unwrap_or(0)),
+            )
+        };
+        let items: Vec<MapItem> = maps
             .into_iter()
             .filter(|m| !m.ptr.is_null() && m.bytes > 0)
             .map(|m| MapItem {
@@ -213,7 +232,9 @@ pub extern "C" fn __spread_any_acquire(
 #[no_mangle]
 pub extern "C" fn __spread_any_release(pick: *mut PickC) {
     guard("__spread_any_release", || {
-        let Some(p) = mem::read(pick as *const PickC) else {
+        // SAFETY: `pick` is null or the lowering's local holding what `__spread_any_acquire`
+        // returned (spread-abi.md), alive for the duration of the call.
+        let Some(p) = (unsafe { mem::read(pick as *const PickC) }) else {
             return;
         };
         if p.reserved > 0 {
@@ -284,7 +305,8 @@ pub(super) fn take_instance() -> Option<(TaskFacts, crate::runtime::nowait::OnFi
 #[no_mangle]
 pub extern "C" fn __spread_any_async(pick: *mut PickC) -> c_int {
     guard("__spread_any_async", || {
-        let Some(p) = mem::read(pick as *const PickC) else {
+        // SAFETY: as in `__spread_any_release`: null or the lowering's `__spread_any_pick_t`.
+        let Some(p) = (unsafe { mem::read(pick as *const PickC) }) else {
             return 0;
         };
         let ticket = p.ticket as usize as u64;

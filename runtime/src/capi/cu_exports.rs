@@ -58,7 +58,10 @@ pub extern "C" fn __spread_cu_begin(
         let rt = runtime::get();
         let construct = construct_of(c, "__spread_cu_begin");
         let loc = construct.location();
-        let descriptors: Vec<Descriptor> = mem::array(cuds, usize::try_from(ncud).unwrap_or(0))
+        // SAFETY: `cuds` is null or the lowering's array of `ncud` `__spread_cud_t`s (spread-abi.md,
+        // compute units), alive for the duration of the call.
+        let cuds = unsafe { mem::array(cuds, usize::try_from(ncud).unwrap_or(0)) };
+        let descriptors: Vec<Descriptor> = cuds
             .into_iter()
             .map(|d| Descriptor {
                 count: d.count,

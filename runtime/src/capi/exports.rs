@@ -20,8 +20,14 @@ use std::ffi::{c_char, c_int, c_void};
 const FAIL: c_int = -1;
 
 pub(super) fn loc_of(loc: *const Ident) -> Option<SourceLoc> {
-    let ident = mem::read(loc)?;
-    SourceLoc::parse(&mem::c_string(ident.psource)?)
+    // SAFETY: `loc` is null or the `ident_t` clang emitted for the construct, a constant of the
+    // program's image (so still there when a `LazyLoc` decodes it later); its `psource` is null or
+    // clang's NUL-terminated constant `;file;function;line;column;;` string.
+    let psource = unsafe {
+        let ident = mem::read(loc)?;
+        mem::c_string(ident.psource)?
+    };
+    SourceLoc::parse(&psource)
 }
 
 /// The location of a construct's `ident_t`, decoded when something reports it.
@@ -42,11 +48,13 @@ pub(super) fn map_args(
     let n = usize::try_from(n).unwrap_or(0);
     // SAFETY: clang passes each map array with `n` elements (or null for names and mappers,
     // which stay empty: MapArgs::name and ::mapper read them as 0), `n` being the argument count
-    // it passes with them.
-    let (bases, begins, names, mappers) = unsafe {
+    // it passes with them (the map-clause ABI), alive for the duration of the call.
+    let (bases, begins, sizes, types, names, mappers) = unsafe {
         (
             mem::ptr_array(bases, n),
             mem::ptr_array(begins, n),
+            mem::array(sizes, n),
+            mem::array(types, n),
             mem::ptr_array(names, if names.is_null() { 0 } else { n }),
             mem::ptr_array(mappers, if mappers.is_null() { 0 } else { n }),
         )
@@ -54,8 +62,8 @@ pub(super) fn map_args(
     MapArgs {
         bases,
         begins,
-        sizes: mem::array(sizes, n),
-        types: mem::array(types, n),
+        sizes,
+        types,
         names,
         mappers,
         components: Vec::new(),
@@ -297,7 +305,9 @@ fn target_kernel(
     kargs: *mut KernelArgs,
 ) -> c_int {
     let rt = runtime::get();
-    let Some(ka) = mem::read(kargs) else {
+    // SAFETY: `kargs` is null or the valid `KernelArgs` clang passes for the duration of the call
+    // (LLVM 19's `__tgt_target_kernel` contract), or the one `legacy_kernel` built on its stack.
+    let Some(ka) = (unsafe { mem::read(kargs) }) else {
         return FAIL;
     };
     let loc = lazy_loc(loc);
@@ -330,7 +340,11 @@ fn target_kernel(
 #[no_mangle]
 pub extern "C" fn __tgt_register_lib(desc: *mut BinDesc) {
     guard("__tgt_register_lib", || {
-        let Some(d) = mem::read(desc) else { return };
+        // SAFETY: `desc` is null or the `__tgt_bin_desc` clang's registration code built, a
+        // constant of the program's image.
+        let Some(d) = (unsafe { mem::read(desc) }) else {
+            return;
+        };
         let n = usize::try_from(d.num_device_images).unwrap_or(0);
         // SAFETY: the descriptor clang's registration code built: `num_device_images` images and
         // the entry table between its begin and end pointers.
@@ -344,7 +358,9 @@ pub extern "C" fn __tgt_register_lib(desc: *mut BinDesc) {
             .iter()
             .map(|e: &OffloadEntry| EntryInfo {
                 addr: e.addr as usize,
-                name: mem::c_string(e.name).unwrap_or_default(),
+                // SAFETY: an offload entry's name is clang's NUL-terminated constant symbol
+                // name, in the program's image (from the descriptor above).
+                name: unsafe { mem::c_string(e.name) }.unwrap_or_default(),
                 size: e.size,
                 flags: e.flags,
                 data: e.data,
@@ -946,13 +962,17 @@ fn target_memcpy_rect(
     }
     let n = ndims as usize;
     let [volume, dst_offsets, src_offsets, dst_dims, src_dims] = arrays;
-    let rect = Rect {
-        elem,
-        volume: mem::array(volume, n),
-        dst_offsets: mem::array(dst_offsets, n),
-        src_offsets: mem::array(src_offsets, n),
-        dst_dims: mem::array(dst_dims, n),
-        src_dims: mem::array(src_dims, n),
+    // SAFETY: `omp_target_memcpy_rect`'s contract: each of the five arrays (checked non-null
+    // above) has `num_dims` (`n`, checked positive) `size_t` entries.
+    let rect = unsafe {
+        Rect {
+            elem,
+            volume: mem::array(volume, n),
+            dst_offsets: mem::array(dst_offsets, n),
+            src_offsets: mem::array(src_offsets, n),
+            dst_dims: mem::array(dst_dims, n),
+            src_dims: mem::array(src_dims, n),
+        }
     };
     let rt = runtime::get();
     let (d, s) = (api_side(rt, dst_dev), api_side(rt, src_dev));

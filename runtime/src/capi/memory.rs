@@ -185,12 +185,10 @@ fn device_list(routine: &str, ndevs: c_int, devs: *const c_int) -> Option<Vec<i6
         eprintln!("spread: {routine}: needs a non-empty device list (ndevs = {ndevs})");
         return None;
     }
-    Some(
-        mem::array(devs, ndevs as usize)
-            .into_iter()
-            .map(i64::from)
-            .collect(),
-    )
+    // SAFETY: the routine's contract (OpenMP 6.0 `omp_get_devices_memspace` & co., seed 001's
+    // `omp_get_target_memspace`): `devs` (non-null, checked above) has `ndevs` (positive) ints.
+    let devs = unsafe { mem::array(devs, ndevs as usize) };
+    Some(devs.into_iter().map(i64::from).collect())
 }
 
 fn all_devices(rt: &Runtime) -> Vec<i64> {
@@ -351,7 +349,10 @@ pub extern "C" fn omp_get_memspace_num_resources(ms: Handle) -> c_int {
 // ---- allocator routines (interposed) ---------------------------------------------------------
 
 fn traits_of(ntraits: c_int, traits: *const AllocTrait) -> Vec<(u64, u64)> {
-    mem::array(traits, usize::try_from(ntraits).unwrap_or(0))
+    // SAFETY: `omp_init_allocator`'s contract (also what clang passes for `uses_allocators`):
+    // `traits` is null or has `ntraits` `omp_alloctrait_t`s, alive for the duration of the call.
+    let traits = unsafe { mem::array(traits, usize::try_from(ntraits).unwrap_or(0)) };
+    traits
         .into_iter()
         .map(|t| (t.key as u32 as u64, t.value as u64))
         .collect()

@@ -328,10 +328,13 @@ extern "C" fn dependences(task: *mut OmptData, deps: *const OmptDependence, n: c
     if parent == 0 {
         return;
     }
-    let items: Vec<Dep> = crate::sys::mem::array(deps, usize::try_from(n).unwrap_or(0))
+    // SAFETY: libomp passes its `ompt_dependence_t` array of `n` entries (non-null, checked above),
+    // alive for the duration of the callback.
+    let deps = unsafe { crate::sys::mem::array(deps, usize::try_from(n).unwrap_or(0)) };
+    let items: Vec<Dep> = deps
         .into_iter()
-        // SAFETY: libomp fills `variable` with the item's address (`ptr`).
         .map(|d| Dep {
+            // SAFETY: libomp fills `variable` with the item's address (`ptr`).
             addr: unsafe { d.variable.ptr } as usize,
             out: d.dependence_type != DEPENDENCE_IN,
         })

@@ -35,7 +35,9 @@ fn region<'a>(r: *mut c_void) -> &'a mut Region {
 /// The construct description the lowering passed to `entry`; a null one is a fatal misuse of
 /// the ABI.
 pub(super) fn construct_of(c: *const ConstructC, entry: &str) -> Construct {
-    let Some(cc) = mem::read(c) else {
+    // SAFETY: `c` is null or the lowering's static `__spread_construct_t` for the construct
+    // (spread-abi.md §1).
+    let Some(cc) = (unsafe { mem::read(c) }) else {
         report::fatal(
             1,
             &format!("spread: {entry} received no construct description"),
@@ -61,7 +63,11 @@ fn file_name(p: *const c_char) -> std::sync::Arc<str> {
     if let Some((_, f)) = files.iter().rev().find(|(k, _)| *k == key) {
         return f.clone();
     }
-    let f: std::sync::Arc<str> = mem::c_string(p).unwrap_or_else(|| "unknown".into()).into();
+    // SAFETY: `p` is a construct descriptor's `file`: null or the lowering's NUL-terminated
+    // string literal (spread-abi.md §1).
+    let f: std::sync::Arc<str> = unsafe { mem::c_string(p) }
+        .unwrap_or_else(|| "unknown".into())
+        .into();
     // A program has a bounded number of source files; a linear scan of a few is the fastest map.
     if files.len() < 256 {
         files.push((key, f.clone()));
@@ -83,7 +89,9 @@ pub extern "C" fn __spread_region_begin(
         let rt = runtime::get();
         let construct = construct_of(c, "__spread_region_begin");
         let loc = construct.location();
-        let devs = mem::array(devices, usize::try_from(ndevices).unwrap_or(0));
+        // SAFETY: `devices` is null or the lowering's array of `ndevices` ints, the `devices`
+        // clause in list order (spread-abi.md §1), alive for the duration of the call.
+        let devs = unsafe { mem::array(devices, usize::try_from(ndevices).unwrap_or(0)) };
         match Region::begin(rt, construct, lb, ub, &devs, chunk) {
             Ok(r) => Box::into_raw(Box::new(r)) as *mut c_void,
             Err(e) => report::fatal_construct(rt, &e, Some(&loc)),
@@ -184,7 +192,10 @@ pub extern "C" fn __spread_target_kernel(
     guard("__spread_target_kernel", || {
         let reg = region(r);
         let rt = runtime::get();
-        let Some(ka) = mem::read(kargs) else {
+        // SAFETY: `kargs` is null or the valid `KernelArgs` clang built for the region, passed
+        // for the duration of the call: the pass turns clang's `__tgt_target_kernel` call into
+        // this one (LLVM 19's `__tgt_target_kernel` contract).
+        let Some(ka) = (unsafe { mem::read(kargs) }) else {
             return -1;
         };
         let Some(slot) = resolve(rt, device, &|| {

@@ -1,7 +1,8 @@
 //! The raw memory accesses the runtime outside `sys/` and `capi/` makes, one function per purpose, each with
 //! the contract that makes it sound. The generic helpers of [`super::mem`] are `unsafe`; these
 //! are safe because the OpenMP contract the program keeps (its map clauses and API arguments
-//! name valid memory of the stated length, see the module docs of `sys`) or the runtime's own
+//! name valid memory of the stated length, see the module docs of `sys`), the ABI its compiler
+//! keeps (the descriptors and name strings clang emits for map clauses) or the runtime's own
 //! bookkeeping (it owns what it allocated) guarantees each one's precondition.
 
 use super::mem;
@@ -19,6 +20,27 @@ pub fn attach_pointer(addr: usize) -> usize {
 pub fn restore_pointer(addr: usize, value: usize) {
     // SAFETY: as for `attach_pointer`: the program's mapped pointer, inside a mapped range.
     unsafe { mem::write_usize(addr, value) }
+}
+
+/// The dimension descriptors of a `NON_CONTIG` map entry (a strided `target update` section), as
+/// `[offset, count, stride]` triples, outermost first: for such an entry clang passes, as its
+/// begin address `addr`, an array of its size `n` (the number of dimensions) descriptors of three
+/// `u64`s each (LLVM 19's `__tgt_target_data_update` ABI). An address of 0 reads as `n` zero
+/// triples.
+pub fn non_contig_dims(addr: usize, n: usize) -> Vec<[u64; 3]> {
+    // SAFETY: the contract above: `addr` is 0 or clang's 8-aligned descriptor array of `n`
+    // entries, which the program keeps while the construct's map arguments are in use; any bits
+    // are valid `u64`s.
+    unsafe { mem::array(addr as *const [u64; 3], n) }
+}
+
+/// The string at `addr`, a name clang emitted for a map entry (a map clause's `names` array,
+/// a mapper's component, an entry the mapping table keeps): a NUL-terminated constant
+/// `;name;file;line;col;;` string in the program's image. `None` for an address of 0.
+pub fn entry_name(addr: usize) -> Option<String> {
+    // SAFETY: the contract above: clang's name strings are NUL-terminated constants that live as
+    // long as the program's image, which outlives its mapped data.
+    unsafe { mem::c_string(addr as *const std::ffi::c_char) }
 }
 
 /// Moves `len` bytes for a data transfer: each side is either memory the program named (a map

@@ -291,8 +291,13 @@ pub fn wait_depobjs(count: i32, depobjs: *const *const DependInfo) {
     }) else {
         return;
     };
-    let ptrs = super::mem::array(depobjs, n);
-    let deps: Vec<DependInfo> = ptrs.iter().filter_map(|&p| super::mem::read(p)).collect();
+    // SAFETY: the `omp_target_memcpy_async`-family contract: `depobjs` is the program's array of
+    // `count` (here `n`, non-null) `omp_depend_t`s, each null or pointing at the
+    // `kmp_depend_info_t` libomp made for a `depobj` construct, alive until the routine returns.
+    let deps: Vec<DependInfo> = unsafe {
+        let ptrs = super::mem::array(depobjs, n);
+        ptrs.iter().filter_map(|&p| super::mem::read(p)).collect()
+    };
     let gtid = kmp().global_thread_num.map_or(0, |f| f(std::ptr::null()));
     let len = i32::try_from(deps.len()).unwrap_or(0);
     wait(

@@ -1,7 +1,7 @@
 //! Raw memory: allocation for host devices, copies, and reads of the program's argument arrays.
 //!
-//! The helpers that write, free or copy memory at an address are `unsafe fn`: their callers in
-//! `sys/` and `capi/` say why the address is valid. Code outside them reaches them only through
+//! The helpers that read, write, free or copy memory at an address are `unsafe fn`: their callers
+//! in `sys/` and `capi/` say why the address is valid. Code outside them reaches them only through
 //! [`super::access`], whose functions each serve one purpose with one contract.
 
 use std::ffi::{c_char, CStr};
@@ -104,11 +104,16 @@ pub unsafe fn write_usize(addr: usize, value: usize) {
 }
 
 /// Copies `n` elements of a C array into a vector; a null array reads as `n` default values.
-pub fn array<T: Copy + Default>(ptr: *const T, n: usize) -> Vec<T> {
+///
+/// # Safety
+///
+/// `ptr` is null, or points at `n` readable, valid, aligned `T`s that nothing writes while they
+/// are copied.
+pub unsafe fn array<T: Copy + Default>(ptr: *const T, n: usize) -> Vec<T> {
     if ptr.is_null() || n == 0 {
         return vec![T::default(); n];
     }
-    // SAFETY: clang passes arrays of exactly `n` elements (the argument count it also passes).
+    // SAFETY: the caller's contract.
     unsafe { std::slice::from_raw_parts(ptr, n) }.to_vec()
 }
 
@@ -133,7 +138,9 @@ pub unsafe fn write_array<T: Copy>(ptr: *mut T, values: &[T]) {
 ///
 /// `ptr` is null or points to `n` readable pointers.
 pub unsafe fn ptr_array<T>(ptr: *const *mut T, n: usize) -> Vec<usize> {
-    array(ptr as *const usize, n)
+    // SAFETY: the caller's contract; a pointer and a `usize` have the same size and alignment,
+    // and every bit pattern is a valid `usize`.
+    unsafe { array(ptr as *const usize, n) }
 }
 
 /// Writes back an array of addresses the runtime changed (RETURN_PARAM bases).
@@ -163,12 +170,18 @@ pub unsafe fn bytes(addr: usize, len: usize) -> Vec<u8> {
     unsafe { std::slice::from_raw_parts(addr as *const u8, len) }.to_vec()
 }
 
-/// Reads a NUL-terminated string of the program (entry names, source locations).
-pub fn c_string(ptr: *const c_char) -> Option<String> {
+/// Reads a NUL-terminated string of the program (entry names, source locations); `None` for a
+/// null pointer. Bytes that are not UTF-8 read as U+FFFD.
+///
+/// # Safety
+///
+/// `ptr` is null or points at a NUL-terminated string, readable up to and including its NUL,
+/// that nothing writes while it is read.
+pub unsafe fn c_string(ptr: *const c_char) -> Option<String> {
     if ptr.is_null() {
         return None;
     }
-    // SAFETY: clang emits these as NUL-terminated constant strings.
+    // SAFETY: the caller's contract.
     Some(
         unsafe { CStr::from_ptr(ptr) }
             .to_string_lossy()
@@ -190,11 +203,16 @@ pub unsafe fn range<T: Copy>(begin: *const T, end: *const T) -> Vec<T> {
     unsafe { std::slice::from_raw_parts(begin, n) }.to_vec()
 }
 
-/// Reads one `T` the program passed by pointer.
-pub fn read<T: Copy>(ptr: *const T) -> Option<T> {
+/// Reads one `T` the program passed by pointer (unaligned); `None` for a null pointer.
+///
+/// # Safety
+///
+/// `ptr` is null or points at a readable, valid `T` (it need not be aligned) that nothing writes
+/// while it is read.
+pub unsafe fn read<T: Copy>(ptr: *const T) -> Option<T> {
     if ptr.is_null() {
         return None;
     }
-    // SAFETY: non-null pointers to runtime ABI structures clang passes (KernelArgs, ident_t).
+    // SAFETY: the caller's contract; unaligned reads are allowed.
     Some(unsafe { std::ptr::read_unaligned(ptr) })
 }

@@ -7,11 +7,10 @@
 //! map clause or API call of the program (which OpenMP requires to be valid for the stated
 //! length), or was returned by one of the runtime's own allocations.
 //!
-//! The generic raw-memory helpers of [`mem`] that write, free, copy or read through program
-//! arrays are `unsafe fn` with a `# Safety` section; their callers justify each call. The
-//! rest of the runtime goes through [`access`], one safe function per purpose, each resting on
-//! one stated contract. (`mem::read`, `mem::array` and `mem::c_string`, which read arguments
-//! clang passes, are still safe functions.)
+//! The generic raw-memory helpers of [`mem`] that read, write, free or copy memory at an address
+//! are `unsafe fn` with a `# Safety` section; their callers justify each call. The rest of the
+//! runtime goes through [`access`], one safe function per purpose, each resting on one stated
+//! contract.
 
 pub(crate) mod access;
 pub(crate) mod affinity;

@@ -48,9 +48,15 @@ pub struct MpiTransport {
 }
 
 /// A message the plugin wrote: the buffer is zero-initialised and the plugin writes a
-/// NUL-terminated string shorter than its length, so a NUL is always there.
+/// NUL-terminated string shorter than its length. Read up to the first NUL, within the buffer
+/// (all of it without one), so no raw read is needed.
 fn text(buf: &[c_char]) -> String {
-    super::mem::c_string(buf.as_ptr()).unwrap_or_default()
+    let bytes: Vec<u8> = buf
+        .iter()
+        .map(|&c| c as u8)
+        .take_while(|&b| b != 0)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// Where the plugin is: `SPREAD_REMOTE_LIB`, else next to this runtime library, else the
@@ -66,7 +72,8 @@ fn plugin_path(explicit: Option<&str>) -> String {
         // SAFETY: dladdr succeeded, so `info` is initialised; dli_fname is a NUL-terminated path
         // owned by the loader for as long as this library stays loaded.
         let fname = unsafe { info.assume_init().dli_fname };
-        if let Some(me) = super::mem::c_string(fname) {
+        // SAFETY: `fname` is null or the loader's NUL-terminated path (above).
+        if let Some(me) = unsafe { super::mem::c_string(fname) } {
             if let Some(dir) = std::path::Path::new(&me).parent() {
                 let p = dir.join(PLUGIN);
                 if p.exists() {

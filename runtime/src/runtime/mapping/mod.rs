@@ -17,7 +17,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::info::{self, bits};
 use crate::runtime::mapping::table::{Entry, MappingTable, ShadowPointer};
 use crate::runtime::DeviceSlot;
-use crate::sys::{access, mem};
+use crate::sys::access;
 
 /// The map arguments of one construct, copied out of the program's arrays.
 #[derive(Debug, Clone, Default)]
@@ -784,7 +784,14 @@ pub fn update(
         }
         if ty & map::NON_CONTIG != 0 {
             let ndims = args.size(i)?;
-            let dims: Vec<NonContigDim> = mem::array(args.begins[i] as *const NonContigDim, ndims);
+            let dims: Vec<NonContigDim> = access::non_contig_dims(args.begins[i], ndims)
+                .into_iter()
+                .map(|[offset, count, stride]| NonContigDim {
+                    offset,
+                    count,
+                    stride,
+                })
+                .collect();
             for (addr, len) in non_contiguous_pieces(&dims) {
                 update_contiguous(
                     cx,
