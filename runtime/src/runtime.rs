@@ -491,6 +491,7 @@ mod tests {
             names: vec![0; entries.len()],
             mappers: vec![0; entries.len()],
             components: Vec::new(),
+            dims: Vec::new(),
         }
     }
 

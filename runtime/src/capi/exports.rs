@@ -59,7 +59,7 @@ pub(super) fn map_args(
             mem::ptr_array(mappers, if mappers.is_null() { 0 } else { n }),
         )
     };
-    MapArgs {
+    let mut args = MapArgs {
         bases,
         begins,
         sizes,
@@ -67,7 +67,11 @@ pub(super) fn map_args(
         names,
         mappers,
         components: Vec::new(),
-    }
+        dims: Vec::new(),
+    };
+    // Strided sections' descriptors are temporaries of the call: read now.
+    args.read_dims();
+    args
 }
 
 /// The `LIBOMPTARGET_INFO` 0x1 listing of a construct's map arguments.

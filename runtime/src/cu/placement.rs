@@ -77,6 +77,7 @@ pub(crate) fn one_entry(p: usize, len: usize, types: i64) -> MapArgs {
         names: vec![0],
         mappers: vec![0],
         components: Vec::new(),
+        dims: Vec::new(),
     }
 }
 

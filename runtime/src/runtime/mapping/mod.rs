@@ -39,6 +39,11 @@ pub struct MapArgs {
     /// [`call_mappers`](MapArgs::call_mappers) collected before the table was locked. Empty
     /// until then (and for constructs without mappers).
     pub components: Vec<Option<MapArgs>>,
+    /// Each `NON_CONTIG` entry's dimension descriptors (a strided `target update`), read while
+    /// the construct's call lasts (see [`read_dims`](MapArgs::read_dims)): clang's descriptor
+    /// array is a temporary, and a spread construct's update may run on a device's worker after
+    /// the call returned. Empty when no entry is non-contiguous.
+    pub dims: Vec<Vec<NonContigDim>>,
 }
 
 impl MapArgs {
@@ -60,6 +65,28 @@ impl MapArgs {
     /// Entry `i`'s user-defined mapper, 0 without one.
     pub fn mapper(&self, i: usize) -> usize {
         self.mappers.get(i).copied().unwrap_or(0)
+    }
+
+    /// Reads the dimension descriptors of the `NON_CONTIG` entries into [`dims`](Self::dims).
+    pub fn read_dims(&mut self) {
+        if self.types.iter().all(|&t| t & map::NON_CONTIG == 0) {
+            return;
+        }
+        self.dims = (0..self.len())
+            .map(|i| match self.size(i) {
+                Ok(n) if self.types[i] & map::NON_CONTIG != 0 => {
+                    access::non_contig_dims(self.begins[i], n)
+                        .into_iter()
+                        .map(|[offset, count, stride]| NonContigDim {
+                            offset,
+                            count,
+                            stride,
+                        })
+                        .collect()
+                }
+                _ => Vec::new(),
+            })
+            .collect();
     }
 
     /// Calls the entries' user-defined mappers (and the mappers of their components) and keeps
@@ -224,6 +251,7 @@ fn run_mapper(mapper: usize, args: &MapArgs, i: usize) -> MapArgs {
         a.names.push(c.name);
         a.mappers.push(0);
     }
+    a.read_dims();
     a
 }
 
@@ -783,16 +811,9 @@ pub fn update(
             continue;
         }
         if ty & map::NON_CONTIG != 0 {
-            let ndims = args.size(i)?;
-            let dims: Vec<NonContigDim> = access::non_contig_dims(args.begins[i], ndims)
-                .into_iter()
-                .map(|[offset, count, stride]| NonContigDim {
-                    offset,
-                    count,
-                    stride,
-                })
-                .collect();
-            for (addr, len) in non_contiguous_pieces(&dims) {
+            args.size(i)?;
+            let dims = args.dims.get(i).map_or(&[][..], Vec::as_slice);
+            for (addr, len) in non_contiguous_pieces(dims) {
                 update_contiguous(
                     cx,
                     table,
