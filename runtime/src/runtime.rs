@@ -1,8 +1,8 @@
 //! The core: the process-wide runtime state (devices, registered images, the offload policy),
 //! on which every feature builds. Its submodules: [`mapping`] (the mapping table and map-clause
-//! semantics), [`slot`] (a device's queues, pooled streams, allocation cache, peer copies,
-//! `omp_target_alloc` records), [`loader`] (loading images, declare-target globals, kernels by
-//! region), [`launch`] (data begin/end/update and target regions as the C ABI layer calls them),
+//! semantics), [`slot`] (a device: its queues, pooled streams, allocation cache, peer copies,
+//! `omp_target_alloc` records, and loading images, declare-target globals, kernels by region),
+//! [`launch`] (data begin/end/update and target regions as the C ABI layer calls them),
 //! [`nowait`] (`nowait` constructs and their completion), [`report`] (how failures reach the
 //! user) and [`hooks`] (what features above the core register with it). Devices and streams
 //! are in [`crate::device`], scheduling in [`crate::sched`].
@@ -438,7 +438,6 @@ fn thread_index() -> usize {
 
 pub mod hooks;
 pub mod launch;
-pub mod loader;
 pub mod mapping;
 pub mod nowait;
 pub mod report;

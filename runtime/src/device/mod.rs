@@ -265,25 +265,25 @@ pub trait Device: Send + Sync {
     /// A new stream of this device (the runtime pools them).
     fn create_stream(&self) -> Result<Stream>;
 
-    /// Host `src` to device `dst`, enqueued on `s`. Generic: see [`enqueue`]; the backend's part
+    /// Host `src` to device `dst`, enqueued on `s`. Generic: see `enqueue`; the backend's part
     /// is [`to_device_impl`](Self::to_device_impl).
     fn copy_to_device(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
         enqueue(self, s, len, Some(Dir::ToDevice), |s| {
             self.to_device_impl(dst, src, len, s)
         })
     }
-    /// Device `src` to host `dst`, enqueued on `s` (generic: see [`enqueue`]).
+    /// Device `src` to host `dst`, enqueued on `s` (generic: see `enqueue`).
     fn copy_from_device(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
         enqueue(self, s, len, Some(Dir::FromDevice), |s| {
             self.to_host_impl(dst, src, len, s)
         })
     }
     /// Within the device's memory (ranges may overlap), enqueued on `s` (generic: see
-    /// [`enqueue`]).
+    /// `enqueue`).
     fn copy_within(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
         enqueue(self, s, len, None, |s| self.within_impl(dst, src, len, s))
     }
-    /// Sets `len` device bytes at `dst` to `byte`, enqueued on `s` (generic: see [`enqueue`]).
+    /// Sets `len` device bytes at `dst` to `byte`, enqueued on `s` (generic: see `enqueue`).
     fn fill(&self, dst: usize, byte: u8, len: usize, s: &mut Stream) -> Result<()> {
         enqueue(self, s, len, None, |s| self.fill_impl(dst, byte, len, s))
     }
