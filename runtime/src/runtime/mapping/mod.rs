@@ -93,26 +93,31 @@ impl MapArgs {
     /// each entry's components: the mapping runs under the device's table lock, where no program
     /// code may run (a mapper may call anything, this runtime included).
     pub fn call_mappers(&mut self) {
-        if !self.components.is_empty() || self.mappers.iter().all(|&m| m == 0) {
+        if !self.mappers_pending() {
             return;
         }
         let components = (0..self.len())
-            .map(|i| {
-                let m = self.mapper(i);
-                (m != 0).then(|| {
-                    let mut c = run_mapper(m, self, i);
-                    c.call_mappers();
-                    c
-                })
-            })
+            .map(|i| (self.mapper(i) != 0).then(|| self.expand(i)))
             .collect();
         self.components = components;
+    }
+
+    /// Whether an entry has a mapper that [`call_mappers`](Self::call_mappers) has not called.
+    fn mappers_pending(&self) -> bool {
+        self.components.is_empty() && self.mappers.iter().any(|&m| m != 0)
+    }
+
+    /// Calls entry `i`'s mapper, and its components' own: the entry's components.
+    fn expand(&self, i: usize) -> MapArgs {
+        let mut c = run_mapper(self.mapper(i), self, i);
+        c.call_mappers();
+        c
     }
 
     /// These arguments with their mappers called (see [`call_mappers`](Self::call_mappers)):
     /// copied only when an entry has a mapper.
     pub fn with_mappers_called(&self) -> std::borrow::Cow<'_, MapArgs> {
-        if !self.components.is_empty() || self.mappers.iter().all(|&m| m == 0) {
+        if !self.mappers_pending() {
             return std::borrow::Cow::Borrowed(self);
         }
         let mut a = self.clone();
@@ -130,9 +135,7 @@ impl MapArgs {
                     false,
                     "the mapper of entry {i} was not called before the lock"
                 );
-                let mut c = run_mapper(self.mapper(i), self, i);
-                c.call_mappers();
-                c
+                self.expand(i)
             }
         }
     }
