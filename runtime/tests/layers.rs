@@ -7,6 +7,9 @@
 //! code at the end of a file (`#[cfg(test)] mod tests`) is read too, except `super::` paths inside
 //! it, which count one level less deep.
 
+mod common;
+
+use common::{close_of, ident, lex, punct, Tok, Token};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -87,88 +90,37 @@ fn sources(src: &Path) -> Vec<(PathBuf, Vec<String>)> {
     out
 }
 
-/// The source without comments (line comments, doc comments, block comments) and string
-/// literals, so that paths in prose or messages are not imports.
-fn code_only(text: &str) -> String {
-    let b = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'/' && b.get(i + 1) == Some(&b'/') {
-            while i < b.len() && b[i] != b'\n' {
-                i += 1;
-            }
-        } else if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
-            let mut depth = 0;
-            while i < b.len() {
-                if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
-                    depth += 1;
-                    i += 2;
-                } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
-                    depth -= 1;
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    i += 1;
-                }
-            }
-        } else if b[i] == b'"' && (i == 0 || b[i - 1] != b'\'') {
-            // A plain string (raw strings never hold `crate::` paths in this code base).
-            i += 1;
-            while i < b.len() && b[i] != b'"' {
-                i += if b[i] == b'\\' { 2 } else { 1 };
-            }
-            i += 1;
-            out.push_str("\"\"");
-        } else {
-            let c = text[i..].chars().next().unwrap_or(' ');
-            out.push(c);
-            i += c.len_utf8();
-        }
-    }
-    out
+/// Whether tokens `i..` spell `seq` (identifiers and single punctuation characters).
+fn spells(t: &[Token], i: usize, seq: &[&str]) -> bool {
+    seq.iter().enumerate().all(|(k, w)| match w.chars().next() {
+        Some(c) if w.len() == 1 && !c.is_alphanumeric() && c != '_' => punct(t, i + k, c),
+        _ => ident(t, i + k) == Some(*w),
+    })
 }
 
-fn ident_at(s: &str) -> &str {
-    let end = s
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .unwrap_or(s.len());
-    &s[..end]
-}
-
-/// The first segments named by `crate::` at the start of `rest`: one for `crate::a::…`, each
-/// item's for `crate::{a, b::{c}}`.
-fn crate_targets(rest: &str) -> Vec<String> {
-    let rest = rest.trim_start();
-    if let Some(group) = rest.strip_prefix('{') {
-        let mut names = Vec::new();
-        let mut depth = 0;
-        let mut item_start = true;
-        let mut i = 0;
-        let g = group.as_bytes();
-        while i < g.len() {
-            match g[i] {
-                b'{' => depth += 1,
-                b'}' if depth == 0 => break,
-                b'}' => depth -= 1,
-                b',' if depth == 0 => item_start = true,
-                c if item_start && (c.is_ascii_alphabetic() || c == b'_') => {
-                    let id = ident_at(&group[i..]);
-                    names.push(id.to_string());
-                    item_start = false;
-                    i += id.len();
-                    continue;
-                }
-                _ => {}
-            }
-            i += 1;
-        }
-        names
-    } else {
-        vec![ident_at(rest).to_string()]
+/// The first segments named by a path that continues at token `i` (after `crate::` or the last
+/// `super::`): one for `a::…`, each item's for `{a, b::{c}, d as e}`.
+fn path_targets(t: &[Token], i: usize) -> Vec<String> {
+    if !punct(t, i, '{') {
+        return ident(t, i).map(str::to_string).into_iter().collect();
     }
+    let end = close_of(t, i);
+    let mut names = Vec::new();
+    let mut depth = 0;
+    let mut item_start = true;
+    for tok in &t[i + 1..end] {
+        match &tok.tok {
+            Tok::Punct('{' | '(' | '[') => depth += 1,
+            Tok::Punct('}' | ')' | ']') => depth -= 1,
+            Tok::Punct(',') if depth == 0 => item_start = true,
+            Tok::Ident(name) if item_start && depth == 0 => {
+                names.push(name.clone());
+                item_start = false;
+            }
+            _ => {}
+        }
+    }
+    names
 }
 
 /// The top-level modules each top-level module imports, with the files that do.
@@ -178,9 +130,16 @@ fn imports(src: &Path, modules: &[String]) -> BTreeMap<String, BTreeMap<String, 
         let Some(top) = modpath.first().cloned() else {
             continue;
         };
-        let text = std::fs::read_to_string(&path).unwrap_or_default();
-        let code = code_only(&text);
-        let tests_at = code.find("#[cfg(test)]\nmod tests").unwrap_or(code.len());
+        let t = lex(&std::fs::read_to_string(&path).unwrap_or_default());
+        let tests_at = (0..t.len())
+            .find(|&i| {
+                spells(
+                    &t,
+                    i,
+                    &["#", "[", "cfg", "(", "test", ")", "]", "mod", "tests"],
+                )
+            })
+            .unwrap_or(t.len());
         let rel = path
             .strip_prefix(src)
             .unwrap_or(&path)
@@ -198,36 +157,27 @@ fn imports(src: &Path, modules: &[String]) -> BTreeMap<String, BTreeMap<String, 
                 }
             }
         };
-        for (at, _) in code.match_indices("crate::") {
-            let before = code[..at].chars().next_back().unwrap_or(' ');
-            if before.is_ascii_alphanumeric() || before == '_' || before == '$' {
-                continue; // `$crate::`, `foo_crate::`
+        for i in 0..t.len() {
+            // `$crate::` in a macro is the crate the macro is used in, not an import.
+            if spells(&t, i, &["crate", ":", ":"]) && !(i > 0 && punct(&t, i - 1, '$')) {
+                path_targets(&t, i + 3).into_iter().for_each(&mut add);
             }
-            for t in crate_targets(&code[at + "crate::".len()..]) {
-                add(t);
+            // A chain of `super::` counts from its first one.
+            if !spells(&t, i, &["super", ":", ":"]) || (i >= 2 && spells(&t, i - 2, &[":", ":"])) {
+                continue;
             }
-        }
-        for (at, _) in code.match_indices("super::") {
-            let before = code[..at].chars().next_back().unwrap_or(' ');
-            if before.is_ascii_alphanumeric() || before == '_' || before == ':' {
-                continue; // counted from the first `super::` of a chain
-            }
-            let mut rest = &code[at..];
+            let mut j = i;
             let mut ups = 0;
-            while let Some(r) = rest.strip_prefix("super::") {
+            while spells(&t, j, &["super", ":", ":"]) {
                 ups += 1;
-                rest = r;
+                j += 3;
             }
-            if at >= tests_at {
+            if i >= tests_at {
                 ups -= 1; // inside `mod tests`, the first `super` is the file's module
             }
-            if ups < modpath.len() {
-                continue; // stays inside the top-level module
-            }
+            // Fewer: it stays inside the top-level module.
             if ups == modpath.len() {
-                for t in crate_targets(rest) {
-                    add(t);
-                }
+                path_targets(&t, j).into_iter().for_each(&mut add);
             }
         }
     }
@@ -323,14 +273,8 @@ fn unsafe_outside(dir: &str, allowed: &[&str]) -> Vec<String> {
         {
             continue;
         }
-        let code = code_only(&std::fs::read_to_string(&path).unwrap_or_default());
-        let hit = code.match_indices("unsafe").any(|(at, w)| {
-            let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
-            let before = code[..at].chars().next_back().unwrap_or(' ');
-            let after = code[at + w.len()..].chars().next().unwrap_or(' ');
-            !word(before) && !word(after)
-        });
-        if hit {
+        let t = lex(&std::fs::read_to_string(&path).unwrap_or_default());
+        if (0..t.len()).any(|i| ident(&t, i) == Some("unsafe")) {
             found.push(
                 path.strip_prefix(&src)
                     .unwrap_or(&path)
@@ -394,5 +338,8 @@ fn an_upward_import_is_found() {
         .map(|t| t.keys().cloned().collect())
         .unwrap_or_default();
     assert_eq!(high, vec!["low".to_string()]);
-    assert_eq!(crate_targets("{a, b::{c, d}, e as f}"), vec!["a", "b", "e"]);
+    assert_eq!(
+        path_targets(&lex("{a, b::{c, d}, e as f}"), 0),
+        vec!["a", "b", "e"]
+    );
 }
