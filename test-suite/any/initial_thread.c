@@ -16,26 +16,11 @@
 #include <omp.h>
 #include <spread.h>
 #include <stdio.h>
-#include <time.h>
-#include <unistd.h>
 
 #define K 4
 #define N 64
 
-#pragma omp declare target
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-static int meet(int *counter, int want) {
-  __atomic_add_fetch(counter, 1, __ATOMIC_ACQ_REL);
-  double t0 = now();
-  while (__atomic_load_n(counter, __ATOMIC_ACQUIRE) < want && now() - t0 < 5.0)
-    usleep(100);
-  return __atomic_load_n(counter, __ATOMIC_ACQUIRE) >= want;
-}
-#pragma omp end declare target
+#include "../Inputs/rendezvous.h"
 
 static int counter[2];
 static double a[K * N];
