@@ -21,6 +21,11 @@ static EXITER: Mutex<Option<ThreadId>> = Mutex::new(None);
 /// Threads inside a [`libomp_call`].
 static IN_LIBOMP: AtomicUsize = AtomicUsize::new(0);
 
+/// How long the program's exit waits for a worker thread whose last job has completed (the
+/// program saw it and exits) to come back idle, so that it can be ended and joined: a worker left
+/// running into libomp's shutdown has its libomp descriptors lost.
+pub const SETTLE: Duration = Duration::from_millis(200);
+
 /// The calling thread begins the program's exit (its last offload image unregisters): from now
 /// on other threads park where they would start a construct, fail one or call libomp, and those
 /// inside a libomp call leave it before this returns (the calls are short; a thread still inside

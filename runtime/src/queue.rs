@@ -174,6 +174,10 @@ impl Queue {
         let handle = {
             let (lock, cv) = &*self.inner;
             let mut st = lock.lock();
+            // A job that has just completed its event is still `busy` until its worker takes
+            // the lock again: the program may exit in between. Give it a moment.
+            let deadline = std::time::Instant::now() + crate::exit::SETTLE;
+            while st.busy && st.jobs.is_empty() && !cv.wait_until(&mut st, deadline).timed_out() {}
             if !st.worker_started || !st.jobs.is_empty() || st.busy {
                 return;
             }
@@ -329,6 +333,18 @@ mod tests {
     }
 
     #[test]
+    fn a_worker_on_its_way_back_from_its_last_job_is_stopped() {
+        // As at the program's exit right after its last wait: the job's event has completed,
+        // its worker may not have marked the queue free yet.
+        for _ in 0..50 {
+            let q = Queue::new("test-queue-settle");
+            q.submit(|| Ok(())).synchronize().expect("ok");
+            q.stop_if_idle();
+            assert!(q.worker.lock().is_none(), "the worker was left running");
+        }
+    }
+
+    #[test]
     fn a_busy_worker_is_not_stopped() {
         let q = Queue::new("test-queue-busy");
         let gate = Arc::new((Mutex::new(false), Condvar::new()));
@@ -340,7 +356,7 @@ mod tests {
             }
             Ok(())
         });
-        q.stop_if_idle(); // returns at once: a job is running
+        q.stop_if_idle(); // returns without joining (after exit::SETTLE): a job is running
         assert!(q.worker.lock().is_some());
         *gate.0.lock() = true;
         gate.1.notify_all();

@@ -231,6 +231,8 @@ pub(super) struct Pool {
     kernels: Arc<dyn HostKernels>,
     state: Mutex<PoolState>,
     work: Condvar,
+    /// Notified when an executor becomes idle or ends ([`Pool::stop_if_idle`] waits on it).
+    settled: Condvar,
     /// Most executors (`SPREAD_STREAMS`).
     max: usize,
 }
@@ -257,6 +259,7 @@ impl Pool {
             kernels,
             state: Mutex::new(PoolState::default()),
             work: Condvar::new(),
+            settled: Condvar::new(),
             max: max.max(1),
         })
     }
@@ -321,6 +324,7 @@ impl Pool {
                         return;
                     }
                     st.idle += 1;
+                    self.settled.notify_all();
                     self.work.wait(&mut st);
                     st.idle -= 1;
                 }
@@ -336,6 +340,14 @@ impl Pool {
     pub(super) fn stop_if_idle(&self) {
         let handles = {
             let mut st = self.state.lock();
+            // An executor whose batch has just completed (the program saw it and exits) is on
+            // its way back to idle: give it a moment rather than leave it running into
+            // libomp's shutdown.
+            let deadline = std::time::Instant::now() + crate::exit::SETTLE;
+            while st.ready.is_empty()
+                && st.idle + st.starting != st.threads
+                && !self.settled.wait_until(&mut st, deadline).timed_out()
+            {}
             // An executor still starting is joined too: left running, it could register with
             // libomp while libomp shuts down, and libomp's descriptors for it would be lost.
             if !st.ready.is_empty() || st.idle + st.starting != st.threads {
@@ -681,15 +693,8 @@ mod tests {
         s.push(remote_kernel(1, 1));
         s.submit(&p);
         s.synchronize(&p).expect("ok");
-        // The executor may still be on its way back to idle: wait for it.
-        for _ in 0..1000 {
-            let st = p.state.lock();
-            if st.idle == st.threads {
-                break;
-            }
-            drop(st);
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
+        // The executor may still be on its way back to idle (as when the program exits right
+        // after its last wait): stopping waits for it.
         p.stop_if_idle();
         assert_eq!(p.state.lock().threads, 0);
         s.push(remote_kernel(1, 2));
