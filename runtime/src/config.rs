@@ -35,6 +35,12 @@ pub struct Config {
     pub info_devices: bool,
     /// `SPREAD_INFO=placement`: print each migration of registered data (docs/compute-units.md).
     pub info_placement: bool,
+    /// `SPREAD_AUTO`: automatic spreading of the kernels the pass plugin marked spreadable
+    /// (docs/auto-spread.md): `None` off (default; see [`parse_auto`]), `Some(vec![])`
+    /// every device, `Some(list)` those devices.
+    pub auto: Option<Vec<i32>>,
+    /// `SPREAD_INFO=auto`: print each automatic-spreading decision and every refusal's reason.
+    pub info_auto: bool,
     /// `SPREAD_CU_DEVICES=d0,d1,...`: the devices GPU compute units own, in CU order (default:
     /// 0, 1, 2, ...).
     pub cu_devices: Option<Vec<i32>>,
@@ -332,6 +338,7 @@ impl Config {
         let mut info_placement = false;
         let mut info_any = false;
         let mut info_remote = false;
+        let mut info_auto = false;
         for word in var("SPREAD_INFO")
             .unwrap_or_default()
             .split(',')
@@ -345,11 +352,20 @@ impl Config {
                 "placement" => info_placement = true,
                 "any" => info_any = true,
                 "remote" => info_remote = true,
+                "auto" => info_auto = true,
                 other => warnings.push(format!(
-                    "SPREAD_INFO: unknown item {other:?} (known: chunks, memory, devices, placement, any, remote)"
+                    "SPREAD_INFO: unknown item {other:?} (known: chunks, memory, devices, placement, any, remote, auto)"
                 )),
             }
         }
+        let auto = var("SPREAD_AUTO").and_then(|v| {
+            parse_auto(&v).unwrap_or_else(|why| {
+                warnings.push(format!(
+                    "SPREAD_AUTO={v:?}: {why}; automatic spreading is off"
+                ));
+                None
+            })
+        });
         let cu_devices = var("SPREAD_CU_DEVICES").and_then(|v| {
             let list: Option<Vec<i32>> = v
                 .split(',')
@@ -504,6 +520,8 @@ impl Config {
         Config {
             remote,
             info_remote,
+            auto,
+            info_auto,
             host_devices,
             host_threads,
             host_device_threads,
@@ -552,6 +570,28 @@ impl Config {
 }
 
 /// `SPREAD_HOST_DEVICE_THREADS`: comma-separated positive thread counts (`4,2`).
+/// `SPREAD_AUTO`: `0`, `off` or empty: off; `1`, `on` or `all`: every device; else a
+/// comma-separated list of device numbers (at least one, none repeated).
+pub fn parse_auto(v: &str) -> std::result::Result<Option<Vec<i32>>, String> {
+    match v.trim() {
+        "" | "0" | "off" | "no" => return Ok(None),
+        "1" | "on" | "all" | "yes" => return Ok(Some(Vec::new())),
+        _ => {}
+    }
+    let mut list = Vec::new();
+    for d in v.split(',').map(str::trim) {
+        let d: i32 = d.parse().ok().filter(|&d| d >= 0).ok_or_else(|| {
+            format!("{d:?} is not a device number (expected 1, 0 or a list such as 0,1,2)")
+        })?;
+        if list.contains(&d) {
+            return Err(format!("device {d} is listed twice"));
+        }
+        list.push(d);
+    }
+    // A one-entry list is a device list (`SPREAD_AUTO=1` alone means "on").
+    Ok(Some(list))
+}
+
 fn parse_thread_list(v: &str) -> std::result::Result<Vec<usize>, String> {
     let mut out = Vec::new();
     for item in v.split(',').map(str::trim) {
@@ -733,6 +773,15 @@ mod tests {
         assert_eq!((bad.schedule, bad.warnings.len()), (None, 1));
         assert!(cfg(&[("SPREAD_INFO", "devices,chunks")]).info_devices);
         assert!(cfg(&[("SPREAD_INFO", "placement")]).info_placement);
+        assert!(cfg(&[("SPREAD_INFO", "chunks,auto")]).info_auto);
+        assert_eq!(cfg(&[]).auto, None);
+        assert_eq!(cfg(&[("SPREAD_AUTO", "1")]).auto, Some(vec![]));
+        assert_eq!(cfg(&[("SPREAD_AUTO", "0")]).auto, None);
+        assert_eq!(cfg(&[("SPREAD_AUTO", "2, 0,1")]).auto, Some(vec![2, 0, 1]));
+        let c = cfg(&[("SPREAD_AUTO", "0,x")]);
+        assert_eq!(c.auto, None);
+        assert!(c.warnings[0].contains("SPREAD_AUTO"), "{:?}", c.warnings);
+        assert!(cfg(&[("SPREAD_AUTO", "1,1")]).warnings[0].contains("twice"));
         let cu = cfg(&[("SPREAD_CU_DEVICES", "2, 0")]);
         assert_eq!(cu.cu_devices, Some(vec![2, 0]));
         let bad = cfg(&[("SPREAD_CU_DEVICES", "1,x")]);

@@ -112,6 +112,49 @@ pub struct IndirectFunction {
     pub global: String,
 }
 
+/// The bytes of every defined symbol of the ELF device object `bytes` whose name starts with
+/// `prefix`, by name without the prefix (the pass plugin's `__spread_kinfo_<kernel>`
+/// descriptors). Symbols in sections without file data, or beyond their section, are skipped.
+pub fn symbols_with_prefix(bytes: &[u8], prefix: &str) -> Vec<(String, Vec<u8>)> {
+    use object::{Object, ObjectSection, ObjectSymbol};
+    let Ok(file) = object::File::parse(bytes) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for sym in file.symbols().chain(file.dynamic_symbols()) {
+        let Ok(name) = sym.name() else { continue };
+        let Some(rest) = name.strip_prefix(prefix) else {
+            continue;
+        };
+        if out.iter().any(|(n, _): &(String, Vec<u8>)| n == rest) {
+            continue;
+        }
+        let Some(index) = sym.section_index() else {
+            continue;
+        };
+        let Ok(section) = file.section_by_index(index) else {
+            continue;
+        };
+        let Ok(data) = section.data() else { continue };
+        // Executables and shared objects give symbol addresses, relocatable objects (a cubin)
+        // offsets into their section.
+        let start = sym.address().checked_sub(section.address());
+        let Some(start) = start.and_then(|s| usize::try_from(s).ok()) else {
+            continue;
+        };
+        let Some(end) = usize::try_from(sym.size())
+            .ok()
+            .and_then(|n| start.checked_add(n))
+        else {
+            continue;
+        };
+        if let Some(b) = data.get(start..end) {
+            out.push((rest.to_string(), b.to_vec()));
+        }
+    }
+    out
+}
+
 /// Classifies an embedded image, unwrapping an `OffloadBinary` if there is one.
 ///
 /// An `OffloadBinary` may hold several entries (one per offload target); the first one whose
@@ -269,6 +312,44 @@ mod tests {
         b.extend_from_slice(&(inner.len() as u64).to_le_bytes());
         b.extend_from_slice(inner);
         b
+    }
+
+    #[test]
+    fn prefixed_symbols_give_their_bytes() {
+        use object::write::{Object as W, Symbol, SymbolSection};
+        use object::{
+            Architecture, BinaryFormat, Endianness, SectionKind, SymbolFlags, SymbolKind,
+            SymbolScope,
+        };
+        let mut w = W::new(BinaryFormat::Elf, Architecture::X86_64, Endianness::Little);
+        let sec = w.add_section(Vec::new(), b".rodata".to_vec(), SectionKind::ReadOnlyData);
+        let mut add = |name: &str, data: &[u8]| {
+            let off = w.append_section_data(sec, data, 1);
+            w.add_symbol(Symbol {
+                name: name.as_bytes().to_vec(),
+                value: off,
+                size: data.len() as u64,
+                kind: SymbolKind::Data,
+                scope: SymbolScope::Dynamic,
+                weak: false,
+                section: SymbolSection::Section(sec),
+                flags: SymbolFlags::None,
+            });
+        };
+        add("other", b"zz");
+        add("__spread_kinfo_k1", b"SPRD-one");
+        add("__spread_kinfo_k2", b"two");
+        let bytes = w.write().expect("elf");
+        let mut got = symbols_with_prefix(&bytes, "__spread_kinfo_");
+        got.sort();
+        assert_eq!(
+            got,
+            vec![
+                ("k1".to_string(), b"SPRD-one".to_vec()),
+                ("k2".to_string(), b"two".to_vec())
+            ]
+        );
+        assert!(symbols_with_prefix(b"not an elf", "__spread_kinfo_").is_empty());
     }
 
     #[test]

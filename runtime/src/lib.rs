@@ -14,7 +14,7 @@
 //! Top to bottom; a module imports only modules listed after it (checked by `tests/layers.rs`):
 //!
 //! 1. C ABI shell: `capi` (the exported functions: argument decoding, the panic guard, one call below)
-//! 2. Features: `any`, `cu`, `spread`, `reduction`, `peer`, `memory`, `api` (task sharing, compute units, target spread, spread reductions, peer copies, memory spaces, `omp_target_*`)
+//! 2. Features: `any`, `cu`, `auto`, `spread`, `reduction`, `peer`, `memory`, `api` (task sharing, compute units, automatic spreading, target spread, spread reductions, peer copies, memory spaces, `omp_target_*`)
 //! 3. Core: `runtime` (process state, images, offload policy, mapping, `nowait` constructs, error reports)
 //! 4. Devices: `queue`, `device` (per-device work queues, the device trait and its backends)
 //! 5. Support: `image`, `info`, `config`, `sched`, `trace`, `profile`, `location`, `abi`, `error` (offload images, messages, settings, the scheduling core, tracing, LLVM's structures)
@@ -28,6 +28,7 @@
 pub mod abi;
 pub mod any;
 pub mod api;
+pub mod auto;
 mod capi;
 pub mod config;
 pub mod cu;

@@ -46,8 +46,13 @@ struct RegisteredImage {
     entries: Arc<Vec<EntryInfo>>,
     /// Its `declare target indirect` functions (from `entries`).
     indirect: Arc<Vec<image::IndirectFunction>>,
+    /// The pass plugin's kernel descriptors (`__spread_kinfo_<kernel>`), by kernel name.
+    descriptors: Vec<(String, Vec<u8>)>,
     active: bool,
 }
+
+/// Name prefix of the pass plugin's kernel descriptors in device images.
+pub const KERNEL_DESCRIPTOR_PREFIX: &str = "__spread_kinfo_";
 
 /// What a device has loaded.
 #[derive(Default)]
@@ -314,8 +319,10 @@ impl Runtime {
                     global: e.name.clone(),
                 })
                 .collect();
+            let descriptors = image::symbols_with_prefix(&bytes, KERNEL_DESCRIPTOR_PREFIX);
             regs.push(RegisteredImage {
                 desc,
+                descriptors,
                 target,
                 bytes: Arc::new(bytes),
                 entries: Arc::new(entries),
@@ -323,6 +330,23 @@ impl Runtime {
                 active: true,
             });
         }
+    }
+
+    /// The kernel of host region id `region`, by name, if one is registered.
+    pub fn kernel_name(&self, region: usize) -> Option<Arc<str>> {
+        self.kernel_names.read().get(&region).cloned()
+    }
+
+    /// The descriptors the pass plugin embedded for kernel `name`, one per registered image
+    /// that has one (docs/pass.md, "Automatic spreading").
+    pub fn kernel_descriptors(&self, name: &str) -> Vec<Vec<u8>> {
+        self.images
+            .read()
+            .iter()
+            .filter(|i| i.active)
+            .filter_map(|i| i.descriptors.iter().find(|(n, _)| n == name))
+            .map(|(_, b)| b.clone())
+            .collect()
     }
 
     /// The registered image with this hash and length (a worker rank finds the image the head

@@ -51,6 +51,7 @@ impl Construct {
             4 => "target exit data spread",
             5 => "target update spread",
             8 => "teams",
+            crate::auto::KIND_AUTO => "target region spread by SPREAD_AUTO",
             _ => "spread construct",
         }
     }

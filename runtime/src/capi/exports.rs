@@ -321,6 +321,19 @@ fn target_kernel(
     let (mut args, cfg) = kernel_request(&ka);
     list_arguments(slot.id as i64, "Entering OpenMP kernel", &loc, &args);
     let region = host_ptr as usize;
+    if let crate::auto::Outcome::Done(r) =
+        crate::auto::target_kernel(rt, slot, device, region, &mut args, &cfg, &|| {
+            loc.get().cloned()
+        })
+    {
+        return match r {
+            Ok(()) => {
+                after_success(rt, &loc);
+                0
+            }
+            Err(e) => report::fatal_construct(rt, &e, loc.get()),
+        };
+    }
     if ka.flags & KERNEL_FLAG_NOWAIT != 0
         && start_nowait(rt, slot, loc.clone(), || {
             slot.enqueue_launch(rt, region, &mut args, &cfg)

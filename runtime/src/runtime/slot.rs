@@ -500,7 +500,19 @@ impl DeviceSlot {
         Ok(out)
     }
 
-    /// The kernel for host region id `region`.
+    /// The device address of global `name` in the images loaded on this device (loading the
+    /// program's images first); `None` when none defines it.
+    pub fn image_global(&self, rt: &Runtime, name: &str) -> Result<Option<usize>> {
+        self.ensure_images(rt)?;
+        let imgs = self.images.lock();
+        Ok(imgs.loaded.iter().flatten().find_map(|i| i.global(name)))
+    }
+
+    /// Whether an image loaded on this device has the kernel of host region id `region`.
+    pub fn has_kernel(&self, rt: &Runtime, region: usize) -> bool {
+        self.ensure_images(rt).is_ok() && self.kernel(rt, region).is_ok()
+    }
+
     /// The kernel for host region id `region` and its name; cached per device, so a launch
     /// after the first takes one lock and allocates nothing.
     pub(super) fn kernel(&self, rt: &Runtime, region: usize) -> Result<(KernelHandle, Arc<str>)> {

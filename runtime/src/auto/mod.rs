@@ -1,0 +1,329 @@
+//! Automatic spreading (`SPREAD_AUTO`, docs/auto-spread.md): a plain `target teams distribute
+//! parallel for` launch of a kernel the pass plugin marked spreadable runs as blocks of its
+//! iteration space over several devices.
+//!
+//! The pass gives each such kernel a window global (`__spread_win_<kernel>`, the normalized
+//! iterations `[lo, hi)` the kernel runs, everything by default) and a descriptor of its accesses
+//! ([`kinfo`]). Here a launch becomes a construct of the scheduling core ([`crate::spread`]):
+//! each block, on its device, writes the window, launches the kernel with the sections its
+//! iterations touch and puts the window back. Anything the plan cannot prove safe is refused,
+//! and a refusal is the program's own launch, unchanged: a refusal never changes results.
+
+pub mod kinfo;
+
+use crate::device::LaunchConfig;
+use crate::error::{Error, ErrorKind, Result};
+use crate::location::SourceLoc;
+use crate::runtime::mapping::MapArgs;
+use crate::runtime::{DeviceSlot, Runtime};
+use crate::spread::{Construct, Region};
+use kinfo::{Entry, KernelInfo, Plan};
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+/// Name prefix of the pass plugin's window globals.
+pub const WINDOW_PREFIX: &str = "__spread_win_";
+
+/// `__spread_construct_t::kind` of an automatically spread launch.
+pub const KIND_AUTO: i32 = 9;
+
+/// The window a kernel runs with when it is not spread: every iteration.
+const FULL: [i64; 2] = [0, i64::MAX];
+
+/// What is known of a kernel: its descriptor, or why it has none usable.
+type Known = std::result::Result<Arc<KernelInfo>, String>;
+
+/// Descriptors by host region id (parsed once per kernel).
+fn descriptors() -> &'static Mutex<HashMap<usize, Option<Known>>> {
+    static D: OnceLock<Mutex<HashMap<usize, Option<Known>>>> = OnceLock::new();
+    D.get_or_init(Default::default)
+}
+
+/// One lock per (device, kernel): held from a block's window write until the window is back to
+/// [`FULL`], so launches of one kernel on one device never see another's window.
+fn window_lock(device: usize, region: usize) -> Arc<Mutex<()>> {
+    type Locks = Mutex<HashMap<(usize, usize), Arc<Mutex<()>>>>;
+    static L: OnceLock<Locks> = OnceLock::new();
+    L.get_or_init(Default::default)
+        .lock()
+        .entry((device, region))
+        .or_default()
+        .clone()
+}
+
+/// The descriptor of the kernel of `region`: `None` when the pass gave it none (not compiled
+/// with the plugin, or not spreadable), `Some(Err)` when its images disagree or it is corrupt.
+fn descriptor(rt: &Runtime, region: usize) -> Option<Known> {
+    if let Some(k) = descriptors().lock().get(&region) {
+        return k.clone();
+    }
+    let known = rt.kernel_name(region).and_then(|name| {
+        let all = rt.kernel_descriptors(&name);
+        let first = all.first()?;
+        Some(if all.iter().any(|d| d != first) {
+            Err(format!(
+                "the images of kernel {name} carry different descriptors"
+            ))
+        } else {
+            KernelInfo::parse(first)
+                .map(Arc::new)
+                .map_err(|e| format!("kernel {name}: {e}"))
+        })
+    });
+    descriptors().lock().insert(region, known.clone());
+    known
+}
+
+/// How a launch went through automatic spreading.
+pub enum Outcome {
+    /// Not a kernel for automatic spreading (`SPREAD_AUTO` off, or no descriptor): the caller
+    /// launches it as usual.
+    NotMine,
+    /// Done here: spread, or refused and run as written (synchronously, as the window lock
+    /// requires).
+    Done(Result<()>),
+}
+
+/// `__tgt_target_kernel` of host region id `region`: spreads it when `SPREAD_AUTO` is on, the
+/// kernel has a descriptor and the plan holds. `device` is the construct's `device` clause (-1
+/// without one), `slot` where it would run.
+pub fn target_kernel(
+    rt: &'static Runtime,
+    slot: &'static DeviceSlot,
+    device: i64,
+    region: usize,
+    args: &mut MapArgs,
+    cfg: &LaunchConfig,
+    loc: &dyn Fn() -> Option<SourceLoc>,
+) -> Outcome {
+    let Some(wanted) = rt.config.auto.as_ref() else {
+        return Outcome::NotMine;
+    };
+    let Some(known) = descriptor(rt, region) else {
+        return Outcome::NotMine;
+    };
+    let name = rt.kernel_name(region).unwrap_or_else(|| Arc::from("?"));
+    let at = || {
+        loc().map_or_else(
+            || format!("kernel {name}"),
+            |l| format!("{}:{} (kernel {name})", l.file, l.line),
+        )
+    };
+    match decide(rt, known, wanted, device, region, args, cfg) {
+        Ok((devices, plan)) => {
+            if rt.config.info_auto {
+                eprintln!(
+                    "spread: auto: {} spread over devices {:?}: {} iterations",
+                    at(),
+                    devices,
+                    plan.tripcount()
+                );
+            }
+            let construct = Construct {
+                file: Arc::from(loc().map_or_else(|| name.to_string(), |l| l.file)),
+                line: loc().map_or(0, |l| i32::try_from(l.line).unwrap_or(0)),
+                kind: KIND_AUTO,
+                flags: 0,
+                schedule: 0,
+            };
+            Outcome::Done(spread(rt, construct, &devices, region, args, cfg, plan))
+        }
+        Err(why) => {
+            if rt.config.info_auto {
+                eprintln!("spread: auto: {} runs on device {}: {why}", at(), slot.id);
+            }
+            Outcome::Done(run_whole(rt, slot, region, args, cfg))
+        }
+    }
+}
+
+/// The devices and the plan of a launch that can be spread, or why it cannot.
+fn decide(
+    rt: &Runtime,
+    known: Known,
+    wanted: &[i32],
+    device: i64,
+    region: usize,
+    args: &MapArgs,
+    cfg: &LaunchConfig,
+) -> std::result::Result<(Vec<i32>, Plan), String> {
+    let info = known?;
+    if device != -1 {
+        return Err(format!("the construct names device({device})"));
+    }
+    if args.mappers.iter().any(|&m| m != 0) {
+        return Err("a map clause has a user-defined mapper".into());
+    }
+    let devices = devices_for(rt, wanted, region)?;
+    let entries: Vec<Entry> = (0..args.len())
+        .map(|i| Entry {
+            base: args.bases[i],
+            begin: args.begins[i],
+            size: args.sizes[i],
+            types: args.types[i],
+        })
+        .collect();
+    let plan = Plan::new(&info, &entries, cfg.tripcount).map_err(|r| r.0)?;
+    if let Some(why) = present_anywhere(rt, &devices, &entries) {
+        return Err(why);
+    }
+    Ok((devices, plan))
+}
+
+/// The devices to spread over: `SPREAD_AUTO`'s list or every device, less those without the
+/// kernel or its window; at least two.
+fn devices_for(
+    rt: &Runtime,
+    wanted: &[i32],
+    region: usize,
+) -> std::result::Result<Vec<i32>, String> {
+    let listed: Vec<i32> = if wanted.is_empty() {
+        (0..rt.num_devices() as i32).collect()
+    } else {
+        wanted.to_vec()
+    };
+    let name = rt.kernel_name(region).unwrap_or_else(|| Arc::from("?"));
+    let window = format!("{WINDOW_PREFIX}{name}");
+    let mut out = Vec::new();
+    let mut skipped = Vec::new();
+    for d in listed {
+        let Ok(slot) = rt.device(i64::from(d)) else {
+            skipped.push(format!("device {d} does not exist"));
+            continue;
+        };
+        if !slot.has_kernel(rt, region) {
+            skipped.push(format!("device {d} has no image with the kernel"));
+            continue;
+        }
+        match slot.image_global(rt, &window) {
+            Ok(Some(_)) => out.push(d),
+            _ => skipped.push(format!("device {d}'s image has no window for the kernel")),
+        }
+    }
+    if out.len() < 2 {
+        let mut why = format!("{} device(s) can run its blocks", out.len());
+        if !skipped.is_empty() {
+            why.push_str(&format!(" ({})", skipped.join("; ")));
+        }
+        return Err(why);
+    }
+    Ok(out)
+}
+
+/// Why the launch's data cannot be cut: a section already mapped on one of `devices` (by
+/// `target data` or `enter data`: its current copy may be there, not on the host).
+fn present_anywhere(rt: &Runtime, devices: &[i32], entries: &[Entry]) -> Option<String> {
+    for &d in devices {
+        let slot = rt.device(i64::from(d)).ok()?;
+        let table = slot.table.lock();
+        for (i, e) in entries.iter().enumerate() {
+            if e.types & 0x100 != 0 || e.size <= 0 {
+                continue;
+            }
+            if table.lookup(e.begin, e.size as usize).entry.is_some() {
+                return Some(format!(
+                    "map entry {i} is already present on device {d} (target data / enter data keeps it there)"
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// Sets `slot`'s window of the kernel and waits for the copy.
+fn set_window(slot: &DeviceSlot, addr: usize, window: [i64; 2]) -> Result<()> {
+    let bytes: [u8; 16] = {
+        let mut b = [0u8; 16];
+        b[..8].copy_from_slice(&window[0].to_le_bytes());
+        b[8..].copy_from_slice(&window[1].to_le_bytes());
+        b
+    };
+    let mut st = slot.stream()?;
+    slot.dev
+        .copy_to_device(addr, bytes.as_ptr() as usize, 16, &mut st)?;
+    slot.dev.synchronize(&mut st)
+}
+
+/// The launch as the program wrote it, on `slot`, with the full window (never changed by a
+/// block while the lock is free).
+fn run_whole(
+    rt: &Runtime,
+    slot: &DeviceSlot,
+    region: usize,
+    args: &mut MapArgs,
+    cfg: &LaunchConfig,
+) -> Result<()> {
+    let lock = window_lock(slot.id, region);
+    let _held = lock.lock();
+    slot.launch(rt, region, args, cfg)
+}
+
+/// One block: window `[lo, hi)`, the block's sections, the kernel, the full window again.
+fn run_block(
+    rt: &Runtime,
+    slot: &DeviceSlot,
+    region: usize,
+    mut args: MapArgs,
+    cfg: &LaunchConfig,
+    lo: u64,
+    hi: u64,
+) -> Result<()> {
+    let name = rt.kernel_name(region).unwrap_or_else(|| Arc::from("?"));
+    let window = format!("{WINDOW_PREFIX}{name}");
+    let addr = slot.image_global(rt, &window)?.ok_or_else(|| {
+        Error::new(
+            ErrorKind::Image,
+            format!("the window {window} is missing on device {}", slot.id),
+        )
+    })?;
+    let lock = window_lock(slot.id, region);
+    let _held = lock.lock();
+    set_window(slot, addr, [lo as i64, hi as i64])?;
+    let mut cfg = *cfg;
+    cfg.tripcount = hi - lo;
+    let r = slot.launch(rt, region, &mut args, &cfg);
+    let reset = set_window(slot, addr, FULL);
+    r.and(reset)
+}
+
+fn spread(
+    rt: &'static Runtime,
+    construct: Construct,
+    devices: &[i32],
+    region: usize,
+    args: &MapArgs,
+    cfg: &LaunchConfig,
+    plan: Plan,
+) -> Result<()> {
+    let info = rt.config.info_auto;
+    let tripcount = plan.tripcount();
+    let plan = Arc::new(plan);
+    let mut reg = Region::begin(rt, construct, 0, tripcount as i64, devices, 0)?;
+    while reg.advance() {
+        let chunk = reg.current();
+        if chunk.hi <= chunk.lo {
+            continue;
+        }
+        let (lo, hi) = (chunk.lo as u64, chunk.hi as u64);
+        let slot = rt.device(i64::from(chunk.device))?;
+        let mut block = args.clone();
+        for (i, s) in plan.block(lo, hi).into_iter().enumerate() {
+            block.begins[i] = s.begin;
+            block.sizes[i] = s.size;
+            block.types[i] = s.types;
+        }
+        if info {
+            eprintln!(
+                "spread: auto: block [{lo},{hi}) -> device {}:{}",
+                chunk.device,
+                plan.describe_block(lo, hi)
+            );
+        }
+        let cfg = *cfg;
+        reg.submit(slot, move || {
+            run_block(rt, slot, region, block, &cfg, lo, hi)
+        });
+    }
+    reg.end()
+}
