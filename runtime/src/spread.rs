@@ -23,6 +23,10 @@ use parking_lot::Mutex;
 use std::sync::Arc;
 use std::time::Instant;
 
+/// `__spread_construct_t::kind` of a kernel launch spread by `SPREAD_AUTO` (not in spread.h:
+/// only the runtime makes such constructs, see [`crate::auto`]).
+pub const KIND_AUTO: i32 = 9;
+
 /// `__SPREAD_FLAG_NOWAIT`.
 pub const FLAG_NOWAIT: i32 = 1;
 
@@ -51,7 +55,7 @@ impl Construct {
             4 => "target exit data spread",
             5 => "target update spread",
             8 => "teams",
-            crate::auto::KIND_AUTO => "target region spread by SPREAD_AUTO",
+            KIND_AUTO => "target region spread by SPREAD_AUTO",
             _ => "spread construct",
         }
     }

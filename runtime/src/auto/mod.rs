@@ -16,7 +16,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::location::SourceLoc;
 use crate::runtime::mapping::MapArgs;
 use crate::runtime::{DeviceSlot, Runtime};
-use crate::spread::{Construct, Region};
+use crate::spread::{Construct, Region, KIND_AUTO};
 use kinfo::{Entry, KernelInfo, Plan};
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -24,9 +24,6 @@ use std::sync::{Arc, OnceLock};
 
 /// Name prefix of the pass plugin's window globals.
 pub const WINDOW_PREFIX: &str = "__spread_win_";
-
-/// `__spread_construct_t::kind` of an automatically spread launch.
-pub const KIND_AUTO: i32 = 9;
 
 /// The window a kernel runs with when it is not spread: every iteration.
 const FULL: [i64; 2] = [0, i64::MAX];
