@@ -37,6 +37,12 @@ fn descriptors() -> &'static Mutex<HashMap<usize, Option<Known>>> {
     D.get_or_init(Default::default)
 }
 
+/// Whether this is the first launch of `region` seen without a descriptor (said once).
+fn first_sight(region: usize) -> bool {
+    static SEEN: OnceLock<Mutex<std::collections::HashSet<usize>>> = OnceLock::new();
+    SEEN.get_or_init(Default::default).lock().insert(region)
+}
+
 /// One lock per (device, kernel): held from a block's window write until the window is back to
 /// [`FULL`], so launches of one kernel on one device never see another's window.
 fn window_lock(device: usize, region: usize) -> Arc<Mutex<()>> {
@@ -97,15 +103,21 @@ pub fn target_kernel(
     let Some(wanted) = rt.config.auto.as_ref() else {
         return Outcome::NotMine;
     };
-    let Some(known) = descriptor(rt, region) else {
-        return Outcome::NotMine;
-    };
     let name = rt.kernel_name(region).unwrap_or_else(|| Arc::from("?"));
     let at = || {
         loc().map_or_else(
             || format!("kernel {name}"),
             |l| format!("{}:{} (kernel {name})", l.file, l.line),
         )
+    };
+    let Some(known) = descriptor(rt, region) else {
+        if rt.config.info_auto && first_sight(region) {
+            eprintln!(
+                "spread: auto: {} has no descriptor: built without the pass plugin, or refused by it (see -Rpass-missed=spread-auto)",
+                at()
+            );
+        }
+        return Outcome::NotMine;
     };
     match decide(rt, known, wanted, device, region, args, cfg) {
         Ok((devices, plan)) => {
