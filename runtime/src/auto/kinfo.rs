@@ -20,6 +20,10 @@ pub enum Mode {
     /// Reads the argument at addresses the analysis could not follow (a gather): every block
     /// needs the whole mapped section.
     Whole,
+    /// Is the variable of a `reduction` clause: `c0` is the operator and `c1` the type, as
+    /// spread.h codes them (`__SPREAD_RED_*`, `__SPREAD_RTYPE_*`), `width` its size. Each block
+    /// reduces into a partial of its own, combined into the variable on the host.
+    Reduce,
 }
 
 impl Mode {
@@ -114,6 +118,7 @@ impl KernelInfo {
                 2 => Mode::Write,
                 3 => Mode::ReadWrite,
                 4 => Mode::Whole,
+                5 => Mode::Reduce,
                 m => return Err(format!("record {k} has unknown mode {m}")),
             };
             let width = i64_at(b, r + 24);
@@ -161,6 +166,7 @@ impl KernelInfo {
                 Mode::Write => 2,
                 Mode::ReadWrite => 3,
                 Mode::Whole => 4,
+                Mode::Reduce => 5,
             };
             b.extend_from_slice(&a.param.to_le_bytes());
             b.extend_from_slice(&mode.to_le_bytes());
@@ -228,6 +234,23 @@ enum Cut {
         accesses: Vec<(i128, i128, i128)>,
         writes: bool,
     },
+    /// A reduction variable: a partial per block (the caller's), combined on the host.
+    Reduce { op: i32, ty: i32 },
+}
+
+/// A reduction variable of a spread launch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reduction {
+    /// Its map entry.
+    pub entry: usize,
+    /// spread.h's operator code.
+    pub op: i32,
+    /// spread.h's type code.
+    pub ty: i32,
+    /// The variable's host address.
+    pub original: usize,
+    /// Its size in bytes.
+    pub size: usize,
 }
 
 /// A launch that can be spread: how each of its map entries is cut.
@@ -300,6 +323,24 @@ impl Plan {
                 return refuse(format!(
                     "argument {k} is a zero-length map (the data is not mapped by this construct)"
                 ));
+            }
+            if let Some(r) = mine.iter().find(|a| a.mode == Mode::Reduce) {
+                if mine.len() != 1 {
+                    return refuse(format!(
+                        "argument {k} is a reduction variable also accessed in the loop"
+                    ));
+                }
+                if e.size != r.width || e.base != e.begin {
+                    return refuse(format!(
+                        "argument {k}: a reduction over {} bytes of a {}-byte variable (array reductions are not spread)",
+                        e.size, r.width
+                    ));
+                }
+                cuts[i] = Cut::Reduce {
+                    op: r.c0 as i32,
+                    ty: r.c1 as i32,
+                };
+                continue;
             }
             if mine.iter().any(|a| a.mode == Mode::Whole) {
                 if mine.iter().any(|a| a.mode.writes()) {
@@ -384,13 +425,31 @@ impl Plan {
         self.tripcount
     }
 
+    /// The reduction variables: each block's section of one is the caller's partial.
+    pub fn reductions(&self) -> Vec<Reduction> {
+        self.cuts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| match *c {
+                Cut::Reduce { op, ty } => Some(Reduction {
+                    entry: i,
+                    op,
+                    ty,
+                    original: self.entries[i].begin,
+                    size: self.entries[i].size as usize,
+                }),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The sections of block `[lo, hi)` (non-empty, inside `[0, tripcount)`), one per entry.
     pub fn block(&self, lo: u64, hi: u64) -> Vec<Section> {
         self.entries
             .iter()
             .zip(&self.cuts)
             .map(|(e, cut)| match cut {
-                Cut::Keep => Section {
+                Cut::Keep | Cut::Reduce { .. } => Section {
                     begin: e.begin,
                     size: e.size,
                     types: e.types,
@@ -420,7 +479,7 @@ impl Plan {
     pub fn describe_block(&self, lo: u64, hi: u64) -> String {
         let mut out = String::new();
         for (i, (s, e)) in self.block(lo, hi).iter().zip(&self.entries).enumerate() {
-            if self.cuts[i] == Cut::Keep {
+            if matches!(self.cuts[i], Cut::Keep | Cut::Reduce { .. }) {
                 continue;
             }
             let dir = match (s.types & 0x1 != 0, s.types & bits::FROM != 0) {
@@ -657,6 +716,32 @@ mod tests {
             accesses: vec![acc(0, Mode::Whole, 0, 0, 4), acc(0, Mode::Write, 0, 4, 4)],
         };
         assert!(why(&g, &[arr(0x1000, 40, 0x3)], 10).contains("cannot follow"));
+    }
+
+    #[test]
+    fn reduction_variables_are_listed_and_kept_whole() {
+        // s += x[i]: args (s, n, x).
+        let info = KernelInfo {
+            accesses: vec![acc(0, Mode::Reduce, 1, 10, 8), acc(2, Mode::Read, 0, 8, 8)],
+        };
+        let e = [arr(0x100, 8, TOFROM), lit(10), arr(0x2000, 80, TO)];
+        let p = Plan::new(&info, &e, 10).expect("spreads");
+        assert_eq!(
+            p.reductions(),
+            vec![Reduction {
+                entry: 0,
+                op: 1,
+                ty: 10,
+                original: 0x100,
+                size: 8
+            }]
+        );
+        assert_eq!(p.block(0, 5)[0].begin, 0x100);
+        let arrayred = [arr(0x100, 16, TOFROM), lit(10), arr(0x2000, 80, TO)];
+        assert!(Plan::new(&info, &arrayred, 10)
+            .expect_err("refused")
+            .0
+            .contains("array reductions"));
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod kinfo;
 use crate::device::LaunchConfig;
 use crate::error::{Error, ErrorKind, Result};
 use crate::location::SourceLoc;
+use crate::reduction;
 use crate::runtime::mapping::MapArgs;
 use crate::runtime::{DeviceSlot, Runtime};
 use crate::spread::{Construct, Region, KIND_AUTO};
@@ -308,7 +309,17 @@ fn spread(
     let info = rt.config.info_auto;
     let tripcount = plan.tripcount();
     let plan = Arc::new(plan);
+    let what = format!("{} at {}", construct.name(), construct.at());
+    let mut reductions = plan
+        .reductions()
+        .into_iter()
+        .map(|r| {
+            let var = reduction::Var::new(&what, (r.op, r.ty), r.original, r.size, devices.len())?;
+            Ok((r.entry, var))
+        })
+        .collect::<Result<Vec<_>>>()?;
     let mut reg = Region::begin(rt, construct, 0, tripcount as i64, devices, 0)?;
+    let mut blocks = 0;
     while reg.advance() {
         let chunk = reg.current();
         if chunk.hi <= chunk.lo {
@@ -322,6 +333,13 @@ fn spread(
             block.sizes[i] = s.size;
             block.types[i] = s.types;
         }
+        // Each block reduces into a partial of its own, starting from the identity.
+        for (i, var) in &mut reductions {
+            let p = var.partial(blocks) as usize;
+            block.bases[*i] = p;
+            block.begins[*i] = p;
+        }
+        blocks += 1;
         if info {
             eprintln!(
                 "spread: auto: block [{lo},{hi}) -> device {}:{}",
@@ -334,5 +352,14 @@ fn spread(
             run_block(rt, slot, region, block, &cfg, lo, hi)
         });
     }
-    reg.end()
+    reg.end()?;
+    for (_, var) in &reductions {
+        let size = var.ty.size();
+        // The program's variable, mapped by the launch: alive for its whole call.
+        let mut bytes = [0u8; 8];
+        crate::sys::access::transfer(bytes.as_mut_ptr() as usize, var.original, size);
+        var.fold(&mut bytes[..size]);
+        crate::sys::access::transfer(var.original, bytes.as_ptr() as usize, size);
+    }
+    Ok(())
 }
