@@ -270,6 +270,8 @@ pub struct Section {
     pub size: i64,
     /// Map type (the entry's, without `FROM` where the block writes nothing back).
     pub types: i64,
+    /// Whether the block writes into the section.
+    pub writes: bool,
 }
 
 impl Plan {
@@ -453,11 +455,13 @@ impl Plan {
                     begin: e.begin,
                     size: e.size,
                     types: e.types,
+                    writes: false,
                 },
                 Cut::Replicate => Section {
                     begin: e.begin,
                     size: e.size,
                     types: e.types & !bits::FROM,
+                    writes: false,
                 },
                 Cut::Affine { writes, .. } => {
                     let (a, b) = hull(cut, lo as i128, hi as i128, e.base);
@@ -469,6 +473,7 @@ impl Plan {
                         } else {
                             e.types & !bits::FROM
                         },
+                        writes: *writes,
                     }
                 }
             })
@@ -619,9 +624,11 @@ mod tests {
             Section {
                 begin: 10,
                 size: 0,
-                types: LIT
+                types: LIT,
+                writes: false
             }
         );
+        assert!(s[1].writes && !s[2].writes);
     }
 
     #[test]
@@ -766,7 +773,8 @@ mod tests {
             Section {
                 begin: 0x2000,
                 size: 800,
-                types: TO | PARAM
+                types: TO | PARAM,
+                writes: false
             }
         );
         assert_eq!(
@@ -774,7 +782,8 @@ mod tests {
             Section {
                 begin: 0x4000,
                 size: 16,
-                types: TO | PARAM
+                types: TO | PARAM,
+                writes: false
             }
         );
         assert_eq!((s[2].begin, s[2].size), (0x3000 + 20, 20));

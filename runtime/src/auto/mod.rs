@@ -10,6 +10,8 @@
 //! and a refusal is the program's own launch, unchanged: a refusal never changes results.
 
 pub mod kinfo;
+mod ranges;
+pub mod resident;
 
 use crate::device::LaunchConfig;
 use crate::error::{Error, ErrorKind, Result};
@@ -111,7 +113,20 @@ pub fn target_kernel(
             |l| format!("{}:{} (kernel {name})", l.file, l.line),
         )
     };
+    let resident = resident::resident_sections(args);
     let Some(known) = descriptor(rt, region) else {
+        if resident.iter().any(Option::is_some) {
+            // Data kept resident by Spread: the launch runs on its device, which first gets
+            // the current value of what it maps.
+            if rt.config.info_auto {
+                eprintln!(
+                    "spread: auto: {} runs on device {} (no descriptor) over resident data",
+                    at(),
+                    slot.id
+                );
+            }
+            return Outcome::Done(run_whole(rt, slot, region, args, cfg, &resident));
+        }
         if rt.config.info_auto && first_sight(region) {
             eprintln!(
                 "spread: auto: {} has no descriptor: built without the pass plugin, or refused by it (see -Rpass-missed=spread-auto)",
@@ -120,7 +135,7 @@ pub fn target_kernel(
         }
         return Outcome::NotMine;
     };
-    match decide(rt, known, wanted, device, region, args, cfg) {
+    match decide(rt, known, wanted, device, region, args, cfg, &resident) {
         Ok((devices, plan)) => {
             if rt.config.info_auto {
                 eprintln!(
@@ -137,18 +152,21 @@ pub fn target_kernel(
                 flags: 0,
                 schedule: 0,
             };
-            Outcome::Done(spread(rt, construct, &devices, region, args, cfg, plan))
+            Outcome::Done(spread(
+                rt, construct, &devices, region, args, cfg, plan, resident,
+            ))
         }
         Err(why) => {
             if rt.config.info_auto {
                 eprintln!("spread: auto: {} runs on device {}: {why}", at(), slot.id);
             }
-            Outcome::Done(run_whole(rt, slot, region, args, cfg))
+            Outcome::Done(run_whole(rt, slot, region, args, cfg, &resident))
         }
     }
 }
 
 /// The devices and the plan of a launch that can be spread, or why it cannot.
+#[allow(clippy::too_many_arguments)]
 fn decide(
     rt: &Runtime,
     known: Known,
@@ -157,6 +175,7 @@ fn decide(
     region: usize,
     args: &MapArgs,
     cfg: &LaunchConfig,
+    resident: &[Option<(usize, usize)>],
 ) -> std::result::Result<(Vec<i32>, Plan), String> {
     let info = known?;
     if device != -1 {
@@ -175,10 +194,29 @@ fn decide(
         })
         .collect();
     let plan = Plan::new(&info, &entries, cfg.tripcount).map_err(|r| r.0)?;
-    if let Some(why) = present_anywhere(rt, &devices, &entries) {
+    let others: Vec<Entry> = entries
+        .iter()
+        .zip(resident)
+        .filter(|(_, r)| r.is_none())
+        .map(|(e, _)| *e)
+        .collect();
+    if let Some(why) = present_anywhere(rt, &devices, &others) {
         return Err(why);
     }
     Ok((devices, plan))
+}
+
+/// A data construct under `SPREAD_AUTO`: arrays a construct without a `device` clause keeps
+/// resident become [`resident`] objects; `None` when automatic spreading is off or the
+/// construct is not one for them (the caller runs it as usual).
+pub fn data(
+    rt: &Runtime,
+    kind: resident::DataKind,
+    device: i64,
+    args: &MapArgs,
+) -> Option<Result<()>> {
+    rt.config.auto.as_ref()?;
+    resident::data(rt, kind, device, args)
 }
 
 /// The devices to spread over: `SPREAD_AUTO`'s list or every device, less those without the
@@ -263,10 +301,38 @@ fn run_whole(
     region: usize,
     args: &mut MapArgs,
     cfg: &LaunchConfig,
+    resident: &[Option<(usize, usize)>],
 ) -> Result<()> {
     let lock = window_lock(slot.id, region);
     let _held = lock.lock();
-    slot.launch(rt, region, args, cfg)
+    // A kernel without a descriptor may write any of it (a present entry's map type does not
+    // say).
+    let sections: Vec<(usize, usize, bool)> = resident
+        .iter()
+        .flatten()
+        .map(|&(lo, hi)| (lo, hi, true))
+        .collect();
+    with_resident(rt, slot, &sections, || slot.launch(rt, region, args, cfg))
+}
+
+/// Runs `launch` with the resident `sections` (`[lo, hi)`, written or not) current on `slot`
+/// before, and the written ones current only there after.
+fn with_resident(
+    rt: &Runtime,
+    slot: &DeviceSlot,
+    sections: &[(usize, usize, bool)],
+    launch: impl FnOnce() -> Result<()>,
+) -> Result<()> {
+    for &(lo, hi, _) in sections {
+        resident::fetch(rt, slot, lo, hi)?;
+    }
+    launch()?;
+    for &(lo, hi, writes) in sections {
+        if writes {
+            resident::wrote(slot.id, lo, hi);
+        }
+    }
+    Ok(())
 }
 
 /// One block: window `[lo, hi)`, the block's sections, the kernel, the full window again.
@@ -276,8 +342,8 @@ fn run_block(
     region: usize,
     mut args: MapArgs,
     cfg: &LaunchConfig,
-    lo: u64,
-    hi: u64,
+    (lo, hi): (u64, u64),
+    resident: &[(usize, usize, bool)],
 ) -> Result<()> {
     let name = rt.kernel_name(region).unwrap_or_else(|| Arc::from("?"));
     let window = format!("{WINDOW_PREFIX}{name}");
@@ -292,11 +358,14 @@ fn run_block(
     set_window(slot, addr, [lo as i64, hi as i64])?;
     let mut cfg = *cfg;
     cfg.tripcount = hi - lo;
-    let r = slot.launch(rt, region, &mut args, &cfg);
+    let r = with_resident(rt, slot, resident, || {
+        slot.launch(rt, region, &mut args, &cfg)
+    });
     let reset = set_window(slot, addr, FULL);
     r.and(reset)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn spread(
     rt: &'static Runtime,
     construct: Construct,
@@ -305,6 +374,7 @@ fn spread(
     args: &MapArgs,
     cfg: &LaunchConfig,
     plan: Plan,
+    resident: Vec<Option<(usize, usize)>>,
 ) -> Result<()> {
     let info = rt.config.info_auto;
     let tripcount = plan.tripcount();
@@ -328,10 +398,14 @@ fn spread(
         let (lo, hi) = (chunk.lo as u64, chunk.hi as u64);
         let slot = rt.device(i64::from(chunk.device))?;
         let mut block = args.clone();
+        let mut sections = Vec::new();
         for (i, s) in plan.block(lo, hi).into_iter().enumerate() {
             block.begins[i] = s.begin;
             block.sizes[i] = s.size;
             block.types[i] = s.types;
+            if resident[i].is_some() {
+                sections.push((s.begin, s.begin + s.size as usize, s.writes));
+            }
         }
         // Each block reduces into a partial of its own, starting from the identity.
         for (i, var) in &mut reductions {
@@ -349,7 +423,7 @@ fn spread(
         }
         let cfg = *cfg;
         reg.submit(slot, move || {
-            run_block(rt, slot, region, block, &cfg, lo, hi)
+            run_block(rt, slot, region, block, &cfg, (lo, hi), &sections)
         });
     }
     reg.end()?;

@@ -174,6 +174,16 @@ impl DataOp {
     }
 }
 
+impl From<DataOp> for crate::auto::resident::DataKind {
+    fn from(op: DataOp) -> Self {
+        match op {
+            DataOp::Begin => Self::Begin,
+            DataOp::End => Self::End,
+            DataOp::Update => Self::Update,
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn target_data(
     op: DataOp,
@@ -195,6 +205,13 @@ fn target_data(
     };
     let mut args = map_args(n, bases, begins, sizes, types, names, mappers);
     list_arguments(slot.id as i64, op.region(nowait), &loc, &args);
+    if let Some(r) = crate::auto::data(rt, op.into(), device, &args) {
+        match r {
+            Ok(()) => after_success(rt, &loc),
+            Err(e) => report::fatal_construct(rt, &e, loc.get()),
+        }
+        return;
+    }
     let returns_bases = args
         .types
         .iter()
