@@ -1,4 +1,5 @@
-//! Builds the C++ registration shim (`shim/shim.cpp`) against LLVM 19's headers.
+//! Builds the C++ side of the plugin against LLVM 19's headers: the registration shim
+//! (`shim/shim.cpp`) and the device-job `spread-auto` pass (`shim/autospread.cpp`).
 //!
 //! `llvm-config` is looked up as `$LLVM_CONFIG`, then
 //! `$LLVM_SYS_191_PREFIX/bin/llvm-config`, then `llvm-config-19` on `PATH`,
@@ -7,6 +8,10 @@
 use std::env;
 use std::path::PathBuf;
 use std::process::Command;
+
+/// The C++ sources, compiled into one static library.
+const SOURCES: &[&str] = &["shim/shim.cpp", "shim/autospread.cpp"];
+const HEADERS: &[&str] = &["shim/autospread.h"];
 
 fn llvm_config_candidates() -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -53,12 +58,14 @@ fn cxxflags() -> Vec<String> {
 }
 
 fn main() {
-    println!("cargo:rerun-if-changed=shim/shim.cpp");
+    for file in SOURCES.iter().chain(HEADERS) {
+        println!("cargo:rerun-if-changed={file}");
+    }
     println!("cargo:rerun-if-env-changed=LLVM_CONFIG");
     println!("cargo:rerun-if-env-changed=LLVM_SYS_191_PREFIX");
 
     let mut build = cc::Build::new();
-    build.cpp(true).file("shim/shim.cpp").warnings(false);
+    build.cpp(true).files(SOURCES).warnings(false);
     for flag in cxxflags() {
         // -std, -I, -D and code-generation flags all apply to the shim.
         build.flag(&flag);

@@ -1,14 +1,18 @@
 // Spread pass plugin: the C++ side.
 //
 // Everything that needs LLVM's C++ API lives here and nowhere else:
-//   * registering the `spread` module pass with the new pass manager
-//     (pipeline parsing for `opt -passes=spread`, PipelineStart for clang);
+//   * registering the `spread` module pass (host modules) and the
+//     `spread-auto` module pass (device modules, autospread.cpp) with the new
+//     pass manager (pipeline parsing for `opt -passes=spread` and
+//     `opt -passes=spread-auto`, PipelineStart for clang);
 //   * the few IR utilities the C API lacks (block splitting that keeps PHI
 //     nodes right, edge splitting, demotion of a value to a stack slot);
 //   * diagnostics: optimisation remarks (-Rpass=spread / -pass-remarks=spread)
 //     and compile errors reported through the LLVMContext.
 // The transformation itself is written in Rust (src/), which is called
 // through spread_pass_run_on_module().
+
+#include "autospread.h"
 
 #include "llvm-c/Core.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
@@ -84,17 +88,26 @@ void spread_shim_register_callbacks(PassBuilder &PB) {
   PB.registerPipelineParsingCallback(
       [](StringRef Name, ModulePassManager &MPM,
          ArrayRef<PassBuilder::PipelineElement>) {
-        if (Name != "spread")
-          return false;
-        MPM.addPass(SpreadPass());
-        return true;
+        if (Name == "spread") {
+          MPM.addPass(SpreadPass());
+          return true;
+        }
+        if (Name == "spread-auto") {
+          MPM.addPass(spread::SpreadAutoPass());
+          return true;
+        }
+        return false;
       });
   // Clang: run on the unoptimised IR at the start of the default pipeline
   // (once per module and pipeline; the Rust side also skips regions it has
-  // already rewritten, so running twice is harmless).
+  // already rewritten, so running twice is harmless). `spread` only works on
+  // host modules and `spread-auto` only on device modules, where clang's
+  // stack slots are still intact for its clamps; it skips kernels that
+  // already have a window.
   PB.registerPipelineStartEPCallback(
       [](ModulePassManager &MPM, OptimizationLevel) {
         MPM.addPass(SpreadPass());
+        MPM.addPass(spread::SpreadAutoPass());
       });
 }
 

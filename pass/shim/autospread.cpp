@@ -1,0 +1,1788 @@
+// Spread pass plugin: the `spread-auto` device-job pass.
+//
+// clang-19 compiles a combined `target teams distribute parallel for` (and
+// `... simd`, `target teams loop`, `target` + tightly nested `teams distribute
+// parallel for`) into three functions:
+//   K(dyn_ptr, args...)      the kernel: calls T (nvptx) or forks it (x86);
+//   T(gtid*, btid*, caps...) the teams function: splits the normalized
+//                            iterations [0, tripcount) over the teams with a
+//                            distribute static init, calls P per chunk;
+//   P(gtid*, btid*, prev.lb, prev.ub, caps...)
+//                            the parallel function: splits a team's chunk
+//                            [prev.lb, prev.ub] over the threads.
+// A runtime can run one such launch as several launches on several devices if
+//   (1) each launch runs only a window [lo, hi) of the iterations, and
+//   (2) it knows which bytes of each kernel argument a window touches.
+// For (1) this pass adds a global window per kernel and clamps the bounds in T
+// and P to it; for (2) it analyses every memory access of P with
+// ScalarEvolution on a clone of the module and embeds the result as a
+// descriptor. A kernel the analysis cannot prove safe is left exactly as clang
+// made it, with a missed-optimization remark that says why.
+//
+// The contract with the runtime (the window global, the descriptor layout) is
+// documented in docs/pass.md, "Automatic spreading (spread-auto)".
+
+#include "autospread.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/OptimizationRemarkEmitter.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Operator.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Scalar/EarlyCSE.h"
+#include "llvm/Transforms/Scalar/LICM.h"
+#include "llvm/Transforms/Scalar/LoopPassManager.h"
+#include "llvm/Transforms/Scalar/SROA.h"
+#include "llvm/Transforms/Scalar/SimplifyCFG.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/LCSSA.h"
+#include "llvm/Transforms/Utils/LoopSimplify.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+#include "llvm/Transforms/Utils/ValueMapper.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+using namespace llvm;
+
+namespace {
+
+// The remark pass name (-Rpass=spread-auto). A string literal: remarks keep
+// the pointer.
+const char *const PassName = "spread-auto";
+
+// Window and descriptor names; the runtime looks them up by kernel name.
+const char *const WindowPrefix = "__spread_win_";
+const char *const InfoPrefix = "__spread_kinfo_";
+// hi of the default window: every iteration (normalized iterations fit in an
+// i64), so an image runs unchanged on a runtime that never writes the window.
+constexpr int64_t WindowAll = INT64_MAX;
+
+// Descriptor (docs/pass.md): header, then one 48-byte record per access form.
+constexpr uint32_t InfoVersion = 1;
+enum AccessMode : uint32_t {
+  ModeRead = 1,
+  ModeWrite = 2,
+  ModeReadWrite = 3, // the same affine form is read and written
+  ModeWhole = 4,     // read-only argument with non-affine reads
+};
+
+struct Record {
+  uint32_t Param = 0; // kernel argument index, dyn_ptr not counted
+  uint32_t Mode = 0;
+  int64_t C0 = 0; // byte offset = C0 + C1 * iv + SymCoeff * sym
+  int64_t C1 = 0;
+  int64_t Width = 0; // bytes accessed at that offset
+  int32_t SymParam = -1;
+  uint32_t SymBits = 0;
+  int64_t SymCoeff = 0;
+
+  // Everything but the mode: records with the same key merge their modes.
+  auto key() const {
+    return std::make_tuple(Param, SymParam, SymCoeff, SymBits, C1, C0, Width);
+  }
+};
+
+// ---------------------------------------------------------------------------
+// clang's and the OpenMP runtimes' entry points
+
+StringRef calleeName(const CallBase *CB) {
+  if (const Function *F = CB->getCalledFunction())
+    return F->getName();
+  return "";
+}
+
+// The iteration variable's type, from the _4/_4u/_8/_8u suffix of a static
+// init call (clang picks the variant from the loop's IV type).
+struct IVType {
+  unsigned Bits = 32;
+  bool Signed = true;
+};
+
+std::optional<IVType> ivTypeOf(StringRef Name) {
+  StringRef Suffix = Name.substr(Name.rfind('_') + 1);
+  if (Suffix == "4")
+    return IVType{32, true};
+  if (Suffix == "4u")
+    return IVType{32, false};
+  if (Suffix == "8")
+    return IVType{64, true};
+  if (Suffix == "8u")
+    return IVType{64, false};
+  return std::nullopt;
+}
+
+// The worksharing init of a parallel loop (P), also used by x86 T.
+bool isForStaticInit(StringRef N) {
+  return N.starts_with("__kmpc_for_static_init_") && ivTypeOf(N);
+}
+
+// The distribute init in T: x86 uses the for variant with schedule 92, GPUs
+// the distribute variant with schedule 91 (chunked by the block size).
+bool isDistributeInit(StringRef N) {
+  return isForStaticInit(N) ||
+         (N.starts_with("__kmpc_distribute_static_init_") && ivTypeOf(N));
+}
+
+bool isForkTeams(const CallBase *CB) {
+  return calleeName(CB) == "__kmpc_fork_teams";
+}
+bool isForkCall(const CallBase *CB) {
+  return calleeName(CB) == "__kmpc_fork_call";
+}
+bool isParallel51(const CallBase *CB) {
+  return calleeName(CB) == "__kmpc_parallel_51";
+}
+
+// Runtime calls clang emits for the combined constructs themselves; they only
+// touch the runtime's state and the loop-bound slots they are given.
+bool isBookkeepingCall(StringRef N) {
+  static const char *const Names[] = {
+      "__kmpc_for_static_fini",
+      "__kmpc_distribute_static_fini",
+      "__kmpc_global_thread_num",
+      "__kmpc_get_hardware_num_threads_in_block",
+      "__kmpc_get_hardware_thread_id_in_block",
+      "__kmpc_get_warp_size",
+      "__kmpc_is_spmd_exec_mode",
+      "__kmpc_barrier",
+      "__kmpc_barrier_simple_spmd",
+      "__kmpc_alloc_shared",
+      "__kmpc_free_shared",
+      "__kmpc_push_num_threads",
+      "__kmpc_push_num_teams",
+      "__kmpc_push_num_teams_51",
+      "__kmpc_push_proc_bind",
+      "__kmpc_target_init",
+      "__kmpc_target_deinit",
+  };
+  if (isDistributeInit(N))
+    return true;
+  return any_of(Names, [&](const char *S) { return N == S; });
+}
+
+// Math library functions: pure apart from errno, which is per host thread and
+// not data of the kernel. Also as __nv_* (libdevice) and __ocml_*_fNN.
+bool isMathFunction(StringRef N) {
+  if (N.consume_front("__nv_")) {
+    // as is
+  } else if (N.consume_front("__ocml_")) {
+    if (!(N.consume_back("_f64") || N.consume_back("_f32") ||
+          N.consume_back("_f16")))
+      return false;
+  }
+  static const char *const Names[] = {
+      "sqrt",   "cbrt",      "rsqrt",  "exp",       "exp2",  "exp10",
+      "expm1",  "log",       "log2",   "log10",     "log1p", "pow",
+      "sin",    "cos",       "tan",    "asin",      "acos",  "atan",
+      "atan2",  "sinh",      "cosh",   "tanh",      "asinh", "acosh",
+      "atanh",  "fabs",      "floor",  "ceil",      "trunc", "round",
+      "rint",   "nearbyint", "fmod",   "remainder", "fmin",  "fmax",
+      "fdim",   "fma",       "hypot",  "copysign",  "erf",   "erfc",
+      "tgamma", "ldexp",     "scalbn", "logb",      "ilogb", "abs",
+      "labs",   "llabs",     "lround", "llround",   "lrint", "llrint",
+  };
+  for (const char *S : Names) {
+    StringRef Base(S);
+    if (N == Base)
+      return true;
+    if (N.size() == Base.size() + 1 && N.starts_with(Base) &&
+        (N.back() == 'f' || N.back() == 'l'))
+      return true;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------
+// Kernels and the K -> T -> P chain
+
+// The offload entry functions of the module: nvvm.annotations kernels,
+// kernel calling conventions (amdgcn), and the x86 image's offload entries.
+SmallVector<Function *, 8> findKernels(Module &M) {
+  SmallPtrSet<Function *, 8> Set;
+  if (NamedMDNode *NA = M.getNamedMetadata("nvvm.annotations")) {
+    for (MDNode *N : NA->operands()) {
+      if (N->getNumOperands() < 2)
+        continue;
+      auto *VM = dyn_cast_or_null<ValueAsMetadata>(N->getOperand(0).get());
+      auto *Kind = dyn_cast_or_null<MDString>(N->getOperand(1).get());
+      if (VM && Kind && Kind->getString() == "kernel")
+        if (auto *F = dyn_cast<Function>(VM->getValue()->stripPointerCasts()))
+          Set.insert(F);
+    }
+  }
+  for (GlobalVariable &GV : M.globals()) {
+    if (!GV.hasInitializer() || GV.getSection() != "omp_offloading_entries")
+      continue;
+    if (auto *CS = dyn_cast<ConstantStruct>(GV.getInitializer()))
+      if (CS->getNumOperands() > 0)
+        if (auto *F =
+                dyn_cast<Function>(CS->getOperand(0)->stripPointerCasts()))
+          Set.insert(F);
+  }
+  SmallVector<Function *, 8> Out;
+  for (Function &F : M) {
+    bool Kernel = Set.contains(&F) ||
+                  F.getCallingConv() == CallingConv::PTX_Kernel ||
+                  F.getCallingConv() == CallingConv::AMDGPU_KERNEL;
+    if (Kernel && !F.isDeclaration() && F.arg_size() >= 1 &&
+        F.getName().starts_with("__omp_offloading_"))
+      Out.push_back(&F);
+  }
+  return Out;
+}
+
+struct Chain {
+  Function *K = nullptr;
+  Function *T = nullptr;
+  Function *P = nullptr;
+  // In K: __kmpc_fork_teams(loc, n, T, caps...) or T(gtid*, btid*, caps...).
+  CallBase *TCall = nullptr;
+  // In T: __kmpc_fork_call(loc, n, P, caps...) or
+  // __kmpc_parallel_51(loc, gtid, if, nthreads, bind, P, wrapper, caps[], n).
+  CallBase *PCall = nullptr;
+};
+
+// Finds T and P from K. Refuses unless K runs exactly one teams function and
+// that one exactly one parallel function, each used only there.
+bool findChain(Function &K, Chain &C, std::string &Why) {
+  const std::string NoLoop = "no combined teams distribute parallel for loop";
+  C = Chain();
+  C.K = &K;
+  for (Instruction &I : instructions(K)) {
+    auto *CB = dyn_cast<CallBase>(&I);
+    if (!CB)
+      continue;
+    Function *Callee = CB->getCalledFunction();
+    Function *Target = nullptr;
+    if (isForkTeams(CB) && CB->arg_size() >= 3)
+      Target = dyn_cast<Function>(CB->getArgOperand(2)->stripPointerCasts());
+    else if (isForkCall(CB) || isParallel51(CB)) {
+      Why = NoLoop + " (a parallel region without teams)";
+      return false;
+    } else if (Callee && !Callee->isDeclaration())
+      Target = Callee;
+    if (!Target)
+      continue;
+    if (C.T) {
+      Why = NoLoop + " (the kernel calls more than one function)";
+      return false;
+    }
+    C.T = Target;
+    C.TCall = CB;
+  }
+  if (!C.T || C.T->isDeclaration()) {
+    Why = NoLoop;
+    return false;
+  }
+  for (Instruction &I : instructions(*C.T)) {
+    auto *CB = dyn_cast<CallBase>(&I);
+    if (!CB)
+      continue;
+    Function *Target = nullptr;
+    if (isForkCall(CB) && CB->arg_size() >= 3)
+      Target = dyn_cast<Function>(CB->getArgOperand(2)->stripPointerCasts());
+    else if (isParallel51(CB) && CB->arg_size() >= 9)
+      Target = dyn_cast<Function>(CB->getArgOperand(5)->stripPointerCasts());
+    else if (CB->getCalledFunction() &&
+             !CB->getCalledFunction()->isDeclaration()) {
+      Why = NoLoop + " (the teams region calls '" +
+            demangle(calleeName(CB).str()) + "')";
+      return false;
+    }
+    if (!Target)
+      continue;
+    if (C.P) {
+      Why = NoLoop + " (more than one parallel region in the teams region)";
+      return false;
+    }
+    C.P = Target;
+    C.PCall = CB;
+  }
+  if (!C.P || C.P->isDeclaration()) {
+    Why = NoLoop + " (a teams region without a parallel loop)";
+    return false;
+  }
+  // T and P are clang's outlined functions: one caller each, and P takes the
+  // distribute chunk as its arguments 2 and 3.
+  if (!C.T->hasLocalLinkage() || !C.T->hasOneUse() || !C.P->hasLocalLinkage() ||
+      !C.P->hasOneUse() || C.P->arg_size() < 4 || C.T->arg_size() < 2 ||
+      C.T == C.P || C.T == &K || C.P == &K) {
+    Why = NoLoop + " (unexpected outlined functions)";
+    return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Value tracing through the chain (on the clone)
+
+// Where a value (or a pointer) comes from.
+struct Source {
+  enum KindTy {
+    KernelArg, // kernel parameter Index (dyn_ptr not counted)
+    Slot,      // the stack slot Alloca (pointer identity)
+    ThreadId,  // the gtid/btid argument of T or P
+    Other,     // something else; Stop is where tracing stopped
+  } Kind = Other;
+  unsigned Index = 0;
+  AllocaInst *Alloca = nullptr;
+  Value *Stop = nullptr;
+};
+
+class Tracer {
+public:
+  Tracer(const Chain &C, const DataLayout &DL) : C(C), DL(DL) {}
+
+  // Follows V back through casts, T's and P's parameters, and loads from
+  // read-only slots of K or T (captures by reference) to its source. Bits is
+  // narrowed to the number of low bits that survive on the way (truncations,
+  // masks, narrower loads), so that a by-value `int` that travels in an i64
+  // slot comes back as a kernel argument with Bits = 32.
+  Source resolve(Value *V, unsigned &Bits) {
+    for (unsigned Step = 0; Step < 64; ++Step) {
+      if (auto *A = dyn_cast<AllocaInst>(V))
+        return slot(A);
+      if (auto *Arg = dyn_cast<Argument>(V)) {
+        Function *F = Arg->getParent();
+        unsigned N = Arg->getArgNo();
+        if (F == C.K)
+          return N == 0 ? other(V) : kernelArg(N - 1);
+        if (F != C.T && F != C.P)
+          return other(V);
+        if (N < 2)
+          return threadId();
+        Value *Actual = actualFor(F, N);
+        if (!Actual)
+          return other(V);
+        V = Actual;
+        continue;
+      }
+      if (auto *LI = dyn_cast<LoadInst>(V)) {
+        Value *Stored = readFromSlot(LI);
+        if (!Stored)
+          return other(V);
+        Bits = std::min<unsigned>(Bits, sizeInBits(LI->getType()));
+        V = Stored;
+        continue;
+      }
+      if (auto *CI = dyn_cast<CastInst>(V)) {
+        switch (CI->getOpcode()) {
+        case Instruction::Trunc:
+          Bits = std::min<unsigned>(Bits, sizeInBits(CI->getType()));
+          break;
+        case Instruction::ZExt:
+        case Instruction::SExt:
+        case Instruction::BitCast:
+        case Instruction::AddrSpaceCast:
+        case Instruction::IntToPtr:
+        case Instruction::PtrToInt:
+          Bits = std::min<unsigned>(Bits, sizeInBits(CI->getSrcTy()));
+          break;
+        default:
+          return other(V);
+        }
+        V = CI->getOperand(0);
+        continue;
+      }
+      if (auto *FI = dyn_cast<FreezeInst>(V)) {
+        V = FI->getOperand(0);
+        continue;
+      }
+      if (auto *BO = dyn_cast<BinaryOperator>(V)) {
+        // SROA turns "store i32, load i64" of a by-value capture into a mask.
+        auto *Mask = dyn_cast<ConstantInt>(BO->getOperand(1));
+        if (BO->getOpcode() == Instruction::And && Mask &&
+            Mask->getValue().isMask()) {
+          Bits = std::min<unsigned>(Bits, Mask->getValue().countr_one());
+          V = BO->getOperand(0);
+          continue;
+        }
+        return other(V);
+      }
+      if (auto *GEP = dyn_cast<GEPOperator>(V)) {
+        if (!GEP->hasAllZeroIndices())
+          return other(V);
+        V = GEP->getPointerOperand();
+        continue;
+      }
+      return other(V);
+    }
+    return other(V);
+  }
+
+  // The value a slot of K or T holds when T or P reads it: the slot must be
+  // stored exactly once, before the call that hands it on, and only read
+  // after that (clang's captures by reference in the nested target form).
+  Value *readOnlySlotValue(AllocaInst *A) {
+    auto It = SlotCache.find(A);
+    if (It != SlotCache.end())
+      return It->second;
+    Value *V = computeSlotValue(A);
+    SlotCache[A] = V;
+    return V;
+  }
+
+  // The actual argument for parameter N (>= 2) of T or P.
+  Value *actualFor(Function *F, unsigned N) {
+    if (F == C.T) {
+      unsigned Idx = isForkTeams(C.TCall) ? 3 + (N - 2) : N;
+      return Idx < C.TCall->arg_size() ? C.TCall->getArgOperand(Idx) : nullptr;
+    }
+    if (F == C.P) {
+      if (isForkCall(C.PCall)) {
+        unsigned Idx = 3 + (N - 2);
+        return Idx < C.PCall->arg_size() ? C.PCall->getArgOperand(Idx)
+                                         : nullptr;
+      }
+      if (isParallel51(C.PCall))
+        return argArrayElement(N - 2);
+    }
+    return nullptr;
+  }
+
+  unsigned sizeInBits(Type *Ty) const {
+    return static_cast<unsigned>(DL.getTypeSizeInBits(Ty).getFixedValue());
+  }
+
+private:
+  static Source kernelArg(unsigned I) {
+    Source S;
+    S.Kind = Source::KernelArg;
+    S.Index = I;
+    return S;
+  }
+  static Source slot(AllocaInst *A) {
+    Source S;
+    S.Kind = Source::Slot;
+    S.Alloca = A;
+    return S;
+  }
+  static Source threadId() {
+    Source S;
+    S.Kind = Source::ThreadId;
+    return S;
+  }
+  static Source other(Value *V) {
+    Source S;
+    S.Stop = V;
+    return S;
+  }
+
+  // What a load reads if it reads a read-only slot of K or T at offset 0.
+  Value *readFromSlot(LoadInst *LI) {
+    if (!LI->isSimple())
+      return nullptr;
+    unsigned PtrBits = 64;
+    Source S = resolve(LI->getPointerOperand(), PtrBits);
+    if (S.Kind != Source::Slot)
+      return nullptr;
+    Value *Stored = readOnlySlotValue(S.Alloca);
+    if (!Stored || sizeInBits(LI->getType()) > sizeInBits(Stored->getType()))
+      return nullptr;
+    return Stored;
+  }
+
+  // nvptx: P's captures travel in T's `[N x ptr]` array, element I.
+  Value *argArrayElement(unsigned I) {
+    auto *Array =
+        dyn_cast<AllocaInst>(C.PCall->getArgOperand(7)->stripPointerCasts());
+    if (!Array || Array->getFunction() != C.T)
+      return nullptr;
+    const int64_t Want =
+        static_cast<int64_t>(I) * static_cast<int64_t>(DL.getPointerSize());
+    Value *Found = nullptr;
+    for (StoreInst *SI : arrayStores(Array)) {
+      int64_t Off = 0;
+      if (!storeOffset(SI, Array, Off))
+        return nullptr;
+      if (Off != Want)
+        continue;
+      if (Found)
+        return nullptr; // stored twice: not clang's pattern
+      Found = SI->getValueOperand();
+    }
+    return Found;
+  }
+
+  // The stores into the argument array (directly or through constant GEPs).
+  SmallVector<StoreInst *, 8> arrayStores(AllocaInst *Array) {
+    SmallVector<StoreInst *, 8> Out;
+    SmallVector<Value *, 8> Work{Array};
+    while (!Work.empty()) {
+      Value *V = Work.pop_back_val();
+      for (User *U : V->users()) {
+        if (auto *SI = dyn_cast<StoreInst>(U)) {
+          if (SI->getPointerOperand() == V)
+            Out.push_back(SI);
+        } else if (isa<GEPOperator>(U) || isa<BitCastInst>(U)) {
+          Work.push_back(U);
+        }
+      }
+    }
+    return Out;
+  }
+
+  bool storeOffset(StoreInst *SI, AllocaInst *Base, int64_t &Off) const {
+    APInt Offset(DL.getIndexTypeSizeInBits(SI->getPointerOperand()->getType()),
+                 0);
+    const Value *B = SI->getPointerOperand()->stripAndAccumulateConstantOffsets(
+        DL, Offset, /*AllowNonInbounds=*/true);
+    if (B != Base || !Offset.isSignedIntN(64))
+      return false;
+    Off = Offset.getSExtValue();
+    return true;
+  }
+
+  // Whether parameter N of G (T or P) is only read through, or handed on to
+  // P where it is only read through.
+  bool onlyReadThrough(Function *G, unsigned N, unsigned Depth = 0) {
+    if (N >= G->arg_size() || Depth > 4)
+      return false;
+    SmallVector<Value *, 8> Work{G->getArg(N)};
+    while (!Work.empty()) {
+      Value *V = Work.pop_back_val();
+      for (User *U : V->users()) {
+        if (auto *LI = dyn_cast<LoadInst>(U)) {
+          if (LI->getPointerOperand() == V && LI->isSimple())
+            continue;
+          return false;
+        }
+        if (isa<GEPOperator>(U) || isa<BitCastInst>(U)) {
+          Work.push_back(U);
+          continue;
+        }
+        if (G == C.T && !handedToP(V, U, Depth))
+          return false;
+        if (G != C.T)
+          return false;
+      }
+    }
+    return true;
+  }
+
+  // T hands V to P (as a fork_call argument or in the parallel_51 array);
+  // true if P only reads through it.
+  bool handedToP(Value *V, User *U, unsigned Depth) {
+    if (U == C.PCall && isForkCall(C.PCall)) {
+      for (unsigned I = 3; I < C.PCall->arg_size(); ++I)
+        if (C.PCall->getArgOperand(I) == V &&
+            !onlyReadThrough(C.P, I - 3 + 2, Depth + 1))
+          return false;
+      return C.PCall->getArgOperand(0) != V && C.PCall->getArgOperand(1) != V &&
+             C.PCall->getArgOperand(2) != V;
+    }
+    if (auto *SI = dyn_cast<StoreInst>(U)) {
+      if (SI->getValueOperand() != V || !isParallel51(C.PCall))
+        return false;
+      auto *Array =
+          dyn_cast<AllocaInst>(C.PCall->getArgOperand(7)->stripPointerCasts());
+      int64_t Off = 0;
+      if (!Array || !storeOffset(SI, Array, Off) || Off < 0 ||
+          Off % static_cast<int64_t>(DL.getPointerSize()) != 0)
+        return false;
+      unsigned Elt = static_cast<unsigned>(
+          Off / static_cast<int64_t>(DL.getPointerSize()));
+      return onlyReadThrough(C.P, Elt + 2, Depth + 1);
+    }
+    return false;
+  }
+
+  Value *computeSlotValue(AllocaInst *A) {
+    Function *F = A->getFunction();
+    if (F != C.K && F != C.T)
+      return nullptr;
+    CallBase *HandOn = F == C.K ? C.TCall : C.PCall;
+    Function *Callee = F == C.K ? C.T : C.P;
+    StoreInst *Only = nullptr;
+    for (User *U : A->users()) {
+      if (auto *SI = dyn_cast<StoreInst>(U)) {
+        if (SI->getPointerOperand() == A && SI->getValueOperand() != A) {
+          if (Only || !SI->isSimple())
+            return nullptr;
+          Only = SI;
+          continue;
+        }
+        if (F == C.T && handedToP(A, SI, 0))
+          continue;
+        return nullptr;
+      }
+      if (auto *LI = dyn_cast<LoadInst>(U)) {
+        if (LI->getPointerOperand() == A)
+          continue;
+        return nullptr;
+      }
+      if (auto *II = dyn_cast<IntrinsicInst>(U))
+        if (II->isLifetimeStartOrEnd())
+          continue;
+      if (U == HandOn) {
+        if (F == C.T) {
+          if (!handedToP(A, U, 0))
+            return nullptr;
+          continue;
+        }
+        // K hands the slot to T.
+        for (unsigned I = 0; I < HandOn->arg_size(); ++I) {
+          if (HandOn->getArgOperand(I) != A)
+            continue;
+          unsigned Formal = isForkTeams(HandOn) ? I - 3 + 2 : I;
+          if ((isForkTeams(HandOn) && I < 3) ||
+              !onlyReadThrough(Callee, Formal))
+            return nullptr;
+        }
+        if (HandOn->getCalledOperand() == A)
+          return nullptr;
+        continue;
+      }
+      return nullptr;
+    }
+    if (!Only)
+      return nullptr;
+    DominatorTree DT(*F);
+    if (!DT.dominates(Only, HandOn))
+      return nullptr;
+    return Only->getValueOperand();
+  }
+
+  const Chain &C;
+  const DataLayout &DL;
+  DenseMap<AllocaInst *, Value *> SlotCache;
+};
+
+// ---------------------------------------------------------------------------
+// Polynomials over SCEV atoms
+//
+// An address is linearized into a sum of monomials with integer coefficients.
+// The atoms are SCEVUnknown values (arguments, loads of the loop-bound slots,
+// ...) and the iteration count of the worksharing loop. Truncations and
+// extensions are looked through: signed overflow is UB in the source (clang's
+// nsw), unsigned IVs and 32-bit offsets are assumed not to wrap; the runtime
+// checks that each derived section lies inside the mapped one.
+
+using Monomial = std::vector<const void *>; // sorted atoms; {} = constant
+using Poly = std::map<Monomial, int64_t>;
+
+bool addScaled(Poly &Acc, const Poly &P, int64_t Scale) {
+  for (const auto &[M, Coeff] : P) {
+    int64_t Prod = 0, Sum = 0;
+    if (__builtin_mul_overflow(Coeff, Scale, &Prod))
+      return false;
+    auto It = Acc.find(M);
+    int64_t Old = It == Acc.end() ? 0 : It->second;
+    if (__builtin_add_overflow(Old, Prod, &Sum))
+      return false;
+    if (Sum == 0) {
+      if (It != Acc.end())
+        Acc.erase(It);
+    } else {
+      Acc[M] = Sum;
+    }
+  }
+  return true;
+}
+
+std::optional<Poly> multiply(const Poly &A, const Poly &B) {
+  Poly Out;
+  for (const auto &[MA, CA] : A) {
+    for (const auto &[MB, CB] : B) {
+      Monomial M = MA;
+      M.insert(M.end(), MB.begin(), MB.end());
+      if (M.size() > 3)
+        return std::nullopt;
+      std::sort(M.begin(), M.end());
+      int64_t Prod = 0;
+      if (__builtin_mul_overflow(CA, CB, &Prod))
+        return std::nullopt;
+      Poly Term{{M, Prod}};
+      if (!addScaled(Out, Term, 1))
+        return std::nullopt;
+    }
+  }
+  return Out;
+}
+
+class Linearizer {
+public:
+  Linearizer(ScalarEvolution &SE, const Loop *L) : SE(SE), L(L) {}
+
+  std::optional<Poly> run(const SCEV *S) { return lin(S, UINT_MAX, 0); }
+
+  // The iteration count of the worksharing loop, as an atom.
+  const void *iteration() const { return L; }
+
+  // After the IV's own polynomial is known, uses of the IV phi as an opaque
+  // value are replaced by it.
+  void setIV(const PHINode *Phi, Poly P) {
+    IVPhi = Phi;
+    IVPoly = std::move(P);
+  }
+
+  // The narrowest width at which each atom was used (truncations above it).
+  DenseMap<const Value *, unsigned> Bits;
+  // Set when an address moves with a loop other than the worksharing loop.
+  bool SawOtherLoop = false;
+
+private:
+  std::optional<Poly> lin(const SCEV *S, unsigned TruncBits, unsigned Depth) {
+    if (Depth > 48)
+      return std::nullopt;
+    switch (S->getSCEVType()) {
+    case scConstant: {
+      const APInt &V = cast<SCEVConstant>(S)->getAPInt();
+      if (!V.isSignedIntN(64))
+        return std::nullopt;
+      Poly P;
+      if (!V.isZero())
+        P[{}] = V.getSExtValue();
+      return P;
+    }
+    case scTruncate:
+      return lin(
+          cast<SCEVCastExpr>(S)->getOperand(0),
+          std::min<unsigned>(TruncBits, SE.getTypeSizeInBits(S->getType())),
+          Depth + 1);
+    case scZeroExtend:
+    case scSignExtend:
+    case scPtrToInt:
+      return lin(cast<SCEVCastExpr>(S)->getOperand(0), TruncBits, Depth + 1);
+    case scAddExpr: {
+      Poly Sum;
+      for (const SCEV *Op : cast<SCEVAddExpr>(S)->operands()) {
+        std::optional<Poly> P = lin(Op, TruncBits, Depth + 1);
+        if (!P || !addScaled(Sum, *P, 1))
+          return std::nullopt;
+      }
+      return Sum;
+    }
+    case scMulExpr: {
+      Poly Prod{{Monomial{}, 1}};
+      for (const SCEV *Op : cast<SCEVMulExpr>(S)->operands()) {
+        std::optional<Poly> P = lin(Op, TruncBits, Depth + 1);
+        if (!P)
+          return std::nullopt;
+        std::optional<Poly> Next = multiply(Prod, *P);
+        if (!Next)
+          return std::nullopt;
+        Prod = std::move(*Next);
+      }
+      return Prod;
+    }
+    case scAddRecExpr: {
+      auto *AR = cast<SCEVAddRecExpr>(S);
+      if (AR->getLoop() != L) {
+        SawOtherLoop = true;
+        return std::nullopt;
+      }
+      if (!AR->isAffine())
+        return std::nullopt;
+      std::optional<Poly> Start = lin(AR->getStart(), TruncBits, Depth + 1);
+      std::optional<Poly> Step =
+          lin(AR->getStepRecurrence(SE), TruncBits, Depth + 1);
+      if (!Start || !Step)
+        return std::nullopt;
+      std::optional<Poly> Moved =
+          multiply(*Step, Poly{{Monomial{iteration()}, 1}});
+      if (!Moved || !addScaled(*Start, *Moved, 1))
+        return std::nullopt;
+      return Start;
+    }
+    case scUnknown: {
+      const Value *V = cast<SCEVUnknown>(S)->getValue();
+      if (IVPhi && V == IVPhi)
+        return IVPoly;
+      unsigned W =
+          std::min<unsigned>(TruncBits, SE.getTypeSizeInBits(S->getType()));
+      auto It = Bits.find(V);
+      Bits[V] = It == Bits.end() ? W : std::min(It->second, W);
+      return Poly{{Monomial{V}, 1}};
+    }
+    default:
+      return std::nullopt;
+    }
+  }
+
+  ScalarEvolution &SE;
+  const Loop *L;
+  const PHINode *IVPhi = nullptr;
+  Poly IVPoly;
+};
+
+// ---------------------------------------------------------------------------
+// The clone the analysis works on
+
+class Workbench {
+public:
+  explicit Workbench(const Module &M) {
+    Clone = CloneModule(M, VMap);
+    PB.registerModuleAnalyses(MAM);
+    PB.registerCGSCCAnalyses(CGAM);
+    PB.registerFunctionAnalyses(FAM);
+    PB.registerLoopAnalyses(LAM);
+    PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+    for (Function &F : *Clone) {
+      // -O0 marks everything optnone/noinline; the clone is ours to optimize.
+      // (Calls are not inlined: a call clang left is refused unless it is
+      // memory(none), as the runtime's users are told.)
+      F.removeFnAttr(Attribute::OptimizeNone);
+      F.removeFnAttr(Attribute::NoInline);
+      // The static inits only write through the slots they are given and do
+      // not keep them: tell alias analysis, so that LICM can hoist the loads
+      // of the stride slot out of the loop and SCEV sees an induction.
+      if (F.isDeclaration() && isDistributeInit(F.getName()))
+        for (unsigned I = 0; I < F.arg_size(); ++I)
+          if (F.getArg(I)->getType()->isPointerTy())
+            F.addParamAttr(I, Attribute::NoCapture);
+      if (F.isDeclaration() && isDistributeInit(F.getName()))
+        F.setMemoryEffects(MemoryEffects::argMemOnly());
+    }
+  }
+
+  Function *map(Function *F) {
+    auto It = VMap.find(F);
+    if (It == VMap.end())
+      return nullptr;
+    return dyn_cast_or_null<Function>(It->second);
+  }
+
+  // Stage 1: promote clang's stack slots and clean up (all of K, T, P).
+  void simplify(Function &F) {
+    FunctionPassManager FPM;
+    FPM.addPass(SROAPass(SROAOptions::ModifyCFG));
+    FPM.addPass(EarlyCSEPass(/*UseMemorySSA=*/false));
+    FPM.addPass(SimplifyCFGPass());
+    FPM.run(F, FAM);
+  }
+
+  // Stage 2 (P only): loop-invariant loads out of the loop, so that the
+  // worksharing IV becomes an add recurrence.
+  void hoist(Function &F) {
+    FunctionPassManager FPM;
+    FPM.addPass(LoopSimplifyPass());
+    FPM.addPass(LCSSAPass());
+    FPM.addPass(createFunctionToLoopPassAdaptor(LICMPass(LICMOptions()),
+                                                /*UseMemorySSA=*/true));
+    FPM.addPass(EarlyCSEPass(/*UseMemorySSA=*/false));
+    FPM.run(F, FAM);
+  }
+
+  FunctionAnalysisManager &fam() { return FAM; }
+
+private:
+  // Declaration order = reverse destruction order: the analysis managers go
+  // before the pass builder they call into and the module they describe.
+  ValueToValueMapTy VMap;
+  std::unique_ptr<Module> Clone;
+  PassBuilder PB;
+  LoopAnalysisManager LAM;
+  FunctionAnalysisManager FAM;
+  CGSCCAnalysisManager CGAM;
+  ModuleAnalysisManager MAM;
+};
+
+// ---------------------------------------------------------------------------
+// The analysis of one kernel (on the clone)
+
+// An access's byte offset from its kernel argument, affine in the iteration.
+struct Affine {
+  int64_t C0 = 0;
+  int64_t C1 = 0;
+  int32_t SymParam = -1;
+  uint32_t SymBits = 0;
+  int64_t SymCoeff = 0;
+};
+
+enum class AffineFail { NonAffine, OtherLoop, TwoSymbols };
+
+std::string argName(unsigned I) { return "arg" + std::to_string(I); }
+
+class KernelAnalysis {
+public:
+  KernelAnalysis(Workbench &WB, const Chain &C, const DataLayout &DL)
+      : WB(WB), C(C), DL(DL), Tr(C, DL) {}
+
+  // Fills Records, or Why with the reason the kernel stays on one device.
+  bool run(std::vector<Record> &Records, std::string &Why);
+
+private:
+  bool refuse(std::string Reason) {
+    if (Why.empty())
+      Why = std::move(Reason);
+    return false;
+  }
+
+  bool checkCalls(Function &F);
+  bool checkInstructions(Function &F);
+  bool checkPlumbing();
+  bool findIV();
+  bool checkOuterAccesses(Function &F);
+  bool analyseAccesses();
+  bool access(Value *Ptr, bool IsWrite, int64_t Width);
+  std::optional<Affine> affine(Value *Ptr, unsigned Param, AffineFail &Fail);
+  bool buildRecords(std::vector<Record> &Records);
+
+  Workbench &WB;
+  const Chain &C; // clone functions and calls
+  const DataLayout &DL;
+  Tracer Tr;
+  std::string Why;
+
+  CallBase *PInit = nullptr;
+  AllocaInst *LbSlot = nullptr;
+  PHINode *IVPhi = nullptr;
+  Loop *IVLoop = nullptr;
+  ScalarEvolution *SE = nullptr;
+  std::unique_ptr<Linearizer> Lin;
+  Poly IVPoly;
+
+  struct ParamUse {
+    std::vector<std::pair<Record, bool /*write*/>> Forms;
+    bool Written = false;
+    int64_t NonAffineReadWidth = 0; // > 0: the argument is read non-affinely
+  };
+  std::map<unsigned, ParamUse> Params;
+};
+
+bool KernelAnalysis::checkCalls(Function &F) {
+  for (Instruction &I : instructions(F)) {
+    auto *CB = dyn_cast<CallBase>(&I);
+    if (!CB || CB == C.TCall || CB == C.PCall)
+      continue;
+    if (auto *II = dyn_cast<IntrinsicInst>(CB)) {
+      if (isa<MemIntrinsic>(II) || II->isLifetimeStartOrEnd() ||
+          isa<DbgInfoIntrinsic>(II) || II->isAssumeLikeIntrinsic() ||
+          II->doesNotAccessMemory())
+        continue;
+      switch (II->getIntrinsicID()) {
+      case Intrinsic::stacksave:
+      case Intrinsic::stackrestore:
+      case Intrinsic::experimental_noalias_scope_decl:
+        continue;
+      default:
+        return refuse("a call to '" + II->getCalledFunction()->getName().str() +
+                      "' with unknown memory effects");
+      }
+    }
+    Function *Callee = CB->getCalledFunction();
+    if (!Callee)
+      return refuse("an indirect call");
+    StringRef N = Callee->getName();
+    std::string Shown = demangle(N.str());
+    if (N.starts_with("__kmpc_reduce") || N.starts_with("__kmpc_end_reduce") ||
+        (N.starts_with("__kmpc_nvptx_") && N.contains("reduce")) ||
+        N.starts_with("__kmpc_reduction"))
+      return refuse("a reduction (calls " + Shown + ")");
+    if (N.starts_with("__kmpc_critical") || N == "__kmpc_end_critical")
+      return refuse("a critical section (calls " + Shown + ")");
+    if (N.starts_with("__kmpc_atomic") || N.starts_with("__atomic_"))
+      return refuse("an atomic update (calls " + Shown + ")");
+    if (N == "__kmpc_flush")
+      return refuse("a memory fence (calls " + Shown + ")");
+    if (N.starts_with("__kmpc_dispatch_"))
+      return refuse("a dynamic schedule (calls " + Shown + ")");
+    if (N == "omp_get_team_num" || N == "omp_get_num_teams")
+      return refuse("a team-number query (" + Shown + ")");
+    if (N == "omp_get_thread_num" || N == "omp_get_num_threads" ||
+        N == "omp_get_max_threads" || N == "omp_get_thread_limit" ||
+        N == "omp_get_team_size" || N == "omp_get_ancestor_thread_num" ||
+        N == "omp_get_level" || N == "omp_get_active_level" ||
+        N == "omp_in_parallel")
+      return refuse("a thread-number query (" + Shown + ")");
+    if (isBookkeepingCall(N) || isMathFunction(N) ||
+        Callee->doesNotAccessMemory())
+      continue;
+    return refuse("a call to '" + Shown + "' with unknown memory effects");
+  }
+  return true;
+}
+
+// Atomics and fences anywhere in the chain.
+bool KernelAnalysis::checkInstructions(Function &F) {
+  for (Instruction &I : instructions(F)) {
+    if (isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I))
+      return refuse("an atomic update");
+    if (isa<FenceInst>(I))
+      return refuse("a memory fence");
+    if (auto *LI = dyn_cast<LoadInst>(&I); LI && LI->isAtomic())
+      return refuse("an atomic access");
+    if (auto *SI = dyn_cast<StoreInst>(&I); SI && SI->isAtomic())
+      return refuse("an atomic access");
+    if (isa<VAArgInst>(I))
+      return refuse("a va_arg");
+  }
+  return true;
+}
+
+// The combined-loop pattern: P's worksharing loop starts from the chunk T
+// hands it (prev.lb, prev.ub), so that the window clamps in T and P bound
+// the iterations, and the IV is the normalized iteration.
+bool KernelAnalysis::checkPlumbing() {
+  const std::string NoLoop = "no combined teams distribute parallel for loop";
+  CallBase *TInit = nullptr;
+  for (Instruction &I : instructions(*C.T))
+    if (auto *CB = dyn_cast<CallBase>(&I);
+        CB && isDistributeInit(calleeName(CB))) {
+      if (TInit)
+        return refuse(NoLoop + " (more than one distribute loop)");
+      TInit = CB;
+    }
+  if (!TInit)
+    return refuse(NoLoop + " (no distribute loop in the teams region)");
+  for (Instruction &I : instructions(*C.P))
+    if (auto *CB = dyn_cast<CallBase>(&I);
+        CB && isForStaticInit(calleeName(CB))) {
+      if (PInit)
+        return refuse(NoLoop + " (more than one worksharing loop)");
+      PInit = CB;
+    }
+  if (!PInit)
+    return refuse(NoLoop +
+                  " (no static worksharing loop in the parallel region)");
+  if (PInit->arg_size() < 7)
+    return refuse(NoLoop);
+  LbSlot = dyn_cast<AllocaInst>(PInit->getArgOperand(4)->stripPointerCasts());
+  auto *UbSlot =
+      dyn_cast<AllocaInst>(PInit->getArgOperand(5)->stripPointerCasts());
+  if (!LbSlot || !UbSlot)
+    return refuse(NoLoop + " (unexpected worksharing bounds)");
+  // The last stores to the bound slots before the init, in its block.
+  auto StoredBefore = [&](AllocaInst *Slot) -> Value * {
+    for (Instruction *I = PInit->getPrevNode(); I; I = I->getPrevNode())
+      if (auto *SI = dyn_cast<StoreInst>(I))
+        if (SI->getPointerOperand()->stripPointerCasts() == Slot)
+          return SI->getValueOperand();
+    return nullptr;
+  };
+  auto FromArg = [&](Value *V, unsigned N) {
+    while (V && isa<CastInst>(V))
+      V = cast<CastInst>(V)->getOperand(0);
+    return V == C.P->getArg(N);
+  };
+  if (!FromArg(StoredBefore(LbSlot), 2) || !FromArg(StoredBefore(UbSlot), 3))
+    return refuse(NoLoop + " (the parallel loop does not take the distribute "
+                           "chunk)");
+  // And T hands P its distribute bounds (loads of the init's lb/ub slots).
+  auto FromSlot = [&](Value *V, Value *Slot) {
+    while (V && isa<CastInst>(V))
+      V = cast<CastInst>(V)->getOperand(0);
+    auto *LI = dyn_cast_or_null<LoadInst>(V);
+    return LI && LI->getPointerOperand()->stripPointerCasts() ==
+                     Slot->stripPointerCasts();
+  };
+  if (!FromSlot(Tr.actualFor(C.P, 2), TInit->getArgOperand(4)) ||
+      !FromSlot(Tr.actualFor(C.P, 3), TInit->getArgOperand(5)))
+    return refuse(NoLoop + " (the parallel loop does not take the distribute "
+                           "chunk)");
+  return true;
+}
+
+// The worksharing IV: the loop-header phi that starts at the lb slot's value
+// after the init.
+bool KernelAnalysis::findIV() {
+  const std::string NoLoop = "no combined teams distribute parallel for loop";
+  auto &LI = WB.fam().getResult<LoopAnalysis>(*C.P);
+  auto &DT = WB.fam().getResult<DominatorTreeAnalysis>(*C.P);
+  SE = &WB.fam().getResult<ScalarEvolutionAnalysis>(*C.P);
+  for (User *U : LbSlot->users()) {
+    auto *Load = dyn_cast<LoadInst>(U);
+    if (!Load || !DT.dominates(PInit, Load))
+      continue;
+    for (User *LU : Load->users()) {
+      auto *Phi = dyn_cast<PHINode>(LU);
+      if (!Phi)
+        continue;
+      Loop *L = LI.getLoopFor(Phi->getParent());
+      if (!L || L->getHeader() != Phi->getParent() || L->contains(Load))
+        continue;
+      if (IVPhi && IVPhi != Phi)
+        return refuse(NoLoop + " (two candidate loops)");
+      IVPhi = Phi;
+      IVLoop = L;
+    }
+  }
+  if (!IVPhi)
+    return refuse(NoLoop + " (the worksharing loop was not found)");
+  Lin = std::make_unique<Linearizer>(*SE, IVLoop);
+  const SCEV *S = SE->getSCEV(IVPhi);
+  auto *AR = dyn_cast<SCEVAddRecExpr>(S);
+  std::optional<Poly> P;
+  if (AR && AR->getLoop() == IVLoop)
+    P = Lin->run(S);
+  if (!P)
+    return refuse(NoLoop + " (the loop's induction is not affine)");
+  IVPoly = *P;
+  Lin->setIV(IVPhi, IVPoly);
+  return true;
+}
+
+// Memory accesses of K and T: only clang's bookkeeping (their own slots, the
+// thread ids, read-only slots of K) is allowed there, since every device
+// would run them.
+bool KernelAnalysis::checkOuterAccesses(Function &F) {
+  for (Instruction &I : instructions(F)) {
+    SmallVector<std::pair<Value *, bool>, 2> Ptrs;
+    if (auto *LI = dyn_cast<LoadInst>(&I))
+      Ptrs.push_back({LI->getPointerOperand(), false});
+    else if (auto *SI = dyn_cast<StoreInst>(&I))
+      Ptrs.push_back({SI->getPointerOperand(), true});
+    else if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
+      Ptrs.push_back({MI->getDest(), true});
+      if (auto *MT = dyn_cast<MemTransferInst>(MI))
+        Ptrs.push_back({MT->getSource(), false});
+    }
+    for (auto [Ptr, IsWrite] : Ptrs) {
+      Value *Obj = getUnderlyingObject(Ptr, 0);
+      if (auto *CB = dyn_cast<CallBase>(Obj);
+          CB && calleeName(CB) == "__kmpc_alloc_shared")
+        continue;
+      unsigned Bits = 64;
+      Source S = Tr.resolve(Obj, Bits);
+      if (S.Kind == Source::Slot && S.Alloca->getFunction() == &F)
+        continue;
+      if (!IsWrite && (S.Kind == Source::Slot || S.Kind == Source::ThreadId))
+        continue;
+      if (S.Kind == Source::KernelArg)
+        return refuse("a memory access to " + argName(S.Index) +
+                      " outside the parallel loop");
+      if (auto *GV = dyn_cast_or_null<GlobalVariable>(S.Stop)) {
+        if (GV->isConstant() && !IsWrite)
+          continue;
+        return refuse("a non-constant global variable ('" +
+                      demangle(GV->getName().str()) + "')");
+      }
+      return refuse("a memory access outside the parallel loop");
+    }
+  }
+  return true;
+}
+
+std::optional<Affine> KernelAnalysis::affine(Value *Ptr, unsigned Param,
+                                             AffineFail &Fail) {
+  Fail = AffineFail::NonAffine;
+  const SCEV *S = SE->getSCEV(Ptr);
+  if (!S->getType()->isPointerTy())
+    return std::nullopt;
+  auto *Base = dyn_cast<SCEVUnknown>(SE->getPointerBase(S));
+  if (!Base)
+    return std::nullopt;
+  unsigned BaseBits = 64;
+  Source BS = Tr.resolve(Base->getValue(), BaseBits);
+  if (BS.Kind != Source::KernelArg || BS.Index != Param)
+    return std::nullopt;
+  const SCEV *Off = SE->removePointerBase(S);
+  if (isa<SCEVCouldNotCompute>(Off))
+    return std::nullopt;
+  Lin->SawOtherLoop = false;
+  std::optional<Poly> A = Lin->run(Off);
+  if (!A) {
+    if (Lin->SawOtherLoop)
+      Fail = AffineFail::OtherLoop;
+    return std::nullopt;
+  }
+  // offset = C1 * iv + rest: the iteration-dependent monomials of the offset
+  // must be C1 times those of the IV.
+  const void *It = Lin->iteration();
+  auto Moves = [&](const Monomial &M) {
+    return std::find(M.begin(), M.end(), It) != M.end();
+  };
+  Poly IVMoving, AMoving;
+  for (const auto &[M, Coeff] : IVPoly)
+    if (Moves(M))
+      IVMoving[M] = Coeff;
+  for (const auto &[M, Coeff] : *A)
+    if (Moves(M))
+      AMoving[M] = Coeff;
+  if (IVMoving.empty())
+    return std::nullopt;
+  int64_t C1 = 0;
+  if (!AMoving.empty()) {
+    const auto &[M0, IVC] = *IVMoving.begin();
+    auto Found = AMoving.find(M0);
+    if (Found == AMoving.end() || Found->second % IVC != 0)
+      return std::nullopt;
+    C1 = Found->second / IVC;
+    Poly Check = AMoving;
+    if (!addScaled(Check, IVMoving, -C1) || !Check.empty())
+      return std::nullopt;
+  }
+  Poly Rest = *A;
+  if (!addScaled(Rest, IVPoly, -C1))
+    return std::nullopt;
+  Affine Out;
+  Out.C1 = C1;
+  // What is left: a constant and at most one by-value scalar argument.
+  std::map<unsigned, std::pair<int64_t, unsigned>> Syms; // param -> coeff, bits
+  for (const auto &[M, Coeff] : Rest) {
+    if (M.empty()) {
+      Out.C0 = Coeff;
+      continue;
+    }
+    if (M.size() != 1 || M[0] == It)
+      return std::nullopt;
+    auto *V = const_cast<Value *>(static_cast<const Value *>(M[0]));
+    unsigned Bits = Lin->Bits.lookup(V);
+    Source SS = Tr.resolve(V, Bits);
+    if (SS.Kind != Source::KernelArg ||
+        !C.K->getArg(SS.Index + 1)->getType()->isIntegerTy())
+      return std::nullopt;
+    Bits = std::min<unsigned>(
+        Bits, C.K->getArg(SS.Index + 1)->getType()->getIntegerBitWidth());
+    auto [Entry, New] = Syms.insert({SS.Index, {0, Bits}});
+    if (!New && Entry->second.second != Bits) {
+      Fail = AffineFail::TwoSymbols;
+      return std::nullopt;
+    }
+    if (__builtin_add_overflow(Entry->second.first, Coeff,
+                               &Entry->second.first))
+      return std::nullopt;
+  }
+  for (auto It2 = Syms.begin(); It2 != Syms.end();)
+    It2 = It2->second.first == 0 ? Syms.erase(It2) : std::next(It2);
+  if (Syms.size() > 1) {
+    Fail = AffineFail::TwoSymbols;
+    return std::nullopt;
+  }
+  if (!Syms.empty()) {
+    const auto &[Param2, CoeffBits] = *Syms.begin();
+    // The runtime reads the scalar from the low 32 or 64 bits of its slot.
+    if (CoeffBits.second != 32 && CoeffBits.second != 64)
+      return std::nullopt;
+    Out.SymParam = static_cast<int32_t>(Param2);
+    Out.SymCoeff = CoeffBits.first;
+    Out.SymBits = CoeffBits.second;
+  }
+  return Out;
+}
+
+// One load or store (or memory intrinsic) of P.
+bool KernelAnalysis::access(Value *Ptr, bool IsWrite, int64_t Width) {
+  if (Width <= 0)
+    return true; // touches no byte
+  Value *Obj = getUnderlyingObject(Ptr, 0);
+  if (auto *CB = dyn_cast<CallBase>(Obj);
+      CB && calleeName(CB) == "__kmpc_alloc_shared")
+    return true; // team-local memory
+  unsigned Bits = 64;
+  Source S = Tr.resolve(Obj, Bits);
+  switch (S.Kind) {
+  case Source::Slot:
+    if (S.Alloca->getFunction() == C.P || !IsWrite)
+      return true; // private, or a read of a capture by reference
+    return refuse("a write to a variable of the target region");
+  case Source::ThreadId:
+    if (!IsWrite)
+      return true;
+    return refuse("a write through the thread id");
+  case Source::Other:
+    if (auto *GV = dyn_cast_or_null<GlobalVariable>(S.Stop)) {
+      if (GV->isConstant() && !IsWrite)
+        return true; // the same on every device
+      return refuse("a non-constant global variable ('" +
+                    demangle(GV->getName().str()) + "')");
+    }
+    if (isa_and_nonnull<LoadInst>(S.Stop))
+      return refuse("a pointer loaded from memory (a struct member or a "
+                    "pointer array)");
+    return refuse("an access through a pointer the pass cannot trace");
+  case Source::KernelArg:
+    break;
+  }
+  if (Bits < DL.getPointerSizeInBits())
+    return refuse("an access through a pointer the pass cannot trace");
+  unsigned Param = S.Index;
+  ParamUse &PU = Params[Param];
+  AffineFail Fail = AffineFail::NonAffine;
+  std::optional<Affine> A = affine(Ptr, Param, Fail);
+  if (!A) {
+    if (!IsWrite) {
+      PU.NonAffineReadWidth = std::max(PU.NonAffineReadWidth, Width);
+      return true;
+    }
+    switch (Fail) {
+    case AffineFail::OtherLoop:
+      return refuse("a write to " + argName(Param) +
+                    " in a loop nested in the parallel loop");
+    case AffineFail::TwoSymbols:
+      return refuse("more than one symbolic term in a write to " +
+                    argName(Param));
+    case AffineFail::NonAffine:
+      return refuse("a non-affine write to " + argName(Param));
+    }
+  }
+  if (IsWrite && A->C1 == 0)
+    return refuse("a write to " + argName(Param) +
+                  " at an address that does not depend on the iteration");
+  Record R;
+  R.Param = Param;
+  R.C0 = A->C0;
+  R.C1 = A->C1;
+  R.Width = Width;
+  R.SymParam = A->SymParam;
+  R.SymBits = A->SymBits;
+  R.SymCoeff = A->SymCoeff;
+  PU.Forms.push_back({R, IsWrite});
+  PU.Written |= IsWrite;
+  return true;
+}
+
+bool KernelAnalysis::analyseAccesses() {
+  for (Instruction &I : instructions(*C.P)) {
+    if (auto *LI = dyn_cast<LoadInst>(&I)) {
+      if (!access(LI->getPointerOperand(), false,
+                  DL.getTypeStoreSize(LI->getType()).getFixedValue()))
+        return false;
+    } else if (auto *SI = dyn_cast<StoreInst>(&I)) {
+      if (!access(SI->getPointerOperand(), true,
+                  DL.getTypeStoreSize(SI->getValueOperand()->getType())
+                      .getFixedValue()))
+        return false;
+    } else if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
+      auto *Len = dyn_cast<ConstantInt>(MI->getLength());
+      Value *DestObj = getUnderlyingObject(MI->getDest(), 0);
+      unsigned Bits = 64;
+      Source DS = Tr.resolve(DestObj, Bits);
+      bool Private = DS.Kind == Source::Slot && DS.Alloca->getFunction() == C.P;
+      if (!Private && (!Len || !Len->getValue().isSignedIntN(63)))
+        return refuse("a memory copy of unknown size");
+      int64_t Width = Len ? Len->getSExtValue() : 0;
+      if (Len && Width == 0)
+        continue; // touches nothing
+      if (!access(MI->getDest(), true, Width))
+        return false;
+      if (auto *MT = dyn_cast<MemTransferInst>(MI)) {
+        if (!Len)
+          return refuse("a memory copy of unknown size");
+        if (!access(MT->getSource(), false, Width))
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool KernelAnalysis::buildRecords(std::vector<Record> &Records) {
+  for (auto &[Param, PU] : Params) {
+    if (PU.NonAffineReadWidth > 0) {
+      if (PU.Written)
+        return refuse("a non-affine read of " + argName(Param) +
+                      ", which is also written");
+      // The runtime maps the whole section; the affine reads add nothing.
+      Record R;
+      R.Param = Param;
+      R.Mode = ModeWhole;
+      R.Width = PU.NonAffineReadWidth;
+      Records.push_back(R);
+      continue;
+    }
+    std::map<decltype(Record().key()), Record> Merged;
+    for (auto &[R, IsWrite] : PU.Forms) {
+      Record &M = Merged.try_emplace(R.key(), R).first->second;
+      M.Mode |= IsWrite ? ModeWrite : ModeRead;
+    }
+    for (auto &[Key, R] : Merged)
+      Records.push_back(R);
+  }
+  return true;
+}
+
+bool KernelAnalysis::run(std::vector<Record> &Records, std::string &WhyOut) {
+  bool Ok = checkCalls(*C.P) && checkCalls(*C.T) && checkCalls(*C.K) &&
+            checkInstructions(*C.P) && checkInstructions(*C.T) &&
+            checkInstructions(*C.K) && checkPlumbing() &&
+            checkOuterAccesses(*C.K) && checkOuterAccesses(*C.T);
+  if (Ok) {
+    WB.hoist(*C.P);
+    Ok = findIV() && analyseAccesses() && buildRecords(Records);
+  }
+  if (!Ok)
+    WhyOut = Why.empty() ? "the analysis failed" : Why;
+  return Ok;
+}
+
+// ---------------------------------------------------------------------------
+// The transformation (on the real module)
+
+struct ClampPlan {
+  CallBase *TInit = nullptr;
+  AllocaInst *Lb = nullptr, *Ub = nullptr;
+  AllocaInst *Last =
+      nullptr; // null when the loop's last iteration is a constant
+  IVType TType;
+  IVType PType;
+};
+
+// Finds the slots the clamps go to in clang's unoptimized T and P.
+bool planClamps(const Chain &C, ClampPlan &Plan, std::string &Why) {
+  const std::string NoPattern = "the clamp pattern was not found";
+  for (Instruction &I : instructions(*C.T))
+    if (auto *CB = dyn_cast<CallBase>(&I);
+        CB && isDistributeInit(calleeName(CB))) {
+      if (Plan.TInit) {
+        Why = NoPattern + " (two distribute inits)";
+        return false;
+      }
+      Plan.TInit = CB;
+    }
+  CallBase *PInit = nullptr;
+  for (Instruction &I : instructions(*C.P))
+    if (auto *CB = dyn_cast<CallBase>(&I);
+        CB && isForStaticInit(calleeName(CB))) {
+      if (PInit) {
+        Why = NoPattern + " (two worksharing inits)";
+        return false;
+      }
+      PInit = CB;
+    }
+  if (!Plan.TInit || !PInit || Plan.TInit->arg_size() < 7) {
+    Why = NoPattern;
+    return false;
+  }
+  Plan.TType = *ivTypeOf(calleeName(Plan.TInit));
+  Plan.PType = *ivTypeOf(calleeName(PInit));
+  Type *TTy = IntegerType::get(C.T->getContext(), Plan.TType.Bits);
+  auto SlotOfType = [&](Value *V) -> AllocaInst * {
+    auto *A = dyn_cast<AllocaInst>(V->stripPointerCasts());
+    return A && A->getAllocatedType() == TTy && A->getFunction() == C.T
+               ? A
+               : nullptr;
+  };
+  Plan.Lb = SlotOfType(Plan.TInit->getArgOperand(4));
+  Plan.Ub = SlotOfType(Plan.TInit->getArgOperand(5));
+  if (!Plan.Lb || !Plan.Ub) {
+    Why = NoPattern + " (the distribute bounds are not stack slots)";
+    return false;
+  }
+  // clang stores the loop's last iteration into .omp.comb.ub from a slot
+  // (.capture_expr.) that the GPU distribute loop also tests.
+  Value *Stored = nullptr;
+  for (Instruction *I = Plan.TInit->getPrevNode(); I && !Stored;
+       I = I->getPrevNode())
+    if (auto *SI = dyn_cast<StoreInst>(I))
+      if (SI->getPointerOperand()->stripPointerCasts() == Plan.Ub)
+        Stored = SI->getValueOperand();
+  if (auto *Load = dyn_cast_or_null<LoadInst>(Stored)) {
+    Plan.Last = SlotOfType(Load->getPointerOperand());
+    if (!Plan.Last) {
+      Why = NoPattern + " (the last iteration is not in a stack slot)";
+      return false;
+    }
+  } else if (!isa_and_nonnull<ConstantInt>(Stored)) {
+    Why = NoPattern + " (no upper bound stored before the distribute init)";
+    return false;
+  }
+  Type *I64 = Type::getInt64Ty(C.P->getContext());
+  if (C.P->getArg(2)->getType() != I64 || C.P->getArg(3)->getType() != I64) {
+    Why = NoPattern + " (the parallel function's bounds are not i64)";
+    return false;
+  }
+  return true;
+}
+
+// v = clamp(v) in the IV's type, compared as i64.
+Value *clampValue(IRBuilder<> &B, Value *V, IVType Ty, Value *Lo,
+                  Value *HiLast) {
+  Type *I64 = B.getInt64Ty();
+  Value *W = V;
+  if (V->getType() != I64)
+    W = Ty.Signed ? B.CreateSExt(V, I64) : B.CreateZExt(V, I64);
+  if (Lo)
+    W = B.CreateBinaryIntrinsic(Intrinsic::smax, W, Lo);
+  if (HiLast)
+    W = B.CreateBinaryIntrinsic(Intrinsic::smin, W, HiLast);
+  return W;
+}
+
+void clampSlot(IRBuilder<> &B, AllocaInst *Slot, IVType Ty, Value *Lo,
+               Value *HiLast, const char *Name) {
+  Type *SlotTy = Slot->getAllocatedType();
+  Value *V = B.CreateLoad(SlotTy, Slot, Name);
+  Value *W = clampValue(B, V, Ty, Lo, HiLast);
+  B.CreateStore(B.CreateTrunc(W, SlotTy), Slot);
+}
+
+struct Window {
+  Value *Lo, *Hi, *Last;
+};
+
+Window loadWindow(IRBuilder<> &B, GlobalVariable *Win) {
+  Type *I64 = B.getInt64Ty();
+  Type *ArrTy = Win->getValueType();
+  Value *Lo = B.CreateLoad(I64, B.CreateConstInBoundsGEP2_32(ArrTy, Win, 0, 0),
+                           "spread.lo");
+  Value *Hi = B.CreateLoad(I64, B.CreateConstInBoundsGEP2_32(ArrTy, Win, 0, 1),
+                           "spread.hi");
+  return {Lo, Hi, B.CreateSub(Hi, B.getInt64(1), "spread.last")};
+}
+
+unsigned globalAddressSpace(const Module &M) {
+  Triple TT(M.getTargetTriple());
+  // Device globals the host runtime looks up live in the global space.
+  return TT.isNVPTX() || TT.isAMDGPU() ? 1 : 0;
+}
+
+void applyClamps(const Chain &C, const ClampPlan &Plan, GlobalVariable *Win) {
+  // (a), (b): before the distribute init, lb = max(lb, lo),
+  // ub = min(ub, hi-1), last = min(last, hi-1).
+  IRBuilder<> B(Plan.TInit);
+  Window W = loadWindow(B, Win);
+  clampSlot(B, Plan.Lb, Plan.TType, W.Lo, nullptr, "spread.lb");
+  clampSlot(B, Plan.Ub, Plan.TType, nullptr, W.Last, "spread.ub");
+  if (Plan.Last)
+    clampSlot(B, Plan.Last, Plan.TType, nullptr, W.Last, "spread.lastiter");
+  // (c): at P's entry, prev.lb = max(prev.lb, lo), prev.ub = min(prev.ub,
+  // hi-1), whatever schedule P uses.
+  BasicBlock &Entry = C.P->getEntryBlock();
+  BasicBlock::iterator At = Entry.getFirstInsertionPt();
+  while (At != Entry.end() && isa<AllocaInst>(*At))
+    ++At;
+  IRBuilder<> PB(&Entry, At);
+  Window PW = loadWindow(PB, Win);
+  for (unsigned N : {2u, 3u}) {
+    Argument *A = C.P->getArg(N);
+    SmallVector<Use *, 4> Uses;
+    for (Use &U : A->uses())
+      Uses.push_back(&U);
+    Value *V = A;
+    if (Plan.PType.Bits < 64)
+      V = PB.CreateTrunc(A, PB.getIntNTy(Plan.PType.Bits));
+    Value *Clamped = clampValue(PB, V, Plan.PType, N == 2 ? PW.Lo : nullptr,
+                                N == 3 ? PW.Last : nullptr);
+    Clamped->setName(N == 2 ? "spread.prev.lb" : "spread.prev.ub");
+    for (Use *U : Uses)
+      U->set(Clamped);
+  }
+}
+
+GlobalVariable *addWindow(Module &M, StringRef Kernel) {
+  LLVMContext &Ctx = M.getContext();
+  Type *I64 = Type::getInt64Ty(Ctx);
+  auto *Ty = ArrayType::get(I64, 2);
+  Constant *Init = ConstantArray::get(
+      Ty, {ConstantInt::get(I64, 0), ConstantInt::get(I64, WindowAll)});
+  auto *GV = new GlobalVariable(
+      M, Ty, /*isConstant=*/false, GlobalValue::ExternalLinkage, Init,
+      WindowPrefix + Kernel.str(), nullptr, GlobalValue::NotThreadLocal,
+      globalAddressSpace(M));
+  GV->setVisibility(GlobalValue::ProtectedVisibility);
+  GV->setAlignment(Align(8));
+  return GV;
+}
+
+void putLE(std::string &Out, uint64_t V, unsigned Bytes) {
+  for (unsigned I = 0; I < Bytes; ++I)
+    Out.push_back(static_cast<char>((V >> (8 * I)) & 0xff));
+}
+
+std::string encode(const std::vector<Record> &Records) {
+  std::string Out = "SPRD";
+  putLE(Out, InfoVersion, 4);
+  putLE(Out, Records.size(), 4);
+  putLE(Out, 0, 4); // flags
+  for (const Record &R : Records) {
+    putLE(Out, R.Param, 4);
+    putLE(Out, R.Mode, 4);
+    putLE(Out, static_cast<uint64_t>(R.C0), 8);
+    putLE(Out, static_cast<uint64_t>(R.C1), 8);
+    putLE(Out, static_cast<uint64_t>(R.Width), 8);
+    putLE(Out, static_cast<uint32_t>(R.SymParam), 4);
+    putLE(Out, R.SymBits, 4);
+    putLE(Out, static_cast<uint64_t>(R.SymCoeff), 8);
+  }
+  return Out;
+}
+
+void addInfo(Module &M, StringRef Kernel, const std::vector<Record> &Records) {
+  Constant *Init = ConstantDataArray::getString(M.getContext(), encode(Records),
+                                                /*AddNull=*/false);
+  auto *GV = new GlobalVariable(
+      M, Init->getType(), /*isConstant=*/true, GlobalValue::ExternalLinkage,
+      Init, InfoPrefix + Kernel.str(), nullptr, GlobalValue::NotThreadLocal,
+      globalAddressSpace(M));
+  GV->setVisibility(GlobalValue::ProtectedVisibility);
+  GV->setAlignment(Align(8));
+  // Nothing in the image refers to it; the runtime reads it by name.
+  appendToUsed(M, {GV});
+}
+
+// ---------------------------------------------------------------------------
+// Remarks
+
+// "saxpy, line 4" from __omp_offloading_<dev>_<file>_<function>_l<line>.
+std::string sourceName(StringRef K) {
+  if (!K.consume_front("__omp_offloading_"))
+    return "";
+  for (int I = 0; I < 2; ++I) {
+    size_t U = K.find('_');
+    if (U == StringRef::npos)
+      return "";
+    K = K.drop_front(U + 1);
+  }
+  size_t L = K.rfind("_l");
+  if (L == StringRef::npos || L == 0)
+    return "";
+  StringRef Line = K.drop_front(L + 2);
+  if (Line.empty() || !all_of(Line, isDigit))
+    return "";
+  return demangle(K.take_front(L).str()) + ", line " + Line.str();
+}
+
+std::string signedTerm(int64_t Coeff, const std::string &Atom, bool First) {
+  std::string Out;
+  if (Coeff < 0)
+    Out = "-";
+  else if (!First)
+    Out = "+";
+  uint64_t Mag = Coeff < 0 ? 0 - static_cast<uint64_t>(Coeff)
+                           : static_cast<uint64_t>(Coeff);
+  if (Atom.empty())
+    return Out + std::to_string(Mag);
+  return Out + (Mag == 1 ? "" : std::to_string(Mag) + "*") + Atom;
+}
+
+// arg1:rw[4*i+4, 4B], arg2:whole
+std::string describe(const Record &R) {
+  std::string Out = argName(R.Param) + ":";
+  switch (R.Mode) {
+  case ModeRead:
+    Out += "r";
+    break;
+  case ModeWrite:
+    Out += "w";
+    break;
+  case ModeReadWrite:
+    Out += "rw";
+    break;
+  default:
+    return Out + "whole";
+  }
+  std::string Form;
+  if (R.C1 != 0)
+    Form += signedTerm(R.C1, "i", Form.empty());
+  if (R.C0 != 0)
+    Form += signedTerm(R.C0, "", Form.empty());
+  if (R.SymParam >= 0 && R.SymCoeff != 0)
+    Form += signedTerm(R.SymCoeff, argName(R.SymParam), Form.empty());
+  if (Form.empty())
+    Form = "0";
+  return Out + "[" + Form + ", " + std::to_string(R.Width) + "B]";
+}
+
+template <typename RemarkT>
+void emitRemark(Function &K, StringRef RemarkName, const std::string &Msg) {
+  OptimizationRemarkEmitter ORE(&K);
+  ORE.emit([&]() {
+    // The kernel's first debug location is the directive's (with -g or
+    // -gline-tables-only); otherwise the function's.
+    for (Instruction &I : instructions(K))
+      if (const DebugLoc &DL = I.getDebugLoc())
+        return RemarkT(PassName, RemarkName, DL, &K.getEntryBlock()) << Msg;
+    return RemarkT(PassName, RemarkName, &K) << Msg;
+  });
+}
+
+std::string withSource(const std::string &Msg, StringRef Kernel) {
+  std::string Src = sourceName(Kernel);
+  return Src.empty() ? Msg : Msg + " [" + Src + "]";
+}
+
+} // namespace
+
+namespace spread {
+
+PreservedAnalyses SpreadAutoPass::run(Module &M, ModuleAnalysisManager &) {
+  if (!M.getModuleFlag("openmp-device"))
+    return PreservedAnalyses::all();
+  // Kernels that already have a window were done by an earlier run.
+  SmallVector<Function *, 8> Todo;
+  for (Function *K : findKernels(M))
+    if (!M.getNamedValue(WindowPrefix + K->getName().str()) &&
+        !M.getNamedValue(InfoPrefix + K->getName().str()))
+      Todo.push_back(K);
+  if (Todo.empty())
+    return PreservedAnalyses::all();
+
+  // Find every chain on the real module before the clone is made, so the
+  // clone's functions are found through the value map.
+  std::unique_ptr<Workbench> WB;
+  bool Changed = false;
+  for (Function *K : Todo) {
+    std::string Why;
+    std::vector<Record> Records;
+    Chain Real;
+    ClampPlan Plan;
+    bool Ok = findChain(*K, Real, Why);
+    if (Ok) {
+      if (!WB)
+        WB = std::make_unique<Workbench>(M);
+      Chain Clone;
+      Clone.K = WB->map(Real.K);
+      Clone.T = WB->map(Real.T);
+      Clone.P = WB->map(Real.P);
+      Ok = Clone.K && Clone.T && Clone.P;
+      if (Ok) {
+        WB->simplify(*Clone.K);
+        WB->simplify(*Clone.T);
+        WB->simplify(*Clone.P);
+        // The calls may have been rewritten by the cleanup: find them again.
+        std::string Unused;
+        Ok = findChain(*Clone.K, Clone, Unused) && Clone.T == WB->map(Real.T) &&
+             Clone.P == WB->map(Real.P);
+        if (!Ok)
+          Why = "no combined teams distribute parallel for loop";
+      }
+      if (Ok) {
+        KernelAnalysis KA(*WB, Clone, M.getDataLayout());
+        Ok = KA.run(Records, Why);
+      }
+    }
+    if (Ok)
+      Ok = planClamps(Real, Plan, Why);
+    StringRef Name = K->getName();
+    if (!Ok) {
+      emitRemark<OptimizationRemarkMissed>(
+          *K, "KernelNotSpread",
+          withSource("kernel " + Name.str() + " runs on one device: " + Why,
+                     Name));
+      continue;
+    }
+    GlobalVariable *Win = addWindow(M, Name);
+    applyClamps(Real, Plan, Win);
+    addInfo(M, Name, Records);
+    Changed = true;
+    std::string List;
+    for (const Record &R : Records)
+      List += " " + describe(R);
+    if (Records.empty())
+      List = " (no memory accessed)";
+    emitRemark<OptimizationRemark>(
+        *K, "KernelSpread",
+        withSource("kernel " + Name.str() +
+                       " can be spread over devices:" + List,
+                   Name));
+  }
+  return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+}
+
+} // namespace spread
