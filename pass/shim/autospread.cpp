@@ -255,13 +255,33 @@ SmallVector<Function *, 8> findKernels(Module &M) {
   return Out;
 }
 
+// With -g, clang emits each of K, T and P as a wrapper that converts the
+// captures (passed as uintptr) to their types and calls "<name>_debug__",
+// which has the code and the debug info. The body of F is that function if F
+// calls it, else F itself.
+Function *debugBody(Function &F) {
+  Function *Body = F.getParent()->getFunction((F.getName() + "_debug__").str());
+  if (!Body || Body->isDeclaration() || Body == &F)
+    return &F;
+  for (User *U : Body->users())
+    if (auto *CB = dyn_cast<CallBase>(U))
+      if (CB->getCaller() == &F && CB->getCalledOperand() == Body)
+        return Body;
+  return &F;
+}
+
 struct Chain {
   Function *K = nullptr;
   Function *T = nullptr;
   Function *P = nullptr;
-  // In K: __kmpc_fork_teams(loc, n, T, caps...) or T(gtid*, btid*, caps...).
+  // Where their code is: themselves, or their _debug__ bodies (-g).
+  Function *KBody = nullptr;
+  Function *TBody = nullptr;
+  Function *PBody = nullptr;
+  // In KBody: __kmpc_fork_teams(loc, n, T, caps...) or
+  // T(gtid*, btid*, caps...).
   CallBase *TCall = nullptr;
-  // In T: __kmpc_fork_call(loc, n, P, caps...) or
+  // In TBody: __kmpc_fork_call(loc, n, P, caps...) or
   // __kmpc_parallel_51(loc, gtid, if, nthreads, bind, P, wrapper, caps[], n).
   CallBase *PCall = nullptr;
 };
@@ -272,7 +292,8 @@ bool findChain(Function &K, Chain &C, std::string &Why) {
   const std::string NoLoop = "no combined teams distribute parallel for loop";
   C = Chain();
   C.K = &K;
-  for (Instruction &I : instructions(K)) {
+  C.KBody = debugBody(K);
+  for (Instruction &I : instructions(*C.KBody)) {
     auto *CB = dyn_cast<CallBase>(&I);
     if (!CB)
       continue;
@@ -298,7 +319,8 @@ bool findChain(Function &K, Chain &C, std::string &Why) {
     Why = NoLoop;
     return false;
   }
-  for (Instruction &I : instructions(*C.T)) {
+  C.TBody = debugBody(*C.T);
+  for (Instruction &I : instructions(*C.TBody)) {
     auto *CB = dyn_cast<CallBase>(&I);
     if (!CB)
       continue;
@@ -326,15 +348,37 @@ bool findChain(Function &K, Chain &C, std::string &Why) {
     Why = NoLoop + " (a teams region without a parallel loop)";
     return false;
   }
+  C.PBody = debugBody(*C.P);
   // T and P are clang's outlined functions: one caller each, and P takes the
   // distribute chunk as its arguments 2 and 3.
   if (!C.T->hasLocalLinkage() || !C.T->hasOneUse() || !C.P->hasLocalLinkage() ||
-      !C.P->hasOneUse() || C.P->arg_size() < 4 || C.T->arg_size() < 2 ||
-      C.T == C.P || C.T == &K || C.P == &K) {
+      !C.P->hasOneUse() || C.P->arg_size() < 4 || C.PBody->arg_size() < 4 ||
+      C.T->arg_size() < 2 || C.T == C.P || C.T == &K || C.P == &K) {
     Why = NoLoop + " (unexpected outlined functions)";
     return false;
   }
   return true;
+}
+
+// On the clone: puts F's _debug__ body back into F (-g), so that the
+// analysis sees the same chain as without -g. False if that fails.
+bool inlineDebugBody(Function &F) {
+  Function *Body = debugBody(F);
+  if (Body == &F)
+    return true;
+  for (Instruction &I : instructions(F))
+    if (auto *CB = dyn_cast<CallBase>(&I);
+        CB && CB->getCalledOperand() == Body) {
+      InlineFunctionInfo IFI;
+      if (!InlineFunction(*CB, IFI).isSuccess())
+        return false;
+      // Its calls to the next function of the chain are now F's: drop the
+      // body so that they have one caller again.
+      if (Body->use_empty())
+        Body->eraseFromParent();
+      return true;
+    }
+  return false;
 }
 
 // ---------------------------------------------------------------------------
@@ -933,6 +977,7 @@ private:
     return false;
   }
 
+  bool checkHazards(Function &F);
   bool checkCalls(Function &F);
   bool checkInstructions(Function &F);
   bool checkPlumbing();
@@ -965,6 +1010,46 @@ private:
   std::map<unsigned, ParamUse> Params;
 };
 
+// The calls that make a kernel unspreadable by what they are, whatever else
+// the kernel does; empty if N is none of them.
+std::string hazardOf(StringRef N) {
+  std::string Shown = demangle(N.str());
+  if (N.starts_with("__kmpc_reduce") || N.starts_with("__kmpc_end_reduce") ||
+      (N.starts_with("__kmpc_nvptx_") && N.contains("reduce")) ||
+      N.starts_with("__kmpc_reduction"))
+    return "a reduction (calls " + Shown + ")";
+  if (N.starts_with("__kmpc_critical") || N == "__kmpc_end_critical")
+    return "a critical section (calls " + Shown + ")";
+  if (N.starts_with("__kmpc_atomic") || N.starts_with("__atomic_"))
+    return "an atomic update (calls " + Shown + ")";
+  if (N == "__kmpc_flush")
+    return "a memory fence (calls " + Shown + ")";
+  if (N.starts_with("__kmpc_dispatch_"))
+    return "a dynamic schedule (calls " + Shown + ")";
+  if (N == "omp_get_team_num" || N == "omp_get_num_teams")
+    return "a team-number query (" + Shown + ")";
+  if (N == "omp_get_thread_num" || N == "omp_get_num_threads" ||
+      N == "omp_get_max_threads" || N == "omp_get_thread_limit" ||
+      N == "omp_get_team_size" || N == "omp_get_ancestor_thread_num" ||
+      N == "omp_get_level" || N == "omp_get_active_level" ||
+      N == "omp_in_parallel")
+    return "a thread-number query (" + Shown + ")";
+  return "";
+}
+
+// Reductions, critical sections, dynamic schedules, team and thread queries.
+// Checked before anything else: the runtime calls that implement them (the
+// GPU's warp masks for critical, ...) would otherwise be reported as unknown
+// calls.
+bool KernelAnalysis::checkHazards(Function &F) {
+  for (Instruction &I : instructions(F))
+    if (auto *CB = dyn_cast<CallBase>(&I))
+      if (std::string Why = hazardOf(calleeName(CB)); !Why.empty())
+        return refuse(Why);
+  return true;
+}
+
+// Every other call must be clang's bookkeeping, math, or memory(none).
 bool KernelAnalysis::checkCalls(Function &F) {
   for (Instruction &I : instructions(F)) {
     auto *CB = dyn_cast<CallBase>(&I);
@@ -989,31 +1074,11 @@ bool KernelAnalysis::checkCalls(Function &F) {
     if (!Callee)
       return refuse("an indirect call");
     StringRef N = Callee->getName();
-    std::string Shown = demangle(N.str());
-    if (N.starts_with("__kmpc_reduce") || N.starts_with("__kmpc_end_reduce") ||
-        (N.starts_with("__kmpc_nvptx_") && N.contains("reduce")) ||
-        N.starts_with("__kmpc_reduction"))
-      return refuse("a reduction (calls " + Shown + ")");
-    if (N.starts_with("__kmpc_critical") || N == "__kmpc_end_critical")
-      return refuse("a critical section (calls " + Shown + ")");
-    if (N.starts_with("__kmpc_atomic") || N.starts_with("__atomic_"))
-      return refuse("an atomic update (calls " + Shown + ")");
-    if (N == "__kmpc_flush")
-      return refuse("a memory fence (calls " + Shown + ")");
-    if (N.starts_with("__kmpc_dispatch_"))
-      return refuse("a dynamic schedule (calls " + Shown + ")");
-    if (N == "omp_get_team_num" || N == "omp_get_num_teams")
-      return refuse("a team-number query (" + Shown + ")");
-    if (N == "omp_get_thread_num" || N == "omp_get_num_threads" ||
-        N == "omp_get_max_threads" || N == "omp_get_thread_limit" ||
-        N == "omp_get_team_size" || N == "omp_get_ancestor_thread_num" ||
-        N == "omp_get_level" || N == "omp_get_active_level" ||
-        N == "omp_in_parallel")
-      return refuse("a thread-number query (" + Shown + ")");
     if (isBookkeepingCall(N) || isMathFunction(N) ||
         Callee->doesNotAccessMemory())
       continue;
-    return refuse("a call to '" + Shown + "' with unknown memory effects");
+    return refuse("a call to '" + demangle(N.str()) +
+                  "' with unknown memory effects");
   }
   return true;
 }
@@ -1408,10 +1473,11 @@ bool KernelAnalysis::buildRecords(std::vector<Record> &Records) {
 }
 
 bool KernelAnalysis::run(std::vector<Record> &Records, std::string &WhyOut) {
-  bool Ok = checkCalls(*C.P) && checkCalls(*C.T) && checkCalls(*C.K) &&
+  bool Ok = checkHazards(*C.P) && checkHazards(*C.T) && checkHazards(*C.K) &&
             checkInstructions(*C.P) && checkInstructions(*C.T) &&
-            checkInstructions(*C.K) && checkPlumbing() &&
-            checkOuterAccesses(*C.K) && checkOuterAccesses(*C.T);
+            checkInstructions(*C.K) && checkCalls(*C.P) && checkCalls(*C.T) &&
+            checkCalls(*C.K) && checkPlumbing() && checkOuterAccesses(*C.K) &&
+            checkOuterAccesses(*C.T);
   if (Ok) {
     WB.hoist(*C.P);
     Ok = findIV() && analyseAccesses() && buildRecords(Records);
@@ -1436,7 +1502,7 @@ struct ClampPlan {
 // Finds the slots the clamps go to in clang's unoptimized T and P.
 bool planClamps(const Chain &C, ClampPlan &Plan, std::string &Why) {
   const std::string NoPattern = "the clamp pattern was not found";
-  for (Instruction &I : instructions(*C.T))
+  for (Instruction &I : instructions(*C.TBody))
     if (auto *CB = dyn_cast<CallBase>(&I);
         CB && isDistributeInit(calleeName(CB))) {
       if (Plan.TInit) {
@@ -1446,7 +1512,7 @@ bool planClamps(const Chain &C, ClampPlan &Plan, std::string &Why) {
       Plan.TInit = CB;
     }
   CallBase *PInit = nullptr;
-  for (Instruction &I : instructions(*C.P))
+  for (Instruction &I : instructions(*C.PBody))
     if (auto *CB = dyn_cast<CallBase>(&I);
         CB && isForStaticInit(calleeName(CB))) {
       if (PInit) {
@@ -1461,10 +1527,10 @@ bool planClamps(const Chain &C, ClampPlan &Plan, std::string &Why) {
   }
   Plan.TType = *ivTypeOf(calleeName(Plan.TInit));
   Plan.PType = *ivTypeOf(calleeName(PInit));
-  Type *TTy = IntegerType::get(C.T->getContext(), Plan.TType.Bits);
+  Type *TTy = IntegerType::get(C.TBody->getContext(), Plan.TType.Bits);
   auto SlotOfType = [&](Value *V) -> AllocaInst * {
     auto *A = dyn_cast<AllocaInst>(V->stripPointerCasts());
-    return A && A->getAllocatedType() == TTy && A->getFunction() == C.T
+    return A && A->getAllocatedType() == TTy && A->getFunction() == C.TBody
                ? A
                : nullptr;
   };
@@ -1492,8 +1558,9 @@ bool planClamps(const Chain &C, ClampPlan &Plan, std::string &Why) {
     Why = NoPattern + " (no upper bound stored before the distribute init)";
     return false;
   }
-  Type *I64 = Type::getInt64Ty(C.P->getContext());
-  if (C.P->getArg(2)->getType() != I64 || C.P->getArg(3)->getType() != I64) {
+  Type *I64 = Type::getInt64Ty(C.PBody->getContext());
+  if (C.PBody->getArg(2)->getType() != I64 ||
+      C.PBody->getArg(3)->getType() != I64) {
     Why = NoPattern + " (the parallel function's bounds are not i64)";
     return false;
   }
@@ -1553,14 +1620,14 @@ void applyClamps(const Chain &C, const ClampPlan &Plan, GlobalVariable *Win) {
     clampSlot(B, Plan.Last, Plan.TType, nullptr, W.Last, "spread.lastiter");
   // (c): at P's entry, prev.lb = max(prev.lb, lo), prev.ub = min(prev.ub,
   // hi-1), whatever schedule P uses.
-  BasicBlock &Entry = C.P->getEntryBlock();
+  BasicBlock &Entry = C.PBody->getEntryBlock();
   BasicBlock::iterator At = Entry.getFirstInsertionPt();
   while (At != Entry.end() && isa<AllocaInst>(*At))
     ++At;
   IRBuilder<> PB(&Entry, At);
   Window PW = loadWindow(PB, Win);
   for (unsigned N : {2u, 3u}) {
-    Argument *A = C.P->getArg(N);
+    Argument *A = C.PBody->getArg(N);
     SmallVector<Use *, 4> Uses;
     for (Use &U : A->uses())
       Uses.push_back(&U);
@@ -1738,20 +1805,23 @@ PreservedAnalyses SpreadAutoPass::run(Module &M, ModuleAnalysisManager &) {
         WB = std::make_unique<Workbench>(M);
       Chain Clone;
       Clone.K = WB->map(Real.K);
-      Clone.T = WB->map(Real.T);
-      Clone.P = WB->map(Real.P);
-      Ok = Clone.K && Clone.T && Clone.P;
+      // -g: the clone gets the _debug__ bodies back into K, T and P.
+      std::string Unused;
+      Ok = Clone.K && inlineDebugBody(*Clone.K) &&
+           findChain(*Clone.K, Clone, Unused) && Clone.T == WB->map(Real.T) &&
+           Clone.P == WB->map(Real.P) && inlineDebugBody(*Clone.T) &&
+           inlineDebugBody(*Clone.P);
       if (Ok) {
         WB->simplify(*Clone.K);
         WB->simplify(*Clone.T);
         WB->simplify(*Clone.P);
         // The calls may have been rewritten by the cleanup: find them again.
-        std::string Unused;
         Ok = findChain(*Clone.K, Clone, Unused) && Clone.T == WB->map(Real.T) &&
-             Clone.P == WB->map(Real.P);
-        if (!Ok)
-          Why = "no combined teams distribute parallel for loop";
+             Clone.P == WB->map(Real.P) && Clone.KBody == Clone.K &&
+             Clone.TBody == Clone.T && Clone.PBody == Clone.P;
       }
+      if (!Ok)
+        Why = "no combined teams distribute parallel for loop";
       if (Ok) {
         KernelAnalysis KA(*WB, Clone, M.getDataLayout());
         Ok = KA.run(Records, Why);
