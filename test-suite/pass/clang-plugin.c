@@ -1,6 +1,8 @@
 // The plugin in clang: `-fpass-plugin` runs the pass on the host module of an offload
 // compile (at the start of the host backend pipeline, at -O0 and -O2), the remark is
-// shown with -Rpass=spread, and the device compile is left alone. The code is written the
+// shown with -Rpass=spread, and `spread` leaves the device compile alone. (The device job
+// runs spread-auto, whose remark -Rpass=spread also matches; it comes before the lines
+// REMARK checks; spread-auto-clang.c tests it.) The code is written the
 // way the driver lowers a `target spread` loop (docs/spread-abi.md §2), with the runtime
 // prototypes declared here.
 //
