@@ -582,7 +582,8 @@ private:
         if (auto *SI = dyn_cast<StoreInst>(U)) {
           if (SI->getPointerOperand() == V)
             Out.push_back(SI);
-        } else if (isa<GEPOperator>(U) || isa<BitCastInst>(U)) {
+        } else if (isa<GEPOperator>(U) || isa<BitCastInst>(U) ||
+                   isa<AddrSpaceCastInst>(U)) {
           Work.push_back(U);
         }
       }
@@ -615,7 +616,8 @@ private:
             continue;
           return false;
         }
-        if (isa<GEPOperator>(U) || isa<BitCastInst>(U)) {
+        if (isa<GEPOperator>(U) || isa<BitCastInst>(U) ||
+            isa<AddrSpaceCastInst>(U)) {
           Work.push_back(U);
           continue;
         }
@@ -661,47 +663,55 @@ private:
       return nullptr;
     CallBase *HandOn = F == C.K ? C.TCall : C.PCall;
     Function *Callee = F == C.K ? C.T : C.P;
+    // The slot and its casts (amdgcn's stack is addrspace(5), used through
+    // generic pointers).
+    SmallVector<Value *, 4> Ptrs{A};
+    for (unsigned I = 0; I < Ptrs.size(); ++I)
+      for (User *U : Ptrs[I]->users())
+        if (isa<AddrSpaceCastInst>(U) || isa<BitCastInst>(U))
+          Ptrs.push_back(U);
     StoreInst *Only = nullptr;
-    for (User *U : A->users()) {
-      if (auto *SI = dyn_cast<StoreInst>(U)) {
-        if (SI->getPointerOperand() == A && SI->getValueOperand() != A) {
-          if (Only || !SI->isSimple())
-            return nullptr;
-          Only = SI;
-          continue;
+    for (Value *Ptr : Ptrs) {
+      for (User *U : Ptr->users()) {
+        if (isa<AddrSpaceCastInst>(U) || isa<BitCastInst>(U))
+          continue; // in Ptrs
+        if (auto *SI = dyn_cast<StoreInst>(U)) {
+          if (SI->getPointerOperand() == Ptr && SI->getValueOperand() != Ptr) {
+            if (Only || !SI->isSimple())
+              return nullptr;
+            Only = SI;
+            continue;
+          }
+          if (F == C.T && handedToP(Ptr, SI, 0))
+            continue;
+          return nullptr;
         }
-        if (F == C.T && handedToP(A, SI, 0))
-          continue;
-        return nullptr;
-      }
-      if (auto *LI = dyn_cast<LoadInst>(U)) {
-        if (LI->getPointerOperand() == A)
-          continue;
-        return nullptr;
-      }
-      if (auto *II = dyn_cast<IntrinsicInst>(U))
-        if (II->isLifetimeStartOrEnd())
-          continue;
-      if (U == HandOn) {
+        if (auto *LI = dyn_cast<LoadInst>(U)) {
+          if (LI->getPointerOperand() == Ptr)
+            continue;
+          return nullptr;
+        }
+        if (auto *II = dyn_cast<IntrinsicInst>(U))
+          if (II->isLifetimeStartOrEnd())
+            continue;
+        if (U != HandOn || HandOn->getCalledOperand() == Ptr)
+          return nullptr;
         if (F == C.T) {
-          if (!handedToP(A, U, 0))
+          if (!handedToP(Ptr, U, 0))
             return nullptr;
           continue;
         }
         // K hands the slot to T.
         for (unsigned I = 0; I < HandOn->arg_size(); ++I) {
-          if (HandOn->getArgOperand(I) != A)
+          if (HandOn->getArgOperand(I) != Ptr)
             continue;
+          if (isForkTeams(HandOn) && I < 3)
+            return nullptr;
           unsigned Formal = isForkTeams(HandOn) ? I - 3 + 2 : I;
-          if ((isForkTeams(HandOn) && I < 3) ||
-              !onlyReadThrough(Callee, Formal))
+          if (!onlyReadThrough(Callee, Formal))
             return nullptr;
         }
-        if (HandOn->getCalledOperand() == A)
-          return nullptr;
-        continue;
       }
-      return nullptr;
     }
     if (!Only)
       return nullptr;
@@ -1170,9 +1180,11 @@ bool KernelAnalysis::findIV() {
   auto &LI = WB.fam().getResult<LoopAnalysis>(*C.P);
   auto &DT = WB.fam().getResult<DominatorTreeAnalysis>(*C.P);
   SE = &WB.fam().getResult<ScalarEvolutionAnalysis>(*C.P);
-  for (User *U : LbSlot->users()) {
-    auto *Load = dyn_cast<LoadInst>(U);
-    if (!Load || !DT.dominates(PInit, Load))
+  for (Instruction &I : instructions(*C.P)) {
+    // (Through address-space casts on amdgcn, whose stack is addrspace(5).)
+    auto *Load = dyn_cast<LoadInst>(&I);
+    if (!Load || Load->getPointerOperand()->stripPointerCasts() != LbSlot ||
+        !DT.dominates(PInit, Load))
       continue;
     for (User *LU : Load->users()) {
       auto *Phi = dyn_cast<PHINode>(LU);

@@ -33,6 +33,12 @@
 // RUN:   -S %t.nv-g.ll -o %t.nv-g.out.ll 2>&1 | FileCheck --check-prefix=REMARK --implicit-check-not=remark %s
 // RUN: FileCheck --check-prefix=IR %s < %t.nv-g.out.ll
 //
+// amdgcn works the same way (its stack slots are used through address-space casts).
+// RUN: %clang-plain -O0 -fopenmp --offload-arch=gfx90a -nogpulib --offload-device-only -emit-llvm -S %s -o %t.amd.ll
+// RUN: %opt -load-pass-plugin=%spread-pass -passes=spread-auto -pass-remarks=spread-auto -pass-remarks-missed=spread-auto \
+// RUN:   -S %t.amd.ll -o %t.amd.out.ll 2>&1 | FileCheck --check-prefix=REMARK --implicit-check-not=remark %s
+// RUN: FileCheck --check-prefix=IR %s < %t.amd.out.ll
+//
 // Idempotent: a second run (in the same pipeline or on the result) changes nothing, says nothing.
 // RUN: %opt -load-pass-plugin=%spread-pass -passes=spread-auto,spread-auto -S %t.nv-O0.ll -o %t.twice.ll
 // RUN: diff %t.nv-O0.out.ll %t.twice.ll
@@ -159,7 +165,7 @@ void nested(long n, const short *x, short *y) {
 // nested: {arg1 w c0=0 c1=2 width=2} {arg2 r c0=0 c1=2 width=2}
 // IR:      @__spread_win___omp_offloading_[[ID]]_nested_l{{[0-9]+}} = protected{{( addrspace\(1\))?}} global [2 x i64] [i64 0, i64 9223372036854775807], align 8
 // IR-NEXT: @__spread_kinfo___omp_offloading_[[ID]]_nested_l{{[0-9]+}} = protected{{( addrspace\(1\))?}} constant [112 x i8] c"SPRD\01\00\00\00\02\00\00\00\00\00\00\00\01\00\00\00\02\00\00\00\00\00\00\00\00\00\00\00\02\00\00\00\00\00\00\00\02\00\00\00\00\00\00\00\FF\FF\FF\FF\00\00\00\00\00\00\00\00\00\00\00\00\02\00\00\00\01\00\00\00\00\00\00\00\00\00\00\00\02\00\00\00\00\00\00\00\02\00\00\00\00\00\00\00\FF\FF\FF\FF\00\00\00\00\00\00\00\00\00\00\00\00", align 8
-// IR:      @llvm.used = appending global [10 x ptr] [ptr {{(addrspacecast \(ptr addrspace\(1\) )?}}@__spread_kinfo___omp_offloading_[[ID]]_saxpy_l
+// IR:      @llvm.used = appending {{(addrspace\(1\) )?}}global [10 x ptr] [ptr {{(addrspacecast \(ptr addrspace\(1\) )?}}@__spread_kinfo___omp_offloading_[[ID]]_saxpy_l
 
 // The clamps of saxpy (an int IV: __kmpc_*_static_init_4, sign extension), before T's
 // distribute init (lb, ub and the slot of the last iteration, which the GPU's chunked
