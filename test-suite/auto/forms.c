@@ -177,16 +177,16 @@ int main(int argc, char **argv) {
 // CHECK: teamsloop: ok
 // CHECK: all forms ok
 
-// INFO: forms.c:{{[0-9]+}} (kernel {{.*}}_saxpy_l{{[0-9]+}}) spread over devices [0, 1, 2, 3]
-// INFO-NEXT: block [0,{{[0-9]+}}) -> device 0: arg{{[0-9]}} +0:{{[0-9]+}}B(to) arg{{[0-9]}} +0:{{[0-9]+}}B(tofrom)
-// INFO: (kernel {{.*}}_stencil_l{{[0-9]+}}) spread over devices
-// INFO: (kernel {{.*}}_window_l{{[0-9]+}}) spread over devices
-// INFO: (kernel {{.*}}_stride2_l{{[0-9]+}}) spread over devices
-// INFO: (kernel {{.*}}_reverse_l{{[0-9]+}}) spread over devices
-// INFO: (kernel {{.*}}_gather_l{{[0-9]+}}) spread over devices
-// INFO: (kernel {{.*}}_collapse2_l{{[0-9]+}}) spread over devices
-// INFO: (kernel {{.*}}_simd_l{{[0-9]+}}) spread over devices
-// INFO: (kernel {{.*}}_teamsloop_l{{[0-9]+}}) spread over devices
+// INFO: kernel {{.*}}_saxpy_l{{[0-9]+}} spread over devices [0, 1, 2, 3]
+// INFO-NEXT: block [0,{{[0-9]+}}) -> device 0: arg{{[0-9]}} +0:{{[0-9]+}}B({{to|tofrom}}) arg{{[0-9]}} +0:{{[0-9]+}}B({{to|tofrom}})
+// INFO: kernel {{.*}}_stencil_l{{[0-9]+}} spread over devices
+// INFO: kernel {{.*}}_window_l{{[0-9]+}} spread over devices
+// INFO: kernel {{.*}}_stride2_l{{[0-9]+}} spread over devices
+// INFO: kernel {{.*}}_reverse_l{{[0-9]+}} spread over devices
+// INFO: kernel {{.*}}_gather_l{{[0-9]+}} spread over devices
+// INFO: kernel {{.*}}_collapse2_l{{[0-9]+}} spread over devices
+// INFO: kernel {{.*}}_simd_l{{[0-9]+}} spread over devices
+// INFO: kernel {{.*}}_teamsloop_l{{[0-9]+}} spread over devices
 
-// DYN: (kernel {{.*}}_saxpy_l{{[0-9]+}}) spread over devices
+// DYN: kernel {{.*}}_saxpy_l{{[0-9]+}} spread over devices
 // DYN: block [900,1000) -> device

@@ -2,7 +2,8 @@
 // serial result: the pass refuses kernels it cannot describe (reduction, atomic,
 // scatter, team-number query, unknown call) with a -Rpass-missed remark; the
 // runtime refuses launches whose data cannot be cut (writes from both ends,
-// aliasing maps, data already present from target data, an explicit device,
+// aliasing maps, data already present from a target data that names its
+// device (without one, SPREAD_AUTO keeps it resident: resident.c), an explicit device,
 // is_device_ptr) and says why under SPREAD_INFO=auto.
 //
 // REQUIRES: spread
@@ -77,8 +78,8 @@ static void bothends(int n, const float *x, float *y) {
 }
 
 static void alias(int n, const float *p, const float *q, float *y) {
-#pragma omp target teams distribute parallel for map(to : p[0:n / 2], q[0:n / 2]) map(tofrom : y[0:n / 2])
-  for (int i = 0; i < n / 2; i++)
+#pragma omp target teams distribute parallel for map(to : p[0:n / 2], q[0:n / 4]) map(tofrom : y[0:n / 4])
+  for (int i = 0; i < n / 4; i++)
     y[i] = p[i] - q[i];
 }
 
@@ -154,13 +155,13 @@ int main(int argc, char **argv) {
   check("bothends", y, want, n);
 
   RESET();
-  alias(n, x, x + n / 4, y);
-  for (int i = 0; i < n / 2; i++)
-    want[i] = x[i] - x[i + n / 4];
+  alias(n, x, x + n / 8, y);
+  for (int i = 0; i < n / 4; i++)
+    want[i] = x[i] - x[i + n / 8];
   check("alias", y, want, n);
 
   RESET();
-#pragma omp target data map(tofrom : y[0:n])
+#pragma omp target data map(tofrom : y[0:n]) device(omp_get_default_device())
   {
     add(n, x, y);
     add(n, x, y);
@@ -208,9 +209,9 @@ int main(int argc, char **argv) {
 // REMARK-DAG: _teamnum_l{{[0-9]+}} runs on one device: {{.*}}omp_get_team_num
 // REMARK-DAG: _call_l{{[0-9]+}} runs on one device: {{.*}}opaque
 
-// INFO: (kernel {{.*}}_sum_l{{[0-9]+}}) has no descriptor
-// INFO: (kernel {{.*}}_bothends_l{{[0-9]+}}) runs on device {{[0-9]+}}: argument {{[0-9]+}}: the bytes one iteration writes back may overlap
-// INFO: (kernel {{.*}}_alias_l{{[0-9]+}}) runs on device {{[0-9]+}}: map entries {{[0-9]+}} and {{[0-9]+}} overlap in host memory
-// INFO: (kernel {{.*}}_add_l{{[0-9]+}}) runs on device {{[0-9]+}}: map entry {{[0-9]+}} is already present on device
-// INFO: (kernel {{.*}}_on_device1_l{{[0-9]+}}) runs on device 1: the construct names device(1)
-// INFO: (kernel {{.*}}_devptr_l{{[0-9]+}}) runs on device {{[0-9]+}}: argument {{[0-9]+}} is a device pointer (is_device_ptr)
+// INFO: kernel {{.*}}_sum_l{{[0-9]+}} has no descriptor
+// INFO: kernel {{.*}}_bothends_l{{[0-9]+}} runs on device {{[0-9]+}}: argument {{[0-9]+}}: the bytes one iteration writes back may overlap
+// INFO: kernel {{.*}}_alias_l{{[0-9]+}} runs on device {{[0-9]+}}: map entries {{[0-9]+}} and {{[0-9]+}} overlap in host memory
+// INFO: kernel {{.*}}_add_l{{[0-9]+}} runs on device {{[0-9]+}}: map entry {{[0-9]+}} is already present on device
+// INFO: kernel {{.*}}_on_device1_l{{[0-9]+}} runs on device 1: the construct names device(1)
+// INFO: kernel {{.*}}_devptr_l{{[0-9]+}} runs on device {{[0-9]+}}: argument {{[0-9]+}} is a device pointer (is_device_ptr)

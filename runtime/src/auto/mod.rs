@@ -110,7 +110,7 @@ pub fn target_kernel(
     let at = || {
         loc().map_or_else(
             || format!("kernel {name}"),
-            |l| format!("{}:{} (kernel {name})", l.file, l.line),
+            |l| format!("{}:{}: kernel {name}", l.file, l.line),
         )
     };
     let resident = resident::resident_sections(args);
