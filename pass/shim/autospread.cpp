@@ -10,6 +10,7 @@
 //   P(gtid*, btid*, prev.lb, prev.ub, caps...)
 //                            the parallel function: splits a team's chunk
 //                            [prev.lb, prev.ub] over the threads.
+// (With -g each is a wrapper around a <name>_debug__ body: see debugBody.)
 // A runtime can run one such launch as several launches on several devices if
 //   (1) each launch runs only a window [lo, hi) of the iterations, and
 //   (2) it knows which bytes of each kernel argument a window touches.
@@ -1802,8 +1803,10 @@ PreservedAnalyses SpreadAutoPass::run(Module &M, ModuleAnalysisManager &) {
   if (Todo.empty())
     return PreservedAnalyses::all();
 
-  // Find every chain on the real module before the clone is made, so the
-  // clone's functions are found through the value map.
+  // One clone for the module, made when the first kernel has a chain. Each
+  // kernel's K, T and P are found on the real module and mapped into the
+  // clone; the windows and clamps added for earlier kernels touch only their
+  // own functions.
   std::unique_ptr<Workbench> WB;
   bool Changed = false;
   for (Function *K : Todo) {
