@@ -39,6 +39,9 @@ pub struct Config {
     /// (docs/auto-spread.md): `None` off (default; see [`parse_auto`]), `Some(vec![])`
     /// every device, `Some(list)` those devices.
     pub auto: Option<Vec<i32>>,
+    /// `SPREAD_AUTO_MIN`: the fewest iterations a block of an automatically spread launch gets
+    /// (default [`AUTO_MIN_DEFAULT`]): smaller launches use fewer devices, or run as written.
+    pub auto_min: u64,
     /// `SPREAD_INFO=auto`: print each automatic-spreading decision and every refusal's reason.
     pub info_auto: bool,
     /// `SPREAD_CU_DEVICES=d0,d1,...`: the devices GPU compute units own, in CU order (default:
@@ -366,6 +369,18 @@ impl Config {
                 None
             })
         });
+        let auto_min = match var("SPREAD_AUTO_MIN") {
+            None => AUTO_MIN_DEFAULT,
+            Some(v) => match v.trim().parse::<u64>() {
+                Ok(n) if n > 0 => n,
+                _ => {
+                    warnings.push(format!(
+                        "SPREAD_AUTO_MIN={v:?} is not a positive number of iterations; using {AUTO_MIN_DEFAULT}"
+                    ));
+                    AUTO_MIN_DEFAULT
+                }
+            },
+        };
         let cu_devices = var("SPREAD_CU_DEVICES").and_then(|v| {
             let list: Option<Vec<i32>> = v
                 .split(',')
@@ -521,6 +536,7 @@ impl Config {
             remote,
             info_remote,
             auto,
+            auto_min,
             info_auto,
             host_devices,
             host_threads,
@@ -570,6 +586,10 @@ impl Config {
 }
 
 /// `SPREAD_HOST_DEVICE_THREADS`: comma-separated positive thread counts (`4,2`).
+/// Default of `SPREAD_AUTO_MIN`: a block costs a launch on its device (about 15 us on a host
+/// device), which a few thousand iterations of a simple loop take.
+pub const AUTO_MIN_DEFAULT: u64 = 8192;
+
 /// `SPREAD_AUTO`: `0`, `off` or empty: off; `1`, `on` or `all`: every device; else a
 /// comma-separated list of device numbers (at least one, none repeated).
 pub fn parse_auto(v: &str) -> std::result::Result<Option<Vec<i32>>, String> {
@@ -775,6 +795,9 @@ mod tests {
         assert!(cfg(&[("SPREAD_INFO", "placement")]).info_placement);
         assert!(cfg(&[("SPREAD_INFO", "chunks,auto")]).info_auto);
         assert_eq!(cfg(&[]).auto, None);
+        assert_eq!(cfg(&[]).auto_min, AUTO_MIN_DEFAULT);
+        assert_eq!(cfg(&[("SPREAD_AUTO_MIN", "1")]).auto_min, 1);
+        assert!(cfg(&[("SPREAD_AUTO_MIN", "0")]).warnings[0].contains("SPREAD_AUTO_MIN"));
         assert_eq!(cfg(&[("SPREAD_AUTO", "1")]).auto, Some(vec![]));
         assert_eq!(cfg(&[("SPREAD_AUTO", "0")]).auto, None);
         assert_eq!(cfg(&[("SPREAD_AUTO", "2, 0,1")]).auto, Some(vec![2, 0, 1]));

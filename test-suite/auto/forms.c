@@ -7,20 +7,22 @@
 //
 // REQUIRES: spread
 // RUN: %clang-offload -O2 -fpass-plugin=%spread-pass %s -o %t
-// RUN: env SPREAD_AUTO=1 SPREAD_INFO=auto %libpath-run %t 100003 2>%t.info | FileCheck %s --implicit-check-not=FAIL
+// RUN: env SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 SPREAD_INFO=auto %libpath-run %t 100003 2>%t.info | FileCheck %s --implicit-check-not=FAIL
 // RUN: FileCheck --check-prefix=INFO %s < %t.info
-// RUN: env SPREAD_AUTO=1 SPREAD_HOST_DEVICES=2 %libpath-run %t 7 | FileCheck %s --implicit-check-not=FAIL
-// RUN: env SPREAD_AUTO=1 SPREAD_HOST_DEVICES=3 %preload-run %t 1 | FileCheck %s --implicit-check-not=FAIL
-// RUN: env SPREAD_AUTO=1 SPREAD_HOST_DEVICES=8 %libpath-run %t 1000 | FileCheck %s --implicit-check-not=FAIL
-// RUN: env SPREAD_AUTO=0,2 %libpath-run %t 1000 | FileCheck %s --implicit-check-not=FAIL
-// RUN: env SPREAD_AUTO=1 SPREAD_SCHEDULE=dynamic,100 SPREAD_INFO=auto %libpath-run %t 1000 2>%t.dyn | FileCheck %s --implicit-check-not=FAIL
+// RUN: env SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 SPREAD_HOST_DEVICES=2 %libpath-run %t 7 | FileCheck %s --implicit-check-not=FAIL
+// RUN: env SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 SPREAD_HOST_DEVICES=3 %preload-run %t 1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: env SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 SPREAD_HOST_DEVICES=8 %libpath-run %t 1000 | FileCheck %s --implicit-check-not=FAIL
+// RUN: env SPREAD_AUTO=0,2 SPREAD_AUTO_MIN=1 %libpath-run %t 1000 | FileCheck %s --implicit-check-not=FAIL
+// RUN: env SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 SPREAD_SCHEDULE=dynamic,100 SPREAD_INFO=auto %libpath-run %t 1000 2>%t.dyn | FileCheck %s --implicit-check-not=FAIL
 // RUN: FileCheck --check-prefix=DYN %s < %t.dyn
+// RUN: env SPREAD_AUTO=1 SPREAD_INFO=auto %libpath-run %t 1000 2>%t.min | FileCheck %s --implicit-check-not=FAIL
+// RUN: FileCheck --check-prefix=MIN %s < %t.min
 // RUN: %libpath-run %t 1000 | FileCheck %s --implicit-check-not=FAIL
 // RUN: %stock-run %t 1000 | FileCheck %s --implicit-check-not=FAIL
 // RUN: %clang-plain -fopenmp -fopenmp-targets=x86_64-unknown-linux-gnu -O0 -fpass-plugin=%spread-pass %s -o %t.O0
-// RUN: env SPREAD_AUTO=1 SPREAD_INFO=auto %libpath-run %t.O0 1001 2>%t.info0 | FileCheck %s --implicit-check-not=FAIL
+// RUN: env SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 SPREAD_INFO=auto %libpath-run %t.O0 1001 2>%t.info0 | FileCheck %s --implicit-check-not=FAIL
 // RUN: FileCheck --check-prefix=INFO %s < %t.info0
-// RUN: env SPREAD_AUTO=1 %libpath-run %t.O0 1 | FileCheck %s --implicit-check-not=FAIL
+// RUN: env SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 %libpath-run %t.O0 1 | FileCheck %s --implicit-check-not=FAIL
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,3 +192,6 @@ int main(int argc, char **argv) {
 
 // DYN: kernel {{.*}}_saxpy_l{{[0-9]+}} spread over devices
 // DYN: block [900,1000) -> device
+
+// By default a block gets at least 8192 iterations (SPREAD_AUTO_MIN).
+// MIN: kernel {{.*}}_saxpy_l{{[0-9]+}} runs on device 0: 1000 iterations, fewer than two blocks of SPREAD_AUTO_MIN=8192

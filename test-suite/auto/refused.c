@@ -9,9 +9,9 @@
 // REQUIRES: spread
 // RUN: %clang-offload -O2 -fpass-plugin=%spread-pass -Rpass-missed=spread-auto %s -o %t 2>%t.remarks
 // RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
-// RUN: env SPREAD_AUTO=1 SPREAD_INFO=auto %libpath-run %t 1000 2>%t.info | FileCheck %s --implicit-check-not=FAIL
+// RUN: env SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 SPREAD_INFO=auto %libpath-run %t 1000 2>%t.info | FileCheck %s --implicit-check-not=FAIL
 // RUN: FileCheck --check-prefix=INFO %s < %t.info
-// RUN: env SPREAD_AUTO=1 SPREAD_HOST_DEVICES=8 %preload-run %t 7 | FileCheck %s --implicit-check-not=FAIL
+// RUN: env SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 SPREAD_HOST_DEVICES=8 %preload-run %t 7 | FileCheck %s --implicit-check-not=FAIL
 // RUN: %stock-run %t 1000 | FileCheck %s --implicit-check-not=FAIL
 
 #include <omp.h>

@@ -184,7 +184,16 @@ fn decide(
     if args.mappers.iter().any(|&m| m != 0) {
         return Err("a map clause has a user-defined mapper".into());
     }
-    let devices = devices_for(rt, wanted, region)?;
+    let mut devices = devices_for(rt, wanted, region)?;
+    // Each block at least SPREAD_AUTO_MIN iterations: a block costs a launch.
+    let fit = cfg.tripcount / rt.config.auto_min.max(1);
+    if fit < 2 {
+        return Err(format!(
+            "{} iterations, fewer than two blocks of SPREAD_AUTO_MIN={}",
+            cfg.tripcount, rt.config.auto_min
+        ));
+    }
+    devices.truncate(usize::try_from(fit).unwrap_or(usize::MAX));
     let entries: Vec<Entry> = (0..args.len())
         .map(|i| Entry {
             base: args.bases[i],
