@@ -184,7 +184,6 @@ fn decide(
     if args.mappers.iter().any(|&m| m != 0) {
         return Err("a map clause has a user-defined mapper".into());
     }
-    let mut devices = devices_for(rt, wanted, region)?;
     // Each block at least SPREAD_AUTO_MIN iterations: a block costs a launch.
     let fit = cfg.tripcount / rt.config.auto_min.max(1);
     if fit < 2 {
@@ -193,6 +192,7 @@ fn decide(
             cfg.tripcount, rt.config.auto_min
         ));
     }
+    let mut devices = devices_for(rt, wanted, region)?;
     devices.truncate(usize::try_from(fit).unwrap_or(usize::MAX));
     let entries: Vec<Entry> = (0..args.len())
         .map(|i| Entry {
@@ -240,8 +240,6 @@ fn devices_for(
     } else {
         wanted.to_vec()
     };
-    let name = rt.kernel_name(region).unwrap_or_else(|| Arc::from("?"));
-    let window = format!("{WINDOW_PREFIX}{name}");
     let mut out = Vec::new();
     let mut skipped = Vec::new();
     for d in listed {
@@ -249,13 +247,9 @@ fn devices_for(
             skipped.push(format!("device {d} does not exist"));
             continue;
         };
-        if !slot.has_kernel(rt, region) {
-            skipped.push(format!("device {d} has no image with the kernel"));
-            continue;
-        }
-        match slot.image_global(rt, &window) {
-            Ok(Some(_)) => out.push(d),
-            _ => skipped.push(format!("device {d}'s image has no window for the kernel")),
+        match window_of(rt, slot, region) {
+            Ok(_) => out.push(d),
+            Err(why) => skipped.push(why),
         }
     }
     if out.len() < 2 {
@@ -266,6 +260,30 @@ fn devices_for(
         return Err(why);
     }
     Ok(out)
+}
+
+/// The device address of the kernel's window on `slot` (looked up once per device and kernel),
+/// or why the device cannot run its blocks.
+fn window_of(rt: &Runtime, slot: &DeviceSlot, region: usize) -> std::result::Result<usize, String> {
+    type Windows = Mutex<HashMap<(usize, usize), std::result::Result<usize, String>>>;
+    static W: OnceLock<Windows> = OnceLock::new();
+    let w = W.get_or_init(Default::default);
+    if let Some(r) = w.lock().get(&(slot.id, region)) {
+        return r.clone();
+    }
+    let d = slot.id;
+    let r = if !slot.has_kernel(rt, region) {
+        Err(format!("device {d} has no image with the kernel"))
+    } else {
+        let name = rt.kernel_name(region).unwrap_or_else(|| Arc::from("?"));
+        match slot.image_global(rt, &format!("{WINDOW_PREFIX}{name}")) {
+            Ok(Some(addr)) => Ok(addr),
+            Ok(None) => Err(format!("device {d}'s image has no window for the kernel")),
+            Err(e) => Err(format!("device {d}: {e}")),
+        }
+    };
+    w.lock().insert((d, region), r.clone());
+    r
 }
 
 /// Why the launch's data cannot be cut: a section already mapped on one of `devices` (by
@@ -354,14 +372,7 @@ fn run_block(
     (lo, hi): (u64, u64),
     resident: &[(usize, usize, bool)],
 ) -> Result<()> {
-    let name = rt.kernel_name(region).unwrap_or_else(|| Arc::from("?"));
-    let window = format!("{WINDOW_PREFIX}{name}");
-    let addr = slot.image_global(rt, &window)?.ok_or_else(|| {
-        Error::new(
-            ErrorKind::Image,
-            format!("the window {window} is missing on device {}", slot.id),
-        )
-    })?;
+    let addr = window_of(rt, slot, region).map_err(|why| Error::new(ErrorKind::Image, why))?;
     let lock = window_lock(slot.id, region);
     let _held = lock.lock();
     set_window(slot, addr, [lo as i64, hi as i64])?;
