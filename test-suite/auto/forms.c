@@ -164,6 +164,7 @@ int main(int argc, char **argv) {
     want[i] = x[i] * x[i];
   check("teamsloop", y, want, n);
 
+  free(x), free(y), free(want), free(idx);
   printf("%s\n", fails ? "FAIL" : "all forms ok");
   return fails != 0;
 }

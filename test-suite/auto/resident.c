@@ -108,6 +108,7 @@ int main(int argc, char **argv) {
 #pragma omp target exit data map(from : a[0:n]) map(release : b[0:n])
   check("enter/exit data", a, ra, n);
 
+  free(a), free(b), free(ra), free(rb);
   printf("%s\n", fails ? "FAIL" : "resident data ok");
   return fails != 0;
 }

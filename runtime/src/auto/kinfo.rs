@@ -302,7 +302,7 @@ impl Plan {
                 param_entry.push(i);
             }
         }
-        let mut cuts = vec![Cut::Keep; entries.len()];
+        let mut cuts: Vec<Cut> = entries.iter().map(|_| Cut::Keep).collect();
         for (k, &i) in param_entry.iter().enumerate() {
             let e = entries[i];
             let mine: Vec<&Access> = info
