@@ -11,6 +11,7 @@
 // RUN: env SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 SPREAD_INFO=auto %libpath-run %t 10007 2>%t.info | FileCheck %s --implicit-check-not=FAIL
 // RUN: FileCheck --check-prefix=INFO %s < %t.info
 // RUN: env SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 SPREAD_HOST_DEVICES=3 %preload-run %t 7 | FileCheck %s --implicit-check-not=FAIL
+// RUN: env SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 SPREAD_SCHEDULE=adaptive %libpath-run %t 10007 | FileCheck %s --implicit-check-not=FAIL
 // RUN: env SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 SPREAD_HOST_DEVICES=8 SPREAD_SCHEDULE=dynamic,64 %libpath-run %t 1000 | FileCheck %s --implicit-check-not=FAIL
 // RUN: %libpath-run %t 1000 | FileCheck %s --implicit-check-not=FAIL
 // RUN: %stock-run %t 1000 | FileCheck %s --implicit-check-not=FAIL
