@@ -225,6 +225,10 @@ pub fn data(
     args: &MapArgs,
 ) -> Option<Result<()>> {
     rt.config.auto.as_ref()?;
+    // Under unified shared memory every device reaches the host's copy: nothing to distribute.
+    if rt.usm() {
+        return None;
+    }
     resident::data(rt, kind, device, args)
 }
 
