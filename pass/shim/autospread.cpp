@@ -25,11 +25,13 @@
 
 #include "autospread.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Analysis/ConstantFolding.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/Analysis/ScalarEvolution.h"
@@ -89,6 +91,31 @@ enum AccessMode : uint32_t {
   ModeWrite = 2,
   ModeReadWrite = 3, // the same affine form is read and written
   ModeWhole = 4,     // read-only argument with non-affine reads
+  ModeReduce = 5,    // a scalar reduction variable: C0 = operator, C1 = type
+};
+
+// Reduction operators and types as spread.h codes them (__SPREAD_RED_*,
+// __SPREAD_TYPE_*), the runtime's Mode::Reduce. `-` is combined as `+`
+// (OpenMP does), so the pass never emits 2.
+enum RedOp : uint32_t {
+  RedAdd = 1,
+  RedMul = 3,
+  RedMax = 4,
+  RedMin = 5,
+  RedBitAnd = 6,
+  RedBitOr = 7,
+  RedBitXor = 8,
+  RedAnd = 9,
+  RedOr = 10,
+};
+enum RedType : uint32_t {
+  RedI8 = 1,
+  RedI16 = 2,
+  RedI32 = 3,
+  RedI64 = 4,
+  RedU8 = 5, // unsigned codes: only where signedness matters (min, max)
+  RedF32 = 9,
+  RedF64 = 10,
 };
 
 struct Record {
@@ -184,6 +211,27 @@ bool isBookkeepingCall(StringRef N) {
     return true;
   return any_of(Names, [&](const char *S) { return N == S; });
 }
+
+// clang's reduction entry points (see KernelAnalysis::reductionSite). The
+// argument of a reduce call that is the list of pointers to the private
+// copies; -1 if N is not one.
+int reduceListArg(StringRef N) {
+  if (N == "__kmpc_reduce" || N == "__kmpc_reduce_nowait" ||
+      N == "__kmpc_nvptx_teams_reduce_nowait_v2")
+    return 4;
+  if (N == "__kmpc_nvptx_parallel_reduce_nowait_v2")
+    return 2;
+  return -1;
+}
+bool isEndReduce(StringRef N) {
+  return N == "__kmpc_end_reduce" || N == "__kmpc_end_reduce_nowait";
+}
+// The combiner and initializer of a `declare reduction` (x86:
+// .omp_combiner., GPUs: _omp_combiner$).
+bool isUserReduction(StringRef N) {
+  return N.contains("omp_combiner") || N.contains("omp_initializer");
+}
+const char *const UserReduction = "a user-defined reduction (declare reduction)";
 
 // Math library functions: pure apart from errno, which is per host thread and
 // not data of the kernel. Also as __nv_* (libdevice) and __ocml_*_fNN.
@@ -331,7 +379,11 @@ bool findChain(Function &K, Chain &C, std::string &Why) {
     else if (isParallel51(CB) && CB->arg_size() >= 9)
       Target = dyn_cast<Function>(CB->getArgOperand(5)->stripPointerCasts());
     else if (CB->getCalledFunction() &&
-             !CB->getCalledFunction()->isDeclaration()) {
+             isUserReduction(CB->getCalledFunction()->getName())) {
+      Why = UserReduction;
+      return false;
+    } else if (CB->getCalledFunction() &&
+               !CB->getCalledFunction()->isDeclaration()) {
       Why = NoLoop + " (the teams region calls '" +
             demangle(calleeName(CB).str()) + "')";
       return false;
@@ -573,7 +625,9 @@ private:
     return Found;
   }
 
-  // The stores into the argument array (directly or through constant GEPs).
+public:
+  // The stores into an argument array (directly or through constant GEPs):
+  // the parallel_51 captures, a reduce call's list of private copies.
   SmallVector<StoreInst *, 8> arrayStores(AllocaInst *Array) {
     SmallVector<StoreInst *, 8> Out;
     SmallVector<Value *, 8> Work{Array};
@@ -603,6 +657,7 @@ private:
     return true;
   }
 
+private:
   // Whether parameter N of G (T or P) is only read through, or handed on to
   // P where it is only read through.
   bool onlyReadThrough(Function *G, unsigned N, unsigned Depth = 0) {
@@ -958,6 +1013,263 @@ private:
 };
 
 // ---------------------------------------------------------------------------
+// Reductions: naming the combination
+
+// Inputs (target, private) on which the combinations the runtime knows give
+// pairwise different results, signed and unsigned min and max included. Every
+// value fits an i8.
+constexpr unsigned NumRedTests = 8;
+const int64_t IntTests[NumRedTests][2] = {{3, 5},  {5, 3}, {-2, 7}, {6, 3},
+                                          {2, 1},  {0, 9}, {0, 0},  {12, -10}};
+const double FPTests[NumRedTests][2] = {{1.5, 2.25}, {2.25, 1.5}, {-3.0, 0.5},
+                                        {0.0, 4.0},  {2.0, 0.0},  {0.0, 0.0},
+                                        {4.0, -0.5}, {-1.0, -2.0}};
+
+// A scalar type the runtime can combine: an integer of 8 to 64 bits, float or
+// double.
+bool isReducibleType(Type *Ty) {
+  if (auto *IT = dyn_cast<IntegerType>(Ty))
+    return IT->getBitWidth() == 8 || IT->getBitWidth() == 16 ||
+           IT->getBitWidth() == 32 || IT->getBitWidth() == 64;
+  return Ty->isFloatTy() || Ty->isDoubleTy();
+}
+
+Constant *redTestValue(Type *Ty, unsigned T, bool Private) {
+  if (Ty->isIntegerTy())
+    return ConstantInt::get(Ty, IntTests[T][Private], /*IsSigned=*/true);
+  return ConstantFP::get(Ty, FPTests[T][Private]);
+}
+
+// `a op b` as the runtime combines, for a = target, b = private (min and max
+// as clang's combiner writes them: `a > b ? a : b`).
+APInt intCombine(uint32_t Op, bool Unsigned, const APInt &A, const APInt &B) {
+  unsigned W = A.getBitWidth();
+  switch (Op) {
+  case RedAdd:
+    return A + B;
+  case RedMul:
+    return A * B;
+  case RedMax:
+    return (Unsigned ? A.ugt(B) : A.sgt(B)) ? A : B;
+  case RedMin:
+    return (Unsigned ? A.ult(B) : A.slt(B)) ? A : B;
+  case RedBitAnd:
+    return A & B;
+  case RedBitOr:
+    return A | B;
+  case RedBitXor:
+    return A ^ B;
+  case RedAnd:
+    return APInt(W, !A.isZero() && !B.isZero());
+  default:
+    return APInt(W, !A.isZero() || !B.isZero());
+  }
+}
+
+APFloat fpCombine(uint32_t Op, const APFloat &A, const APFloat &B) {
+  const fltSemantics &Sem = A.getSemantics();
+  auto Bool = [&](bool V) {
+    APFloat One(1.0), Zero(0.0);
+    APFloat R = V ? One : Zero;
+    bool Lost = false;
+    R.convert(Sem, APFloat::rmNearestTiesToEven, &Lost);
+    return R;
+  };
+  APFloat R = A;
+  switch (Op) {
+  case RedAdd:
+    R.add(B, APFloat::rmNearestTiesToEven);
+    return R;
+  case RedMul:
+    R.multiply(B, APFloat::rmNearestTiesToEven);
+    return R;
+  case RedMax:
+    return A.compare(B) == APFloat::cmpGreaterThan ? A : B;
+  case RedMin:
+    return A.compare(B) == APFloat::cmpLessThan ? A : B;
+  case RedAnd:
+    return Bool(!A.isZero() && !B.isZero());
+  default:
+    return Bool(!A.isZero() || !B.isZero());
+  }
+}
+
+// The operator and type codes of a combination of type Ty that gave Got[t]
+// on test t; nullopt unless exactly one operator fits.
+std::optional<std::pair<uint32_t, uint32_t>>
+nameCombination(Type *Ty, const std::vector<Constant *> &Got) {
+  struct Cand {
+    uint32_t Op;
+    bool Unsigned;
+  };
+  std::vector<Cand> Cands;
+  if (Ty->isIntegerTy()) {
+    Cands = {{RedAdd, false},    {RedMul, false},   {RedMax, false},
+             {RedMax, true},     {RedMin, false},   {RedMin, true},
+             {RedBitAnd, false}, {RedBitOr, false}, {RedBitXor, false},
+             {RedAnd, false},    {RedOr, false}};
+  } else {
+    Cands = {{RedAdd, false}, {RedMul, false}, {RedMax, false},
+             {RedMin, false}, {RedAnd, false}, {RedOr, false}};
+  }
+  std::optional<Cand> Found;
+  for (const Cand &C : Cands) {
+    bool All = true;
+    for (unsigned T = 0; T < NumRedTests && All; ++T) {
+      Constant *A = redTestValue(Ty, T, false), *B = redTestValue(Ty, T, true);
+      if (auto *GI = dyn_cast_or_null<ConstantInt>(Got[T]))
+        All = Ty->isIntegerTy() &&
+              GI->getValue() == intCombine(C.Op, C.Unsigned,
+                                           cast<ConstantInt>(A)->getValue(),
+                                           cast<ConstantInt>(B)->getValue());
+      else if (auto *GF = dyn_cast_or_null<ConstantFP>(Got[T]))
+        All = !Ty->isIntegerTy() &&
+              GF->getValue().bitwiseIsEqual(
+                  fpCombine(C.Op, cast<ConstantFP>(A)->getValue(),
+                            cast<ConstantFP>(B)->getValue()));
+      else
+        All = false;
+    }
+    if (!All)
+      continue;
+    if (Found)
+      return std::nullopt;
+    Found = C;
+  }
+  if (!Found)
+    return std::nullopt;
+  uint32_t TypeCode = RedF64;
+  if (Ty->isFloatTy())
+    TypeCode = RedF32;
+  else if (Ty->isIntegerTy())
+    TypeCode = RedI8 + Log2_32(Ty->getIntegerBitWidth() / 8) +
+               (Found->Unsigned ? RedU8 - RedI8 : 0);
+  return std::make_pair(Found->Op, TypeCode);
+}
+
+// Runs the code from block Start (entered from Prev) until control reaches
+// Join or returns, on constants, with memory Mem (locations as LocOf names
+// them). False if the code does anything else than arithmetic, loads and
+// stores of those locations and intrinsics that fold (a call, a load of
+// anything else, a loop that does not end).
+bool interpret(BasicBlock *Start, BasicBlock *Prev, BasicBlock *Join,
+               function_ref<const Value *(Value *)> LocOf,
+               std::map<const Value *, Constant *> &Mem, const DataLayout &DL) {
+  DenseMap<const Value *, Constant *> Vals;
+  auto Get = [&](Value *V) -> Constant * {
+    if (isa<ConstantInt>(V) || isa<ConstantFP>(V))
+      return cast<Constant>(V);
+    return Vals.lookup(V);
+  };
+  BasicBlock *BB = Start;
+  unsigned Steps = 0;
+  while (BB && Steps < 4096) {
+    SmallVector<std::pair<PHINode *, Constant *>, 4> Phis;
+    for (PHINode &Phi : BB->phis()) {
+      int Idx = Phi.getBasicBlockIndex(Prev);
+      Constant *C = Idx < 0 ? nullptr : Get(Phi.getIncomingValue(Idx));
+      if (!C)
+        return false;
+      Phis.push_back({&Phi, C});
+    }
+    for (auto &[Phi, C] : Phis)
+      Vals[Phi] = C;
+    BasicBlock *Next = nullptr;
+    for (Instruction &I : *BB) {
+      if (isa<PHINode>(I) || isa<DbgInfoIntrinsic>(I))
+        continue;
+      if (++Steps >= 4096)
+        return false;
+      if (auto *LI = dyn_cast<LoadInst>(&I)) {
+        const Value *L = LocOf(LI->getPointerOperand());
+        auto It = L ? Mem.find(L) : Mem.end();
+        if (It == Mem.end() || It->second->getType() != LI->getType())
+          return false;
+        Vals[LI] = It->second;
+        continue;
+      }
+      if (auto *SI = dyn_cast<StoreInst>(&I)) {
+        const Value *L = LocOf(SI->getPointerOperand());
+        Constant *V = Get(SI->getValueOperand());
+        if (!L || !V)
+          return false;
+        Mem[L] = V;
+        continue;
+      }
+      if (auto *CB = dyn_cast<CallBase>(&I)) {
+        if (auto *II = dyn_cast<IntrinsicInst>(CB);
+            II && (II->isLifetimeStartOrEnd() || II->isAssumeLikeIntrinsic()))
+          continue;
+        if (isEndReduce(calleeName(CB)))
+          continue;
+        Function *F = CB->getCalledFunction();
+        if (!F || !F->isIntrinsic() || !canConstantFoldCallTo(CB, F))
+          return false;
+        SmallVector<Constant *, 4> Ops;
+        for (Value *A : CB->args()) {
+          Constant *C = Get(A);
+          if (!C)
+            return false;
+          Ops.push_back(C);
+        }
+        Constant *R = ConstantFoldCall(CB, F, Ops);
+        if (!R)
+          return false;
+        Vals[CB] = R;
+        continue;
+      }
+      if (auto *Br = dyn_cast<BranchInst>(&I)) {
+        if (Br->isUnconditional()) {
+          Next = Br->getSuccessor(0);
+        } else {
+          auto *C = dyn_cast_or_null<ConstantInt>(Get(Br->getCondition()));
+          if (!C)
+            return false;
+          Next = Br->getSuccessor(C->isOne() ? 0 : 1);
+        }
+        break;
+      }
+      if (auto *Sw = dyn_cast<SwitchInst>(&I)) {
+        auto *C = dyn_cast_or_null<ConstantInt>(Get(Sw->getCondition()));
+        if (!C)
+          return false;
+        Next = Sw->findCaseValue(C)->getCaseSuccessor();
+        break;
+      }
+      if (isa<ReturnInst>(I))
+        return true;
+      if (I.isTerminator() || I.mayReadOrWriteMemory())
+        return false;
+      if (auto *FI = dyn_cast<FreezeInst>(&I)) {
+        Constant *C = Get(FI->getOperand(0));
+        if (!C)
+          return false;
+        Vals[FI] = C;
+        continue;
+      }
+      SmallVector<Constant *, 4> Ops;
+      for (Value *Op : I.operands()) {
+        Constant *C = Get(Op);
+        if (!C)
+          return false;
+        Ops.push_back(C);
+      }
+      Constant *R = ConstantFoldInstOperands(&I, Ops, DL);
+      if (!R || !(isa<ConstantInt>(R) || isa<ConstantFP>(R)))
+        return false;
+      Vals[&I] = R;
+    }
+    if (!Next)
+      return false;
+    if (Next == Join)
+      return true;
+    Prev = BB;
+    BB = Next;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------
 // The analysis of one kernel (on the clone)
 
 // An access's byte offset from its kernel argument, affine in the iteration.
@@ -998,6 +1310,30 @@ private:
   bool access(Value *Ptr, bool IsWrite, int64_t Width);
   std::optional<Affine> affine(Value *Ptr, unsigned Param, AffineFail &Fail);
   bool buildRecords(std::vector<Record> &Records);
+
+  // Reductions (KernelAnalysis::reductionSite).
+  struct RedVar {
+    const Value *Target = nullptr;   // K's parameter (in T), T's copy (in P)
+    AllocaInst *Private = nullptr;   // the function's private copy
+    uint32_t Op = 0, Type = 0;       // spread.h codes
+    int64_t Width = 0;               // bytes
+  };
+  bool recogniseReductions();
+  bool reductionSite(Function &F, std::vector<RedVar> &Vars);
+  const Value *locationOf(Value *Ptr);
+  // The instructions of clang's reduction code, which the other checks skip
+  // (marked with metadata on the clone, so that the later cleanup of P
+  // cannot leave a stale mark on another instruction).
+  bool exempt(const Instruction &I) const {
+    return ExemptKind && I.getMetadata(ExemptKind);
+  }
+  void markExempt(Instruction &I) {
+    I.setMetadata(ExemptKind, MDNode::get(I.getContext(), {}));
+  }
+  unsigned ExemptKind = 0;
+  std::vector<RedVar> TVars;
+  DenseMap<const Value *, unsigned> TPrivates; // T's copy -> index in TVars
+  std::map<unsigned, Record> Reductions;       // by kernel argument
 
   Workbench &WB;
   const Chain &C; // clone functions and calls
@@ -1054,7 +1390,7 @@ std::string hazardOf(StringRef N) {
 // calls.
 bool KernelAnalysis::checkHazards(Function &F) {
   for (Instruction &I : instructions(F))
-    if (auto *CB = dyn_cast<CallBase>(&I))
+    if (auto *CB = dyn_cast<CallBase>(&I); CB && !exempt(*CB))
       if (std::string Why = hazardOf(calleeName(CB)); !Why.empty())
         return refuse(Why);
   return true;
@@ -1064,7 +1400,7 @@ bool KernelAnalysis::checkHazards(Function &F) {
 bool KernelAnalysis::checkCalls(Function &F) {
   for (Instruction &I : instructions(F)) {
     auto *CB = dyn_cast<CallBase>(&I);
-    if (!CB || CB == C.TCall || CB == C.PCall)
+    if (!CB || CB == C.TCall || CB == C.PCall || exempt(*CB))
       continue;
     if (auto *II = dyn_cast<IntrinsicInst>(CB)) {
       if (isa<MemIntrinsic>(II) || II->isLifetimeStartOrEnd() ||
@@ -1097,6 +1433,8 @@ bool KernelAnalysis::checkCalls(Function &F) {
 // Atomics and fences anywhere in the chain.
 bool KernelAnalysis::checkInstructions(Function &F) {
   for (Instruction &I : instructions(F)) {
+    if (exempt(I))
+      continue;
     if (isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I))
       return refuse("an atomic update");
     if (isa<FenceInst>(I))
@@ -1220,6 +1558,8 @@ bool KernelAnalysis::findIV() {
 // would run them.
 bool KernelAnalysis::checkOuterAccesses(Function &F) {
   for (Instruction &I : instructions(F)) {
+    if (exempt(I))
+      continue;
     SmallVector<std::pair<Value *, bool>, 2> Ptrs;
     if (auto *LI = dyn_cast<LoadInst>(&I))
       Ptrs.push_back({LI->getPointerOperand(), false});
@@ -1427,6 +1767,8 @@ bool KernelAnalysis::access(Value *Ptr, bool IsWrite, int64_t Width) {
 
 bool KernelAnalysis::analyseAccesses() {
   for (Instruction &I : instructions(*C.P)) {
+    if (exempt(I))
+      continue;
     if (auto *LI = dyn_cast<LoadInst>(&I)) {
       if (!access(LI->getPointerOperand(), false,
                   DL.getTypeStoreSize(LI->getType()).getFixedValue()))
@@ -1482,11 +1824,418 @@ bool KernelAnalysis::buildRecords(std::vector<Record> &Records) {
     for (auto &[Key, R] : Merged)
       Records.push_back(R);
   }
+  // The runtime gives each block a copy of a reduction variable of its own:
+  // no other record may name the argument.
+  for (auto &[Param, R] : Reductions) {
+    if (Params.count(Param))
+      return refuse("a reduction variable (" + argName(Param) +
+                    ") that the loop also accesses");
+    Records.push_back(R);
+  }
+  std::stable_sort(
+      Records.begin(), Records.end(),
+      [](const Record &A, const Record &B) { return A.Param < B.Param; });
+  return true;
+}
+
+// The location a pointer names exactly (offset 0): a kernel parameter of
+// the clone's K, or a stack slot; null otherwise.
+const Value *KernelAnalysis::locationOf(Value *Ptr) {
+  unsigned Bits = 64;
+  Source S = Tr.resolve(Ptr, Bits);
+  if (S.Kind == Source::KernelArg && Bits >= DL.getPointerSizeInBits())
+    return C.K->getArg(S.Index + 1);
+  if (S.Kind == Source::Slot)
+    return S.Alloca;
+  return nullptr;
+}
+
+// clang-19 lowers `reduction(op: s)` the same way at the end of T and of P:
+// a private copy of s (F's alloca, started at op's identity) stands for s in
+// the region; at its end the list of pointers to the private copies goes to
+// the runtime's reduce call, and where that returns 1 the code clang inlines
+// combines each copy into the variable F received, its "target" (in T the
+// kernel argument, that is the program's variable; in P, T's copy):
+//   x86:  r = __kmpc_reduce[_nowait](loc, gtid, n, size, list, func, lock)
+//         switch r: 1 -> target = target op copy; __kmpc_end_reduce*
+//                   2 -> atomics (or a critical section) on target
+//   GPUs: r = __kmpc_nvptx_parallel_reduce_nowait_v2(loc, size, list, ...)  P
+//         r = __kmpc_nvptx_teams_reduce_nowait_v2(loc, buf, n, size, list,
+//                                                 ...)                      T
+//         if (r == 1) target = target op copy
+// This finds the copies and targets, names each op by running the combination
+// on constants (so that -O0's branches and -O2's selects read the same), checks
+// that the code of the other paths touches nothing else, and marks all of it
+// exempt from the other checks. Vars stays empty without a reduce call.
+bool KernelAnalysis::reductionSite(Function &F, std::vector<RedVar> &Vars) {
+  const std::string Cannot = "a reduction the pass cannot follow";
+  const bool InT = &F == C.T;
+  CallBase *Call = nullptr;
+  for (Instruction &I : instructions(F))
+    if (auto *CB = dyn_cast<CallBase>(&I)) {
+      StringRef N = calleeName(CB);
+      if (isUserReduction(N))
+        return refuse(UserReduction);
+      if (reduceListArg(N) < 0)
+        continue;
+      if (Call)
+        return refuse(Cannot + " (two reduce calls in one region)");
+      Call = CB;
+    }
+  if (!Call)
+    return true;
+
+  // The list of private copies: element k is the address of copy k.
+  // (A `[N x ptr]` slot: the call's size argument is the list's size on x86
+  // but the variables' on GPUs.)
+  StringRef Name = calleeName(Call);
+  unsigned ListArg = reduceListArg(Name);
+  AllocaInst *List = nullptr;
+  if (Call->arg_size() > ListArg)
+    List =
+        dyn_cast<AllocaInst>(Call->getArgOperand(ListArg)->stripPointerCasts());
+  auto *ListTy = List ? dyn_cast<ArrayType>(List->getAllocatedType()) : nullptr;
+  const int64_t PtrBytes = DL.getPointerSize();
+  if (!List || List->getFunction() != &F || List->isArrayAllocation() ||
+      !ListTy || !ListTy->getElementType()->isPointerTy() ||
+      DL.getTypeStoreSize(ListTy->getElementType()) != uint64_t(PtrBytes) ||
+      ListTy->getNumElements() == 0 || ListTy->getNumElements() > 64)
+    return refuse(Cannot + " (its list of private copies)");
+  std::vector<Value *> Elems(ListTy->getNumElements(), nullptr);
+  for (StoreInst *SI : Tr.arrayStores(List)) {
+    int64_t Off = 0;
+    if (!Tr.storeOffset(SI, List, Off) || Off < 0 || Off % PtrBytes != 0 ||
+        Off / PtrBytes >= static_cast<int64_t>(Elems.size()) ||
+        Elems[Off / PtrBytes])
+      return refuse(Cannot + " (its list of private copies)");
+    Elems[Off / PtrBytes] = SI->getValueOperand();
+  }
+  SmallPtrSet<const Value *, 8> Privates;
+  for (Value *E : Elems) {
+    if (!E)
+      return refuse(Cannot + " (its list of private copies)");
+    auto *A = dyn_cast<AllocaInst>(E->stripPointerCasts());
+    // An array section's copy is an array, or a pointer into one, and a
+    // variable-length one adds its length to the list.
+    if (!A || A->getFunction() != &F || A->isArrayAllocation() ||
+        A->getAllocatedType()->isArrayTy())
+      return refuse("an array reduction (a reduction over an array section; "
+                    "only scalar variables are spread)");
+    Type *Ty = A->getAllocatedType();
+    if (!isReducibleType(Ty)) {
+      std::string TyName;
+      raw_string_ostream OS(TyName);
+      Ty->print(OS);
+      return refuse("a reduction over a type the pass cannot name ('" +
+                    OS.str() + "')");
+    }
+    if (!Privates.insert(A).second)
+      return refuse(Cannot + " (its list of private copies)");
+    RedVar V;
+    V.Private = A;
+    V.Width = static_cast<int64_t>(DL.getTypeStoreSize(Ty).getFixedValue());
+    Vars.push_back(V);
+  }
+
+  // Where the result goes: 1 -> Combine, 2 -> Atomic (x86), else Join.
+  BasicBlock *Combine = nullptr, *Atomic = nullptr, *Join = nullptr;
+  Instruction *Branch = nullptr;
+  for (User *U : Call->users()) {
+    if (Branch)
+      return refuse(Cannot + " (the use of its result)");
+    if (auto *SW = dyn_cast<SwitchInst>(U); SW && SW->getCondition() == Call) {
+      Branch = SW;
+      Join = SW->getDefaultDest();
+      for (auto &Case : SW->cases()) {
+        if (Case.getCaseValue()->equalsInt(1) && !Combine)
+          Combine = Case.getCaseSuccessor();
+        else if (Case.getCaseValue()->equalsInt(2) && !Atomic)
+          Atomic = Case.getCaseSuccessor();
+        else
+          return refuse(Cannot + " (the use of its result)");
+      }
+      continue;
+    }
+    auto *Cmp = dyn_cast<ICmpInst>(U);
+    auto *One = Cmp ? dyn_cast<ConstantInt>(Cmp->getOperand(1)) : nullptr;
+    if (Cmp && Cmp->getPredicate() == ICmpInst::ICMP_EQ &&
+        Cmp->getOperand(0) == Call && One && One->isOne() &&
+        Cmp->hasOneUse())
+      if (auto *Br = dyn_cast<BranchInst>(Cmp->user_back());
+          Br && Br->isConditional()) {
+        Branch = Br;
+        Combine = Br->getSuccessor(0);
+        Join = Br->getSuccessor(1);
+        markExempt(*Cmp);
+        continue;
+      }
+    return refuse(Cannot + " (the use of its result)");
+  }
+  if (!Branch || !Combine || Combine == Join || Atomic == Join ||
+      Combine == Atomic)
+    return refuse(Cannot + " (the use of its result)");
+  BasicBlock *From = Branch->getParent();
+
+  // The blocks from a path's start to Join, entered only from the branch.
+  auto Region = [&](BasicBlock *Start, SmallVectorImpl<BasicBlock *> &Out) {
+    SmallPtrSet<BasicBlock *, 16> Seen{Start};
+    Out.push_back(Start);
+    for (unsigned I = 0; I < Out.size(); ++I) {
+      if (Out.size() > 64)
+        return false;
+      for (BasicBlock *S : successors(Out[I])) {
+        if (S == Join)
+          continue;
+        if (S == From)
+          return false;
+        if (Seen.insert(S).second)
+          Out.push_back(S);
+      }
+    }
+    for (BasicBlock *BB : Out)
+      for (BasicBlock *Pred : predecessors(BB))
+        if (Pred != From && !Seen.contains(Pred))
+          return false;
+    return true;
+  };
+  SmallVector<BasicBlock *, 8> CombineBlocks, AtomicBlocks;
+  if (!Region(Combine, CombineBlocks) ||
+      (Atomic && !Region(Atomic, AtomicBlocks)))
+    return refuse(Cannot + " (the shape of its combination)");
+  SmallPtrSet<BasicBlock *, 16> InCombine(CombineBlocks.begin(),
+                                          CombineBlocks.end());
+
+  // Locations: a target (in T a kernel argument, in P a copy of T's), one of
+  // F's copies, a slot of F's own (scratch), anything else.
+  enum LocKind { LocTarget, LocPrivate, LocScratch, LocOther };
+  auto Classify = [&](Value *Ptr) {
+    const Value *L = locationOf(Ptr);
+    if (!L)
+      return LocOther;
+    if (InT ? isa<Argument>(L) : TPrivates.count(L) != 0)
+      return LocTarget;
+    if (Privates.contains(L))
+      return LocPrivate;
+    if (auto *A = dyn_cast<AllocaInst>(L); A && A->getFunction() == &F)
+      return LocScratch;
+    return LocOther;
+  };
+  auto AllowedCall = [&](CallBase *CB, bool Critical) {
+    if (auto *II = dyn_cast<IntrinsicInst>(CB))
+      return II->isLifetimeStartOrEnd() || isa<DbgInfoIntrinsic>(II) ||
+             II->isAssumeLikeIntrinsic() || II->doesNotAccessMemory();
+    StringRef N = calleeName(CB);
+    return isEndReduce(N) ||
+           (Critical && (N == "__kmpc_critical" || N == "__kmpc_end_critical"));
+  };
+
+  // The combination: plain loads and stores of targets, copies and scratch.
+  std::vector<const Value *> Targets;
+  DenseMap<const Value *, SmallVector<StoreInst *, 2>> TargetStores;
+  for (BasicBlock *BB : CombineBlocks)
+    for (Instruction &I : *BB) {
+      if (auto *CB = dyn_cast<CallBase>(&I)) {
+        if (!AllowedCall(CB, false))
+          return refuse(Cannot + " (its combination calls '" +
+                        demangle(calleeName(CB).str()) + "')");
+        continue;
+      }
+      auto *LI = dyn_cast<LoadInst>(&I);
+      auto *SI = dyn_cast<StoreInst>(&I);
+      if ((LI && !LI->isSimple()) || (SI && !SI->isSimple()) ||
+          (!LI && !SI && I.mayReadOrWriteMemory()))
+        return refuse(Cannot + " (an atomic access in its combination)");
+      if (!LI && !SI)
+        continue;
+      Value *Ptr = LI ? LI->getPointerOperand() : SI->getPointerOperand();
+      LocKind K = Classify(Ptr);
+      if (K == LocOther) {
+        // `target` + nested `teams ... reduction(op: s)` without a map of s:
+        // s is firstprivate to the target region, a slot of K.
+        if (auto *A = dyn_cast_or_null<AllocaInst>(locationOf(Ptr));
+            A && A->getFunction() == C.K)
+          return refuse("a reduction into a variable the target region does "
+                        "not map (its firstprivate copy)");
+        if (!SI)
+          return refuse(Cannot + " (its combination reads memory the pass "
+                                 "cannot place)");
+        return refuse(Cannot + (InT ? " (its combination writes memory that "
+                                      "is not a kernel argument)"
+                                    : " (its combination writes memory other "
+                                      "than the teams region's copy)"));
+      }
+      if (SI && K == LocTarget) {
+        const Value *L = locationOf(Ptr);
+        auto &Stores = TargetStores[L];
+        if (Stores.empty())
+          Targets.push_back(L);
+        Stores.push_back(SI);
+      }
+    }
+
+  // Which copy each target is combined with: the one whose loads feed the
+  // values stored into it (through scratch slots too).
+  DenseMap<const Value *, const Value *> CopyOf; // target -> copy
+  DenseMap<const Value *, const Value *> TargetOf;
+  for (const Value *T : Targets) {
+    SmallPtrSet<const Value *, 4> Found;
+    SmallPtrSet<Value *, 32> Seen;
+    SmallVector<Value *, 16> Work;
+    for (StoreInst *SI : TargetStores[T])
+      Work.push_back(SI->getValueOperand());
+    while (!Work.empty()) {
+      Value *V = Work.pop_back_val();
+      auto *I = dyn_cast<Instruction>(V);
+      if (!Seen.insert(V).second || !I || !InCombine.contains(I->getParent()))
+        continue;
+      if (auto *LI = dyn_cast<LoadInst>(I)) {
+        const Value *L = locationOf(LI->getPointerOperand());
+        if (Privates.contains(L))
+          Found.insert(L);
+        else if (Classify(LI->getPointerOperand()) == LocScratch)
+          for (BasicBlock *BB : CombineBlocks)
+            for (Instruction &J : *BB)
+              if (auto *SJ = dyn_cast<StoreInst>(&J);
+                  SJ && locationOf(SJ->getPointerOperand()) == L)
+                Work.push_back(SJ->getValueOperand());
+        continue;
+      }
+      for (Value *Op : I->operands())
+        Work.push_back(Op);
+    }
+    if (Found.size() != 1)
+      return refuse(Cannot + " (a variable combined with " +
+                    (Found.empty() ? "no" : "several") + " private copies)");
+    const Value *Copy = *Found.begin();
+    if (TargetOf.count(Copy))
+      return refuse(Cannot + " (a private copy combined into two variables)");
+    TargetOf[Copy] = T;
+    CopyOf[T] = Copy;
+    for (StoreInst *SI : TargetStores[T])
+      if (SI->getValueOperand()->getType() !=
+          cast<AllocaInst>(Copy)->getAllocatedType())
+        return refuse(Cannot + " (a variable stored with another type)");
+  }
+  for (RedVar &V : Vars) {
+    auto It = TargetOf.find(V.Private);
+    if (It == TargetOf.end())
+      return refuse(Cannot + " (a private copy that is not combined)");
+    V.Target = It->second;
+  }
+
+  // Name each operator: run the combination on the test inputs.
+  std::vector<std::vector<Constant *>> Got(
+      Vars.size(), std::vector<Constant *>(NumRedTests, nullptr));
+  auto LocOf = [&](Value *Ptr) { return locationOf(Ptr); };
+  for (unsigned T = 0; T < NumRedTests; ++T) {
+    std::map<const Value *, Constant *> Mem;
+    for (RedVar &V : Vars) {
+      Type *Ty = V.Private->getAllocatedType();
+      Mem[V.Target] = redTestValue(Ty, T, false);
+      Mem[V.Private] = redTestValue(Ty, T, true);
+    }
+    if (!interpret(Combine, From, Join, LocOf, Mem, DL))
+      return refuse(Cannot + " (its combination is not arithmetic the pass "
+                             "can evaluate)");
+    for (unsigned K = 0; K < Vars.size(); ++K)
+      Got[K][T] = Mem[Vars[K].Target];
+  }
+  for (unsigned K = 0; K < Vars.size(); ++K) {
+    auto Named = nameCombination(Vars[K].Private->getAllocatedType(), Got[K]);
+    if (!Named) {
+      std::string TyName;
+      raw_string_ostream OS(TyName);
+      Vars[K].Private->getAllocatedType()->print(OS);
+      // (_Bool and bool are i8 that clang converts to i1 and back.)
+      return refuse("a reduction whose operator the pass cannot name (over " +
+                    OS.str() + ")");
+    }
+    std::tie(Vars[K].Op, Vars[K].Type) = *Named;
+  }
+
+  // x86's other path: atomics on the targets (or plain accesses in a critical
+  // section), the copies and scratch, nothing else.
+  SmallPtrSet<const Value *, 8> TargetSet(Targets.begin(), Targets.end());
+  for (BasicBlock *BB : AtomicBlocks)
+    for (Instruction &I : *BB) {
+      if (auto *CB = dyn_cast<CallBase>(&I)) {
+        if (!AllowedCall(CB, true))
+          return refuse(Cannot + " (its atomic path calls '" +
+                        demangle(calleeName(CB).str()) + "')");
+        continue;
+      }
+      Value *Ptr = nullptr;
+      if (auto *LI = dyn_cast<LoadInst>(&I))
+        Ptr = LI->getPointerOperand();
+      else if (auto *SI = dyn_cast<StoreInst>(&I))
+        Ptr = SI->getPointerOperand();
+      else if (auto *RMW = dyn_cast<AtomicRMWInst>(&I))
+        Ptr = RMW->getPointerOperand();
+      else if (auto *CX = dyn_cast<AtomicCmpXchgInst>(&I))
+        Ptr = CX->getPointerOperand();
+      else if (I.mayReadOrWriteMemory())
+        return refuse(Cannot + " (its atomic path)");
+      if (!Ptr)
+        continue;
+      LocKind K = Classify(Ptr);
+      if (K == LocOther ||
+          (K == LocTarget && !TargetSet.contains(locationOf(Ptr))))
+        return refuse(Cannot + " (its atomic path accesses memory the pass "
+                               "cannot place)");
+    }
+
+  // All of it is clang's reduction: the other checks skip it.
+  markExempt(*Call);
+  markExempt(*Branch);
+  if (Name == "__kmpc_nvptx_teams_reduce_nowait_v2")
+    if (auto *Buf = dyn_cast<CallBase>(Call->getArgOperand(1));
+        Buf && calleeName(Buf) == "__kmpc_reduction_get_fixed_buffer")
+      markExempt(*Buf);
+  for (BasicBlock *BB : CombineBlocks)
+    for (Instruction &I : *BB)
+      markExempt(I);
+  for (BasicBlock *BB : AtomicBlocks)
+    for (Instruction &I : *BB)
+      markExempt(I);
+  return true;
+}
+
+// The reductions of T and P. T's targets are the kernel arguments that get a
+// mode-5 record; P must combine into T's copies with the same operators.
+bool KernelAnalysis::recogniseReductions() {
+  const std::string Cannot = "a reduction the pass cannot follow";
+  ExemptKind = C.K->getContext().getMDKindID("spread.reduction");
+  if (!reductionSite(*C.T, TVars))
+    return false;
+  for (unsigned K = 0; K < TVars.size(); ++K)
+    TPrivates[TVars[K].Private] = K;
+  std::vector<RedVar> PVars;
+  if (!reductionSite(*C.P, PVars))
+    return false;
+  if (TVars.empty() != PVars.empty())
+    return refuse(Cannot + " (in only one of the teams and parallel regions)");
+  for (const RedVar &V : PVars) {
+    const RedVar &TV = TVars[TPrivates.lookup(V.Target)];
+    if (TV.Op != V.Op || TV.Type != V.Type)
+      return refuse(Cannot + " (the teams and parallel regions combine "
+                             "differently)");
+  }
+  for (const RedVar &V : TVars) {
+    Record R;
+    R.Param = cast<Argument>(V.Target)->getArgNo() - 1;
+    R.Mode = ModeReduce;
+    R.C0 = V.Op;
+    R.C1 = V.Type;
+    R.Width = V.Width;
+    if (!Reductions.emplace(R.Param, R).second)
+      return refuse(Cannot + " (two reductions into " + argName(R.Param) +
+                    ")");
+  }
   return true;
 }
 
 bool KernelAnalysis::run(std::vector<Record> &Records, std::string &WhyOut) {
-  bool Ok = checkHazards(*C.P) && checkHazards(*C.T) && checkHazards(*C.K) &&
+  bool Ok = recogniseReductions() && checkHazards(*C.P) && checkHazards(*C.T) && checkHazards(*C.K) &&
             checkInstructions(*C.P) && checkInstructions(*C.T) &&
             checkInstructions(*C.K) && checkCalls(*C.P) && checkCalls(*C.T) &&
             checkCalls(*C.K) && checkPlumbing() && checkOuterAccesses(*C.K) &&
@@ -1741,7 +2490,19 @@ std::string signedTerm(int64_t Coeff, const std::string &Atom, bool First) {
   return Out + (Mag == 1 ? "" : std::to_string(Mag) + "*") + Atom;
 }
 
-// arg1:rw[4*i+4, 4B], arg2:whole
+// spread.h's spelling of a reduction operator, and a type's.
+std::string redOpName(int64_t Op) {
+  static const char *const Names[] = {"?", "+", "-", "*",  "max", "min",
+                                      "&", "|", "^", "&&", "||"};
+  return Op >= 1 && Op <= 10 ? Names[Op] : "?";
+}
+std::string redTypeName(int64_t Ty) {
+  static const char *const Names[] = {"?",   "i8",  "i16", "i32",   "i64",   "u8",
+                                      "u16", "u32", "u64", "float", "double"};
+  return Ty >= 1 && Ty <= 10 ? Names[Ty] : "?";
+}
+
+// arg1:rw[4*i+4, 4B], arg2:whole, arg0:reduce(+, double)
 std::string describe(const Record &R) {
   std::string Out = argName(R.Param) + ":";
   switch (R.Mode) {
@@ -1754,6 +2515,8 @@ std::string describe(const Record &R) {
   case ModeReadWrite:
     Out += "rw";
     break;
+  case ModeReduce:
+    return Out + "reduce(" + redOpName(R.C0) + ", " + redTypeName(R.C1) + ")";
   default:
     return Out + "whole";
   }

@@ -122,5 +122,5 @@ int main(int argc, char **argv) {
 
 // INFO: kernel {{.*}}_sweep_l{{[0-9]+}} spread over devices [0, 1, 2, 3]
 // INFO: kernel {{.*}}_scale_on_l{{[0-9]+}} runs on device 0: the construct names device(0)
-// INFO: kernel {{.*}}_total_l{{[0-9]+}} runs on device {{[0-9]+}} (no descriptor) over resident data
+// INFO: kernel {{.*}}_total_l{{[0-9]+}} spread over devices [0, 1, 2, 3]
 // INFO: resident 80056 bytes at {{.*}} released: moved {{[0-9]+}} to devices
