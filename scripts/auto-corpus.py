@@ -1,0 +1,756 @@
+#!/usr/bin/env python3
+"""Automatic spreading (SPREAD_AUTO) on the external HeCBench corpus.
+
+Driven by scripts/auto-corpus.sh (see there for the options). For each manifest program whose
+stock verdict is PASS or NOCHECK (the manifest's verdicts only choose the programs; every
+verdict reported here comes from this run) it builds the program twice, plain and with the
+spread pass plugin (capturing the -Rpass=spread-auto / -Rpass-missed=spread-auto remarks), and
+runs:
+
+  a  plain binary, stock libomptarget
+  a2 plain binary, stock again (only programs without a PASS/FAIL check of their own: tells
+     whether their output is deterministic enough to compare)
+  b  plugin binary, stock libomptarget
+  c  plugin binary, Spread, SPREAD_AUTO unset
+  d  plugin binary, Spread, SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 SPREAD_INFO=auto
+
+Verdict of a run: TIMEOUT, CRASH:<signal>, RC<n> (non-zero exit), else the program's own check
+(FAIL when it prints FAIL/FAILED or "test/verification failed", PASS when it prints PASS/PASSED
+or "test passed"), else for programs without a check its output compared with run a: SAME (equal
+after timing lines are dropped), CLOSE (numbers within a relative 1e-6 or one unit of their
+printed precision), DIFF; DIFF~ when a and a2 already differ (the output is not deterministic).
+"""
+
+import argparse
+import concurrent.futures
+import gzip
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter, defaultdict
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+STOCK_LIB = "/usr/lib/llvm-19/lib"
+OFFLOAD = ["-fopenmp", "-fopenmp-targets=x86_64-unknown-linux-gnu"]
+REMARKS = ["-Rpass=spread-auto", "-Rpass-missed=spread-auto"]
+RUNS = ["a", "a2", "b", "c", "d"]
+RTOL = 1e-6
+
+print_lock = threading.Lock()
+
+
+def say(*a):
+    with print_lock:
+        print(*a, flush=True)
+
+
+# ---------------------------------------------------------------- manifest and files
+
+
+def read_manifest(corpus):
+    progs = []
+    with open(os.path.join(corpus, "manifest.tsv")) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            cols = line.rstrip("\n").split("\t")
+            cols += [""] * (8 - len(cols))
+            progs.append(
+                {
+                    "name": cols[0],
+                    "sources": cols[1].split(),
+                    "flags": shlex.split(cols[2]),
+                    "args": shlex.split(cols[3]),
+                    "manifest_stock": cols[4],
+                }
+            )
+    return progs
+
+
+def siblings(srcdir, prog):
+    """The folders of src/ that the program's folder refers to as ../X (flags, sources, text)."""
+    folder = prog["name"] + "-omp"
+    names = set()
+    pat = re.compile(r"\.\./([A-Za-z0-9_.+-]+)")
+    for s in prog["flags"] + prog["sources"]:
+        names.update(pat.findall(s))
+    for root, _, files in os.walk(os.path.join(srcdir, folder)):
+        for fn in files:
+            try:
+                with open(os.path.join(root, fn), errors="replace") as f:
+                    names.update(pat.findall(f.read(1 << 20)))
+            except OSError:
+                pass
+    return sorted(n for n in names if n != folder and not n.startswith(".") and os.path.isdir(os.path.join(srcdir, n)))
+
+
+def stage(srcdir, prog, sibs, dest):
+    """dest/<name>-omp: a copy of the program's folder, its siblings linked next to it."""
+    shutil.rmtree(dest, ignore_errors=True)
+    os.makedirs(dest)
+    folder = prog["name"] + "-omp"
+    shutil.copytree(os.path.join(srcdir, folder), os.path.join(dest, folder), symlinks=True)
+    # The corpus is read-only; programs may write next to their sources.
+    for root, dirs, files in os.walk(os.path.join(dest, folder)):
+        for n in dirs + files:
+            p = os.path.join(root, n)
+            if not os.path.islink(p):
+                os.chmod(p, os.stat(p).st_mode | 0o200)
+    os.chmod(os.path.join(dest, folder), 0o755)
+    for s in sibs:
+        os.symlink(os.path.join(srcdir, s), os.path.join(dest, s))
+    return os.path.join(dest, folder)
+
+
+# ---------------------------------------------------------------- verdicts and output comparison
+
+SIGNAMES = {s.value: s.name for s in signal.Signals}
+TIMING = re.compile(
+    r"time|\bms\b|msec|millisec|\bsec|second|\bus\b|usec|micros|\bns\b|nanosec|[0-9.]s\b|"
+    r"[GMKT]i?B/s|[GMT]FLOP|flops|throughput|bandwidth|elapsed|duration|speed|"
+    r"per sec|/s\b|cycles|clock|\bperf|\brate\b",
+    re.I,
+)
+NUM = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf)(?:inity)?", re.I)
+FAIL_RE = re.compile(r"\bFAIL(?:ED|URE)?\b|(?i:\b(?:test|verification|check|checksum)\s+failed)")
+PASS_RE = re.compile(r"\bPASS(?:ED)?\b|(?i:\btest passed\b)")
+# Lower-case verdict words ("1 51165125 pass pass"), but not "forward pass" and the like.
+WORD_RE = re.compile(r"(?<![\w-])(pass|fail)(?![\w-])")
+NOT_VERDICT = re.compile(r"(?i)(forward\d?|backward\d?|number of|nkpass|each) pass")
+
+
+def program_text(out_path, err_path):
+    """The program's stdout and stderr, without Spread's own lines."""
+    text = []
+    for p in (out_path, err_path):
+        try:
+            with open(p, errors="replace") as f:
+                for line in f:
+                    if not line.startswith("spread:"):
+                        text.append(line.rstrip("\n"))
+        except OSError:
+            pass
+    return text
+
+
+def check_of(lines):
+    text = "\n".join(lines)
+    words = set()
+    for l in lines:
+        if not NOT_VERDICT.search(l):
+            words.update(WORD_RE.findall(l))
+    if FAIL_RE.search(text) or "fail" in words:
+        return "FAIL"
+    if PASS_RE.search(text) or "pass" in words:
+        return "PASS"
+    return "NOCHECK"
+
+
+def status_of(rc):
+    if rc == 0:
+        return "OK"
+    if rc in (124, 137):
+        return "TIMEOUT"
+    if rc > 128 and (rc - 128) in SIGNAMES:
+        return "CRASH:" + SIGNAMES[rc - 128]
+    if rc < 0 and -rc in SIGNAMES:
+        return "CRASH:" + SIGNAMES[-rc]
+    return "RC%d" % rc
+
+
+def comparable(lines):
+    return [l.strip() for l in lines if l.strip() and not TIMING.search(l)]
+
+
+def printed_ulp(tok):
+    m = re.match(r"[-+]?(\d*)(?:\.(\d*))?(?:[eE]([-+]?\d+))?$", tok)
+    if not m:
+        return 0.0
+    dec = len(m.group(2) or "")
+    exp = int(m.group(3) or 0)
+    if m.group(2) is None and m.group(3) is None:
+        return 0.0  # an integer: exact (but for the relative tolerance)
+    return 10.0 ** (exp - dec)
+
+
+def line_diff(x, y):
+    """None when line y equals x within the tolerance, else why not; and the largest relative
+    difference of their numbers."""
+    if x == y:
+        return None, 0.0
+    if NUM.split(x) != NUM.split(y):
+        return "%r vs %r" % (x[:120], y[:120]), 0.0
+    worst = 0.0
+    for tx, ty in zip(NUM.findall(x), NUM.findall(y)):
+        if tx == ty:
+            continue
+        try:
+            fx, fy = float(tx), float(ty)
+        except ValueError:
+            return "%r vs %r" % (x[:120], y[:120]), 0.0
+        if fx != fx and fy != fy:
+            continue
+        big = max(abs(fx), abs(fy))
+        ulp = max(printed_ulp(tx), printed_ulp(ty))
+        if not abs(fx - fy) <= max(RTOL * big, ulp * 1.0000001):
+            return "%r vs %r" % (x[:120], y[:120]), 0.0
+        if big > 0:
+            worst = max(worst, abs(fx - fy) / big)
+    return None, worst
+
+
+def compare(base, other, skip=()):
+    """('SAME'|'CLOSE'|'DIFF', detail) of two comparable() line lists, lines `skip` of base
+    (those two stock runs disagree on) left out."""
+    if len(base) != len(other):
+        return "DIFF", "%d lines vs %d" % (len(base), len(other))
+    worst = 0.0
+    exact = True
+    for i, (x, y) in enumerate(zip(base, other)):
+        if i in skip or x == y:
+            continue
+        exact = False
+        why, w = line_diff(x, y)
+        if why:
+            return "DIFF", "line %d: %s" % (i + 1, why)
+        worst = max(worst, w)
+    if exact:
+        return "SAME", ""
+    return "CLOSE", "max relative difference %.3g" % worst
+
+
+# ---------------------------------------------------------------- remarks and SPREAD_INFO
+
+
+REMARK = re.compile(r"remark: kernel (\S+) (.*?) \[-Rpass(-missed)?=spread-auto\]\s*$")
+def split_tail(rest):
+    """(body, 'function:line') of a remark's text that ends with '[<function>, line N]'
+    (the function's signature may hold brackets of its own)."""
+    m = re.search(r", line (\d+)\]$", rest)
+    if not m:
+        return rest, ""
+    depth = 0
+    for i in range(len(rest) - 1, -1, -1):
+        ch = rest[i]
+        if ch == "]":
+            depth += 1
+        elif ch == "[":
+            depth -= 1
+            if depth == 0:
+                if i > 0 and rest[i - 1] == " ":
+                    return rest[: i - 1], "%s:%s" % (rest[i + 1 : m.start()], m.group(1))
+                break
+    return rest, ""
+
+
+def normalize(reason):
+    r = re.sub(r"\barg\d+\b", "argN", reason)
+    r = re.sub(r"\bargument \d+\b", "argument N", r)
+    r = re.sub(r"'[^']*'", "'...'", r)
+    r = re.sub(r"\bdevice\(\d+\)", "device(N)", r)
+    r = re.sub(r"\b\d+\b", "N", r)
+    return r
+
+
+def parse_remarks(path):
+    kernels = {}
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                m = REMARK.search(line)
+                if not m:
+                    continue
+                name, rest, missed = m.groups()
+                body, src = split_tail(rest)
+                if not missed and body.startswith("can be spread over devices"):
+                    kernels[name] = {"accepted": True, "summary": body.split(": ", 1)[-1], "src": src}
+                else:
+                    reason = body.split("runs on one device: ", 1)[-1]
+                    kernels[name] = {"accepted": False, "reason": reason, "src": src}
+    except OSError:
+        pass
+    return kernels
+
+
+INFO_SPREAD = re.compile(r"^spread: auto: (?:(\S+):(\d+): )?kernel (\S+) spread over devices \[([^\]]*)\]: (\d+) iterations")
+INFO_RESNODESC = re.compile(r"^spread: auto: (?:(\S+):(\d+): )?kernel (\S+) runs on device (\d+) \(no descriptor\) over resident data")
+INFO_REFUSED = re.compile(r"^spread: auto: (?:(\S+):(\d+): )?kernel (\S+) runs on device (\d+): (.*)$")
+INFO_NODESC = re.compile(r"^spread: auto: (?:(\S+):(\d+): )?kernel (\S+) has no descriptor")
+INFO_BLOCK = re.compile(r"^spread: auto: block \[")
+INFO_RESIDENT = re.compile(
+    r"^spread: auto: resident (\d+) bytes at \S+ released: moved (\d+) to devices, (\d+) between devices, "
+    r"(\d+) to the host \((\d+) devices held a copy; copying the whole array to each and back would move (\d+)\)"
+)
+
+
+def parse_info(path):
+    info = {
+        "spread": 0,
+        "refused": 0,
+        "resident_nodesc": 0,
+        "blocks": 0,
+        "kernels_spread": set(),
+        "kernels_refused": set(),
+        "kernels_nodesc": set(),
+        "reasons": Counter(),
+        "reasons_raw": {},
+        "resident": {"objects": 0, "bytes": 0, "to_dev": 0, "between": 0, "to_host": 0, "whole": 0},
+        "devices": Counter(),
+        "other": [],
+    }
+    try:
+        f = open(path, errors="replace")
+    except OSError:
+        return info
+    with f:
+        for line in f:
+            if not line.startswith("spread:"):
+                continue
+            line = line.rstrip("\n")
+            m = INFO_SPREAD.match(line)
+            if m:
+                info["spread"] += 1
+                info["kernels_spread"].add(m.group(3))
+                info["devices"][m.group(4)] += 1
+                continue
+            if INFO_BLOCK.match(line):
+                info["blocks"] += 1
+                continue
+            m = INFO_RESNODESC.match(line)
+            if m:
+                info["resident_nodesc"] += 1
+                info["kernels_nodesc"].add(m.group(3))
+                continue
+            m = INFO_REFUSED.match(line)
+            if m:
+                info["refused"] += 1
+                info["kernels_refused"].add(m.group(3))
+                n = normalize(m.group(5))
+                info["reasons"][n] += 1
+                info["reasons_raw"].setdefault(n, m.group(5))
+                continue
+            m = INFO_NODESC.match(line)
+            if m:
+                info["kernels_nodesc"].add(m.group(3))
+                continue
+            m = INFO_RESIDENT.match(line)
+            if m:
+                r = info["resident"]
+                r["objects"] += 1
+                r["bytes"] += int(m.group(1))
+                r["to_dev"] += int(m.group(2))
+                r["between"] += int(m.group(3))
+                r["to_host"] += int(m.group(4))
+                r["whole"] += int(m.group(6))
+                continue
+            if len(info["other"]) < 20:
+                info["other"].append(line[:300])
+    return info
+
+
+# ---------------------------------------------------------------- one program
+
+
+class Ctx:
+    pass
+
+
+def build(ctx, prog, sibs, pdir, plugin):
+    folder = stage(ctx.srcdir, prog, sibs, os.path.join(pdir, "build-" + ("plug" if plugin else "plain")))
+    c = all(s.endswith(".c") for s in prog["sources"])
+    cmd = ["clang-19"] if c else ["clang++-19", "-std=c++17"]
+    cmd += ["-O2"] + OFFLOAD + prog["flags"] + prog["sources"]
+    exe = os.path.join(pdir, "plug.bin" if plugin else "plain.bin")
+    if plugin:
+        cmd += ["-fpass-plugin=" + ctx.plugin] + REMARKS
+    cmd += ["-o", exe]
+    log = os.path.join(pdir, "build-%s.log" % ("plug" if plugin else "plain"))
+    t0 = time.monotonic()
+    with open(log, "w") as lf:
+        lf.write("# cd %s && %s\n" % (folder, " ".join(shlex.quote(x) for x in cmd)))
+        lf.flush()
+        try:
+            rc = subprocess.run(cmd, cwd=folder, stdout=lf, stderr=subprocess.STDOUT, timeout=ctx.build_timeout).returncode
+        except subprocess.TimeoutExpired:
+            rc = 124
+    dt = time.monotonic() - t0
+    shutil.rmtree(os.path.dirname(folder), ignore_errors=True)
+    return (rc == 0 and os.path.exists(exe)), exe, log, dt
+
+
+def run_env(ctx, which):
+    env = {k: v for k, v in os.environ.items() if not re.match(r"^(SPREAD_|LIBOMPTARGET_|OMP_TARGET_OFFLOAD$|LD_PRELOAD$)", k)}
+    if which in ("a", "a2", "b"):
+        env["LD_LIBRARY_PATH"] = STOCK_LIB
+    else:
+        env["LD_LIBRARY_PATH"] = ctx.spread_lib
+    if which == "d":
+        env.update({"SPREAD_AUTO": "1", "SPREAD_AUTO_MIN": "1", "SPREAD_INFO": "auto"})
+    return env
+
+
+def run_one(ctx, prog, sibs, pdir, which, exe):
+    folder = stage(ctx.srcdir, prog, sibs, os.path.join(pdir, "run-" + which))
+    out = os.path.join(pdir, which + ".out")
+    err = os.path.join(pdir, which + ".err")
+    cmd = ["timeout", "-k", "10", str(ctx.timeout), exe] + prog["args"]
+    t0 = time.monotonic()
+    with open(out, "wb") as fo, open(err, "wb") as fe:
+        rc = subprocess.run(cmd, cwd=folder, env=run_env(ctx, which), stdout=fo, stderr=fe, stdin=subprocess.DEVNULL).returncode
+    dt = time.monotonic() - t0
+    if not ctx.keep:
+        shutil.rmtree(os.path.dirname(folder), ignore_errors=True)
+    with open(os.path.join(pdir, which + ".cmd"), "w") as f:
+        e = run_env(ctx, which)
+        sets = " ".join("%s=%s" % (k, shlex.quote(e[k])) for k in ("LD_LIBRARY_PATH", "SPREAD_AUTO", "SPREAD_AUTO_MIN", "SPREAD_INFO") if k in e)
+        f.write("cd %s && %s %s\n" % (os.path.join(ctx.srcdir, prog["name"] + "-omp"), sets, " ".join(shlex.quote(x) for x in cmd)))
+    return {"rc": rc, "status": status_of(rc), "wall": round(dt, 2), "out": out, "err": err}
+
+
+def do_program(ctx, prog):
+    name = prog["name"]
+    pdir = os.path.join(ctx.out, "progs", name)
+    shutil.rmtree(pdir, ignore_errors=True)
+    os.makedirs(pdir)
+    sibs = siblings(ctx.srcdir, prog)
+    res = {"name": name, "args": prog["args"], "runs": {}, "notes": []}
+    ok_plain, plain, _, bt0 = build(ctx, prog, sibs, pdir, False)
+    ok_plug, plug, plog, bt1 = build(ctx, prog, sibs, pdir, True)
+    res["build"] = {"plain": ok_plain, "plug": ok_plug, "plain_s": round(bt0, 1), "plug_s": round(bt1, 1)}
+    kernels = parse_remarks(plog) if ok_plug else {}
+    res["kernels"] = kernels
+    runs = res["runs"]
+    if ok_plain:
+        runs["a"] = run_one(ctx, prog, sibs, pdir, "a", plain)
+    for w in ("b", "c", "d"):
+        if ok_plug:
+            runs[w] = run_one(ctx, prog, sibs, pdir, w, plug)
+    # The program's own check, or its output.
+    texts = {w: program_text(r["out"], r["err"]) for w, r in runs.items()}
+    checks = {w: check_of(t) for w, t in texts.items()}
+    has_check = any(c != "NOCHECK" for c in checks.values())
+    base = None
+    stable = True
+    skip = set()
+    if "a" in runs and runs["a"]["status"] == "OK" and not has_check:
+        runs["a2"] = run_one(ctx, prog, sibs, pdir, "a2", plain)
+        base = comparable(texts["a"])
+        a2 = comparable(program_text(runs["a2"]["out"], runs["a2"]["err"]))
+        if runs["a2"]["status"] != "OK" or len(a2) != len(base):
+            stable = False
+            res["notes"].append("the plain binary's output on stock changes from run to run")
+        else:
+            skip = {i for i, (x, y) in enumerate(zip(base, a2)) if line_diff(x, y)[0]}
+            if skip:
+                res["notes"].append("%d of %d compared lines differ between two stock runs: left out (verdicts marked *)" % (len(skip), len(base)))
+    res["has_check"] = has_check
+    res["stable"] = stable
+    for w, r in runs.items():
+        if w == "a2":
+            r["verdict"] = r["status"] if r["status"] != "OK" else "NOCHECK"
+            continue
+        if r["status"] != "OK":
+            r["verdict"] = r["status"]
+        elif has_check:
+            r["verdict"] = checks[w]
+            if checks[w] == "NOCHECK":
+                r["verdict"] = "NOCHECK"
+                res["notes"].append("run %s printed no PASS/FAIL" % w)
+        elif w == "a":
+            r["verdict"] = "NOCHECK"
+        elif base is None:
+            r["verdict"] = "NOCHECK"
+        else:
+            v, detail = compare(base, comparable(texts[w]), skip)
+            if v == "DIFF" and not stable:
+                v = "DIFF~"
+            elif skip:
+                v += "*"
+            r["verdict"] = v
+            if detail:
+                r["detail"] = detail
+    if "d" in runs:
+        info = parse_info(runs["d"]["err"])
+        res["info"] = info
+    # Compress large logs.
+    for r in runs.values():
+        for k in ("out", "err"):
+            p = r[k]
+            if os.path.exists(p) and os.path.getsize(p) > (1 << 20):
+                with open(p, "rb") as fi, gzip.open(p + ".gz", "wb") as fo:
+                    shutil.copyfileobj(fi, fo)
+                os.unlink(p)
+                r[k] = p + ".gz"
+    res["regression"] = regression(res)
+    say(line_of(res))
+    return res
+
+
+def good(v):
+    return v.rstrip("*") in ("PASS", "NOCHECK", "SAME", "CLOSE", "DIFF~")
+
+
+def regression(res):
+    """Why this program counts against the exit status (None: it does not)."""
+    runs = res["runs"]
+    a = runs.get("a")
+    if not a or not good(a["verdict"]):
+        return None
+    if not res["build"]["plug"]:
+        return "the plugin build failed"
+    bad = ["%s:%s" % (w, runs[w]["verdict"]) for w in ("b", "c", "d") if w in runs and not good(runs[w]["verdict"])]
+    return ", ".join(bad) or None
+
+
+# ---------------------------------------------------------------- reporting
+
+
+def top(counter, n):
+    return "; ".join("%s (%d)" % (k, v) for k, v in counter.most_common(n))
+
+
+def compile_counts(res):
+    ks = res.get("kernels", {})
+    acc = sum(1 for k in ks.values() if k["accepted"])
+    reasons = Counter(normalize(k["reason"]) for k in ks.values() if not k["accepted"])
+    return acc, len(ks) - acc, reasons
+
+
+def cell(res, w):
+    r = res["runs"].get(w)
+    if r is None:
+        if w == "a" and not res["build"]["plain"]:
+            return "BUILD-FAIL"
+        if w != "a" and not res["build"]["plug"]:
+            return "BUILD-FAIL"
+        return "-"
+    return r["verdict"]
+
+
+def line_of(res):
+    acc, ref, _ = compile_counts(res)
+    i = res.get("info")
+    rt = "%d/%d/%d" % (i["spread"], i["refused"], i["resident_nodesc"]) if i else "-"
+    walls = "/".join("%.1f" % res["runs"][w]["wall"] if w in res["runs"] else "-" for w in ("a", "b", "c", "d"))
+    flag = "  <-- " + res["regression"] if res["regression"] else ""
+    return "%-22s a=%-9s b=%-9s c=%-9s d=%-9s kernels %d/%d  launches %s  %ss%s" % (
+        res["name"], cell(res, "a"), cell(res, "b"), cell(res, "c"), cell(res, "d"), acc, ref, rt, walls, flag)
+
+
+TSV_COLS = [
+    "program", "a_stock", "b_plugin_stock", "c_spread_auto_off", "d_spread_auto",
+    "kernels_accepted", "kernels_refused", "compile_refusals",
+    "launches_spread", "launches_refused", "launches_nodesc_resident", "kernels_nodesc",
+    "kernels_spread_at_runtime", "runtime_refusals", "blocks",
+    "resident_objects", "resident_moved_to_devices", "resident_moved_between", "resident_moved_to_host", "resident_whole_copy_bytes",
+    "wall_a", "wall_b", "wall_c", "wall_d", "notes",
+]
+
+
+def tsv_row(res):
+    acc, ref, reasons = compile_counts(res)
+    i = res.get("info")
+    rw = lambda w: ("%.2f" % res["runs"][w]["wall"]) if w in res["runs"] else ""
+    row = [res["name"], cell(res, "a"), cell(res, "b"), cell(res, "c"), cell(res, "d"),
+           str(acc), str(ref), top(reasons, 3)]
+    if i:
+        r = i["resident"]
+        row += [str(i["spread"]), str(i["refused"]), str(i["resident_nodesc"]), str(len(i["kernels_nodesc"])),
+                str(len(i["kernels_spread"])), top(i["reasons"], 3), str(i["blocks"]),
+                str(r["objects"]), str(r["to_dev"]), str(r["between"]), str(r["to_host"]), str(r["whole"])]
+    else:
+        row += [""] * 12
+    notes = list(res["notes"])
+    for w in ("b", "c", "d"):
+        d = res["runs"].get(w, {}).get("detail")
+        if d and res["runs"][w]["verdict"].startswith("DIFF"):
+            notes.append("%s: %s" % (w, d))
+    if i and i["other"]:
+        notes.append("d printed: " + " | ".join(i["other"][:3]))
+    if res["regression"]:
+        notes.append("REGRESSION: " + res["regression"])
+    row += [rw("a"), rw("b"), rw("c"), rw("d"), " ; ".join(notes)]
+    return [c.replace("\t", " ").replace("\n", " ") for c in row]
+
+
+def jsonable(o):
+    if isinstance(o, set):
+        return sorted(o)
+    if isinstance(o, Counter):
+        return dict(o.most_common())
+    raise TypeError(type(o))
+
+
+def sha256(p):
+    h = hashlib.sha256()
+    with open(p, "rb") as f:
+        for b in iter(lambda: f.read(1 << 20), b""):
+            h.update(b)
+    return h.hexdigest()
+
+
+def git(*a):
+    try:
+        return subprocess.run(["git", "-C", REPO] + list(a), capture_output=True, text=True).stdout.rstrip()
+    except OSError:
+        return "?"
+
+
+def main():
+    ap = argparse.ArgumentParser(description="automatic spreading on the HeCBench corpus")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--filter", default="")
+    ap.add_argument("--out", default=os.path.join(REPO, "target", "auto-corpus"))
+    ap.add_argument("--corpus", default=os.environ.get("HECBENCH", os.path.join(os.path.dirname(REPO), "shared", "conformance", "hecbench")))
+    ap.add_argument("--timeout", type=int, default=120)
+    ap.add_argument("--build-timeout", type=int, default=600)
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--no-snapshot", action="store_true")
+    ctx = Ctx()
+    o = ap.parse_args(namespace=ctx)
+    ctx.out = os.path.abspath(o.out)
+    ctx.srcdir = os.path.join(os.path.abspath(o.corpus), "src")
+    os.makedirs(ctx.out, exist_ok=True)
+
+    rt_so = os.path.join(REPO, "target", "release", "libspread_rt.so")
+    plugin = os.path.join(REPO, "target", "release", "libspread_pass.so")
+    for p in (rt_so, plugin):
+        if not os.path.exists(p):
+            sys.exit("auto-corpus: %s is missing: run scripts/build.sh first" % p)
+    if o.no_snapshot:
+        ctx.spread_lib = os.path.join(REPO, "target", "spread", "lib")
+        ctx.plugin = plugin
+    else:
+        # One build for the whole run, whatever happens to target/ meanwhile.
+        tools = os.path.join(ctx.out, "tools")
+        lib = os.path.join(tools, "lib")
+        shutil.rmtree(tools, ignore_errors=True)
+        os.makedirs(lib)
+        shutil.copy2(rt_so, os.path.join(lib, "libspread_rt.so"))
+        os.symlink("libspread_rt.so", os.path.join(lib, "libomptarget.so.19.1"))
+        os.symlink("libomptarget.so.19.1", os.path.join(lib, "libomptarget.so"))
+        shutil.copy2(plugin, os.path.join(tools, "libspread_pass.so"))
+        ctx.spread_lib = lib
+        ctx.plugin = os.path.join(tools, "libspread_pass.so")
+
+    progs = [p for p in read_manifest(o.corpus) if p["manifest_stock"] in ("PASS", "NOCHECK")]
+    if o.filter:
+        progs = [p for p in progs if re.search(o.filter, p["name"])]
+    if not progs:
+        sys.exit("auto-corpus: no program matches")
+
+    dirty = git("status", "--porcelain", "--untracked-files=no")
+    settings = [
+        "date\t%s" % time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        "commit\t%s%s" % (git("rev-parse", "--short", "HEAD"), " (working tree modified: %s)" % ", ".join(l[3:] for l in dirty.splitlines()) if dirty else ""),
+        "libspread_rt.so\tsha256 %s" % sha256(os.path.join(os.path.dirname(ctx.spread_lib) if o.no_snapshot else ctx.spread_lib, "libomptarget.so.19.1")),
+        "libspread_pass.so\tsha256 %s" % sha256(ctx.plugin),
+        "built\tlibspread_rt.so %s, libspread_pass.so %s" % tuple(time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(os.path.getmtime(p))) for p in (rt_so, plugin)),
+        "clang\t%s" % subprocess.run(["clang++-19", "--version"], capture_output=True, text=True).stdout.splitlines()[0],
+        "corpus\t%s (%d programs selected)" % (o.corpus, len(progs)),
+        "jobs\t%d" % o.jobs,
+        "timeout\t%d s per run" % o.timeout,
+        "cpus\t%d" % os.cpu_count(),
+        "runs\ta: plain binary, LD_LIBRARY_PATH=%s; b: plugin binary, same; c: plugin binary, LD_LIBRARY_PATH=%s; "
+        "d: plugin binary, same, SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 SPREAD_INFO=auto (default SPREAD_HOST_DEVICES: 4 host devices)" % (STOCK_LIB, ctx.spread_lib),
+    ]
+    with open(os.path.join(ctx.out, "settings.txt"), "w") as f:
+        f.write("\n".join(settings) + "\n")
+    say("\n".join(settings))
+    say("")
+
+    t0 = time.monotonic()
+    results = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, o.jobs)) as ex:
+        futs = {ex.submit(do_program, ctx, p): p for p in progs}
+        for fu in concurrent.futures.as_completed(futs):
+            try:
+                results.append(fu.result())
+            except Exception as e:  # a bug here, not in the program: say so, go on
+                p = futs[fu]
+                say("%-22s script error: %r" % (p["name"], e))
+                results.append({"name": p["name"], "runs": {}, "notes": ["script error %r" % e], "build": {"plain": False, "plug": False},
+                                "kernels": {}, "regression": "script error"})
+    results.sort(key=lambda r: r["name"])
+    total = time.monotonic() - t0
+
+    with open(os.path.join(ctx.out, "summary.tsv"), "w") as f:
+        f.write("\t".join(TSV_COLS) + "\n")
+        for r in results:
+            f.write("\t".join(tsv_row(r)) + "\n")
+    with open(os.path.join(ctx.out, "results.json"), "w") as f:
+        json.dump(results, f, default=jsonable, indent=1)
+    with open(os.path.join(ctx.out, "kernels.tsv"), "w") as f:
+        f.write("program\tkernel\tsource\taccepted\tsummary_or_reason\n")
+        for r in results:
+            for k, v in sorted(r.get("kernels", {}).items()):
+                f.write("%s\t%s\t%s\t%s\t%s\n" % (r["name"], k, v["src"], "yes" if v["accepted"] else "no",
+                                                  v.get("summary") if v["accepted"] else v["reason"]))
+
+    # Summary.
+    say("")
+    say("%-22s %-10s %-10s %-10s %-10s %-9s %-14s %s" % ("program", "a:stock", "b:plug", "c:spread", "d:auto", "kern a/r", "launch s/r/nr", "wall a/b/c/d s"))
+    for r in results:
+        acc, ref, _ = compile_counts(r)
+        i = r.get("info")
+        say("%-22s %-10s %-10s %-10s %-10s %-9s %-14s %s" % (
+            r["name"], cell(r, "a"), cell(r, "b"), cell(r, "c"), cell(r, "d"), "%d/%d" % (acc, ref),
+            "%d/%d/%d" % (i["spread"], i["refused"], i["resident_nodesc"]) if i else "-",
+            "/".join("%.1f" % r["runs"][w]["wall"] if w in r["runs"] else "-" for w in ("a", "b", "c", "d"))))
+    comp = Counter()
+    run_reasons = Counter()
+    run_progs = defaultdict(set)
+    comp_progs = defaultdict(set)
+    tot = Counter()
+    for r in results:
+        acc, ref, reasons = compile_counts(r)
+        tot["kernels"] += acc + ref
+        tot["accepted"] += acc
+        comp.update(reasons)
+        for k in reasons:
+            comp_progs[k].add(r["name"])
+        i = r.get("info")
+        if i:
+            tot["spread"] += i["spread"]
+            tot["refused"] += i["refused"]
+            tot["resident_nodesc"] += i["resident_nodesc"]
+            tot["kernels_spread"] += len(i["kernels_spread"])
+            tot["progs_spread"] += 1 if i["spread"] else 0
+            run_reasons.update(i["reasons"])
+            for k in i["reasons"]:
+                run_progs[k].add(r["name"])
+        for w in ("a", "b", "c", "d"):
+            tot["%s:%s" % (w, cell(r, w))] += 1
+    say("")
+    say("%d programs in %.0f s. kernels: %d, accepted by the pass %d, refused %d; launches under SPREAD_AUTO: %d spread, "
+        "%d refused, %d without descriptor over resident data; %d kernels spread at run time, in %d programs" % (
+            len(results), total, tot["kernels"], tot["accepted"], tot["kernels"] - tot["accepted"], tot["spread"],
+            tot["refused"], tot["resident_nodesc"], tot["kernels_spread"], tot["progs_spread"]))
+    for w in ("a", "b", "c", "d"):
+        say("  run %s: %s" % (w, ", ".join("%s %d" % (k.split(":", 1)[1], v) for k, v in sorted(tot.items()) if k.startswith(w + ":"))))
+    say("compile-time refusals (kernels, programs):")
+    for k, v in comp.most_common(12):
+        say("  %4d %3d  %s" % (v, len(comp_progs[k]), k))
+    say("run-time refusals (launches, programs):")
+    for k, v in run_reasons.most_common(12):
+        say("  %6d %3d  %s" % (v, len(run_progs[k]), k))
+    bad = [r for r in results if r.get("regression")]
+    say("")
+    if bad:
+        say("%d programs good on a but not on b/c/d:" % len(bad))
+        for r in bad:
+            say("  %s: %s" % (r["name"], r["regression"]))
+    say("results: %s/summary.tsv, kernels.tsv, results.json, progs/<name>/ (logs, commands)" % ctx.out)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
