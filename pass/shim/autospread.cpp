@@ -231,7 +231,8 @@ bool isEndReduce(StringRef N) {
 bool isUserReduction(StringRef N) {
   return N.contains("omp_combiner") || N.contains("omp_initializer");
 }
-const char *const UserReduction = "a user-defined reduction (declare reduction)";
+const char *const UserReduction =
+    "a user-defined reduction (declare reduction)";
 
 // Math library functions: pure apart from errno, which is per host thread and
 // not data of the kernel. Also as __nv_* (libdevice) and __ocml_*_fNN.
@@ -1313,10 +1314,10 @@ private:
 
   // Reductions (KernelAnalysis::reductionSite).
   struct RedVar {
-    const Value *Target = nullptr;   // K's parameter (in T), T's copy (in P)
-    AllocaInst *Private = nullptr;   // the function's private copy
-    uint32_t Op = 0, Type = 0;       // spread.h codes
-    int64_t Width = 0;               // bytes
+    const Value *Target = nullptr; // K's parameter (in T), T's copy (in P)
+    AllocaInst *Private = nullptr; // the function's private copy
+    uint32_t Op = 0, Type = 0;     // spread.h codes
+    int64_t Width = 0;             // bytes
   };
   bool recogniseReductions();
   bool reductionSite(Function &F, std::vector<RedVar> &Vars);
@@ -2235,7 +2236,9 @@ bool KernelAnalysis::recogniseReductions() {
 }
 
 bool KernelAnalysis::run(std::vector<Record> &Records, std::string &WhyOut) {
-  bool Ok = recogniseReductions() && checkHazards(*C.P) && checkHazards(*C.T) && checkHazards(*C.K) &&
+  // Reductions first: the other checks skip the code that implements them.
+  bool Ok = recogniseReductions() && checkHazards(*C.P) &&
+            checkHazards(*C.T) && checkHazards(*C.K) &&
             checkInstructions(*C.P) && checkInstructions(*C.T) &&
             checkInstructions(*C.K) && checkCalls(*C.P) && checkCalls(*C.T) &&
             checkCalls(*C.K) && checkPlumbing() && checkOuterAccesses(*C.K) &&
@@ -2497,8 +2500,9 @@ std::string redOpName(int64_t Op) {
   return Op >= 1 && Op <= 10 ? Names[Op] : "?";
 }
 std::string redTypeName(int64_t Ty) {
-  static const char *const Names[] = {"?",   "i8",  "i16", "i32",   "i64",   "u8",
-                                      "u16", "u32", "u64", "float", "double"};
+  static const char *const Names[] = {"?",   "i8",  "i16", "i32",
+                                      "i64", "u8",  "u16", "u32",
+                                      "u64", "float", "double"};
   return Ty >= 1 && Ty <= 10 ? Names[Ty] : "?";
 }
 

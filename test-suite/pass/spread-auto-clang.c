@@ -35,19 +35,29 @@ void saxpy(int n, float a, const float *x, float *y) {
 
 float sum(int n, const float *x) {
   float s = 0;
-  // CHECK: spread-auto-clang.c:[[@LINE+1]]:3: remark: kernel __omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_sum_l[[@LINE+1]] runs on one device: a reduction (calls __kmpc_{{.*}}) [sum, line [[@LINE+1]]] [-Rpass-missed=spread-auto]
+  // CHECK: spread-auto-clang.c:[[@LINE+1]]:3: remark: kernel __omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_sum_l[[@LINE+1]] can be spread over devices: arg1:reduce(+, float) arg2:r[4*i, 4B] [sum, line [[@LINE+1]]] [-Rpass=spread-auto]
   #pragma omp target teams distribute parallel for reduction(+ : s) map(to : x[0:n])
   for (int i = 0; i < n; i++)
     s += x[i];
   return s;
 }
 
+void hist(int n, const int *x, int *h) {
+  // CHECK: spread-auto-clang.c:[[@LINE+1]]:3: remark: kernel __omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_hist_l[[@LINE+1]] runs on one device: an array reduction (a reduction over an array section; only scalar variables are spread) [hist, line [[@LINE+1]]] [-Rpass-missed=spread-auto]
+  #pragma omp target teams distribute parallel for reduction(+ : h[0:4]) map(to : x[0:n])
+  for (int i = 0; i < n; i++)
+    h[i & 3] += x[i];
+}
+
 // SYMS-DAG: R __spread_kinfo___omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_saxpy_l{{[0-9]+}}
 // SYMS-DAG: D __spread_win___omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_saxpy_l{{[0-9]+}}
-// SYMS-NOT: __spread_{{.*}}_sum_l
+// SYMS-DAG: R __spread_kinfo___omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_sum_l{{[0-9]+}}
+// SYMS-DAG: D __spread_win___omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_sum_l{{[0-9]+}}
+// SYMS-NOT: __spread_{{.*}}_hist_l
 
 // PTX: .visible .global .align 8 .b8 __spread_win___omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_saxpy_l{{[0-9]+}}[16] = {0, 0, 0, 0, 0, 0, 0, 0, 255, 255, 255, 255, 255, 255, 255, 127};
 // PTX: .visible .global .align 8 .b8 __spread_kinfo___omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_saxpy_l{{[0-9]+}}[112] = {83, 80, 82, 68, 1, 0, 0, 0, 2,
-// PTX-NOT: __spread_{{.*}}_sum_l
+// PTX: .visible .global .align 8 .b8 __spread_kinfo___omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_sum_l{{[0-9]+}}[112] = {83, 80, 82, 68, 1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 5, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 9, 0,
+// PTX-NOT: __spread_{{.*}}_hist_l
 
 // PLAIN-NOT: __spread_

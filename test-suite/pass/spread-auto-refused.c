@@ -33,13 +33,59 @@ int counter;
 __attribute__((noinline)) float helper(float v) { return v * 0.5f; }
 #pragma omp end declare target
 
-// A reduction: each device would add into its own copy.
-float reduction(int n, const float *x) {
-  float s = 0;
-// REMARK: remark: {{.*}}kernel __omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_reduction_l[[@LINE+1]] runs on one device: a reduction (calls __kmpc_{{(nvptx_parallel_)?}}reduce_nowait{{(_v2)?}}) [reduction, line [[@LINE+1]]]
-#pragma omp target teams distribute parallel for reduction(+ : s) map(to : x[0:n])
+// Reductions are spread (spread-auto-reduction.c), except these.
+// An array section: the runtime combines scalar variables only.
+void arrayred(int n, const int *x, int *h) {
+// REMARK: remark: {{.*}}kernel __omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_arrayred_l[[@LINE+1]] runs on one device: an array reduction (a reduction over an array section; only scalar variables are spread) [arrayred, line [[@LINE+1]]]
+#pragma omp target teams distribute parallel for reduction(+ : h[0:4]) map(to : x[0:n])
+  for (int i = 0; i < n; i++)
+    h[i & 3] += x[i];
+}
+
+// A user-defined reduction: its combiner and initializer are the program's.
+#pragma omp declare reduction(maxabs : int : omp_out = omp_out > (omp_in < 0 ? -omp_in : omp_in) ? omp_out : (omp_in < 0 ? -omp_in : omp_in)) initializer(omp_priv = 0)
+int udr(int n, const int *x) {
+  int m = 0;
+// REMARK: remark: {{.*}}kernel __omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_udr_l[[@LINE+1]] runs on one device: a user-defined reduction (declare reduction) [udr, line [[@LINE+1]]]
+#pragma omp target teams distribute parallel for reduction(maxabs : m) map(to : x[0:n])
+  for (int i = 0; i < n; i++)
+    m = m > x[i] ? m : x[i];
+  return m;
+}
+
+// _Bool: clang's combination converts the i8 to i1 and back, which no operator of the
+// runtime's matches on every i8 value.
+_Bool allpos(int n, const int *x) {
+  _Bool b = 1;
+// REMARK: remark: {{.*}}kernel __omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_allpos_l[[@LINE+1]] runs on one device: a reduction whose operator the pass cannot name (over i8) [allpos, line [[@LINE+1]]]
+#pragma omp target teams distribute parallel for reduction(&& : b) map(to : x[0:n])
+  for (int i = 0; i < n; i++)
+    b = b && x[i] > 0;
+  return b;
+}
+
+// target + nested teams reduction(+ : s) without a map of s: s is firstprivate to the target
+// region, and the teams region combines into the kernel's copy of it.
+int unmapped(int n, const int *x) {
+  int s = 0;
+// REMARK: remark: {{.*}}kernel __omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_unmapped_l[[@LINE+1]] runs on one device: a reduction into a variable the target region does not map (its firstprivate copy) [unmapped, line [[@LINE+1]]]
+#pragma omp target map(to : x[0:n])
+#pragma omp teams distribute parallel for reduction(+ : s)
   for (int i = 0; i < n; i++)
     s += x[i];
+  return s;
+}
+
+// A reduction is no longer a refusal, but what else the kernel does still is.
+float redatomic(int n, const float *x, int *h) {
+  float s = 0;
+// REMARK: remark: {{.*}}kernel __omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_redatomic_l[[@LINE+1]] runs on one device: an atomic update [redatomic, line [[@LINE+1]]]
+#pragma omp target teams distribute parallel for reduction(+ : s) map(to : x[0:n]) map(tofrom : h[0:8])
+  for (int i = 0; i < n; i++) {
+    s += x[i];
+#pragma omp atomic
+    h[i & 7] += 1;
+  }
   return s;
 }
 
