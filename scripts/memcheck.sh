@@ -96,6 +96,7 @@ PROGRAMS=(
   "spread_errors_dev q spread spread/errors.c fail -DBAD_DEVICE"
   "auto_forms q spread auto/forms.c ok SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 -- 1001"
   "auto_resident q spread auto/resident.c ok SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 -- 1001"
+  "auto_reduction - spread auto/reduction.c ok SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 -- 1001"
 )
 
 mkdir -p "$OUT/bin" "$OUT/log"

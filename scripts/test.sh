@@ -15,7 +15,7 @@
 #   cargo-test    cargo test --workspace --release (and remote-mpi/'s unit tests when built)
 #   lit           lit -sv test-suite (on Spread: library path and LD_PRELOAD); nvptx/ needs the
 #                 CUDA toolkit (feature nvptx-toolchain), gpu/ a usable GPU (feature cuda)
-#   memcheck      scripts/memcheck.sh: 38 of the lit suite's programs on Spread under
+#   memcheck      scripts/memcheck.sh: 39 of the lit suite's programs on Spread under
 #                 valgrind memcheck; fails on any error with a frame in Spread's runtime
 #   conformance-libpath   LLVM's offload tests, Spread as libomptarget.so.19.1 on LD_LIBRARY_PATH
 #   conformance-preload   the same with Spread in LD_PRELOAD

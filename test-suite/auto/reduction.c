@@ -237,6 +237,7 @@ int main(int argc, char **argv) {
   }
   check_fp("target data: +", rs, 0.25 + 2 * (wd - 0.25));
 
+  free(a), free(m), free(x), free(y), free(f);
   printf("%s\n", fails ? "FAIL" : "all reductions ok");
   return fails != 0;
 }

@@ -1,8 +1,8 @@
 // Automatic spreading of kernels over data kept resident by target data and
 // target enter data (SPREAD_AUTO's distributed residency): a Jacobi sweep
 // inside a target data region, a target update from in the middle, a kernel
-// the pass cannot spread (a reduction) and one on an explicit device between
-// spread ones, and the same sweep under enter/exit data. Every result is
+// on an explicit device, one the pass cannot spread (an unknown call) and a
+// spread reduction between spread ones, and the same sweep under enter/exit data. Every result is
 // checked against the serial loop; SPREAD_INFO=auto shows the kernels spread
 // and the bytes moved, which stay below copying the arrays to every device.
 //
@@ -36,6 +36,17 @@ static void sweep(int n, const double *a, double *b) {
 #pragma omp target teams distribute parallel for map(to : a[0:n]) map(tofrom : b[0:n])
   for (int i = 1; i < n - 1; i++)
     b[i] = 0.25 * a[i - 1] + 0.5 * a[i] + 0.25 * a[i + 1];
+}
+
+#pragma omp declare target
+__attribute__((noinline)) double halve(double v);
+#pragma omp end declare target
+double halve(double v) { return v * 0.5; }
+
+static void apply(int n, double *a) {
+#pragma omp target teams distribute parallel for map(tofrom : a[0:n])
+  for (int i = 0; i < n; i++)
+    a[i] = halve(a[i]);
 }
 
 static double total(int n, const double *a) {
@@ -77,6 +88,7 @@ int main(int argc, char **argv) {
     }
     // One device, then spread again over what it wrote.
     scale_on(omp_get_default_device(), n, a);
+    apply(n, a);
     sweep(n, a, b);
     mid[0] += total(n, b);
   }
@@ -87,7 +99,7 @@ int main(int argc, char **argv) {
       want_mid[0] = ra[n / 2];
   }
   for (int i = 0; i < n; i++)
-    ra[i] *= 2;
+    ra[i] = ra[i] * 2 * 0.5;
   serial_sweep(n, ra, rb);
   double t = 0;
   for (int i = 0; i < n; i++)
@@ -122,5 +134,6 @@ int main(int argc, char **argv) {
 
 // INFO: kernel {{.*}}_sweep_l{{[0-9]+}} spread over devices [0, 1, 2, 3]
 // INFO: kernel {{.*}}_scale_on_l{{[0-9]+}} runs on device 0: the construct names device(0)
+// INFO: kernel {{.*}}_apply_l{{[0-9]+}} runs on device 0 (no descriptor) over resident data
 // INFO: kernel {{.*}}_total_l{{[0-9]+}} spread over devices [0, 1, 2, 3]
 // INFO: resident 80056 bytes at {{.*}} released: moved {{[0-9]+}} to devices
