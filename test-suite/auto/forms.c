@@ -10,6 +10,8 @@
 // RUN: env SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 SPREAD_INFO=auto %libpath-run %t 100003 2>%t.info | FileCheck %s --implicit-check-not=FAIL
 // RUN: FileCheck --check-prefix=INFO %s < %t.info
 // RUN: env SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 SPREAD_HOST_DEVICES=2 %libpath-run %t 7 | FileCheck %s --implicit-check-not=FAIL
+// RUN: env SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 SPREAD_HOST_DEVICES=1 SPREAD_INFO=auto %libpath-run %t 1000 2>%t.one | FileCheck %s --implicit-check-not=FAIL
+// RUN: FileCheck --check-prefix=ONE %s < %t.one
 // RUN: env SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 SPREAD_HOST_DEVICES=3 %preload-run %t 1 | FileCheck %s --implicit-check-not=FAIL
 // RUN: env SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 SPREAD_HOST_DEVICES=8 %libpath-run %t 1000 | FileCheck %s --implicit-check-not=FAIL
 // RUN: env SPREAD_AUTO=0,2 SPREAD_AUTO_MIN=1 %libpath-run %t 1000 | FileCheck %s --implicit-check-not=FAIL
@@ -196,3 +198,6 @@ int main(int argc, char **argv) {
 
 // By default a block gets at least 8192 iterations (SPREAD_AUTO_MIN).
 // MIN: kernel {{.*}}_saxpy_l{{[0-9]+}} runs on device 0: 1000 iterations, fewer than two blocks of SPREAD_AUTO_MIN=8192
+
+// One device: nothing to spread over; the launch runs as written.
+// ONE: kernel {{.*}}_saxpy_l{{[0-9]+}} runs on device 0: 1 device(s) can run its blocks
