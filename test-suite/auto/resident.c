@@ -49,6 +49,14 @@ static void apply(int n, double *a) {
     a[i] = halve(a[i]);
 }
 
+// No map clause: clang passes the captured pointers as zero-length maps, which
+// find the arrays the enclosing target data keeps resident.
+static void sweep_implicit(int n, const double *a, double *b) {
+#pragma omp target teams distribute parallel for
+  for (int i = 1; i < n - 1; i++)
+    b[i] = 0.25 * a[i - 1] + 0.5 * a[i] + 0.25 * a[i + 1];
+}
+
 static double total(int n, const double *a) {
   double s = 0;
 #pragma omp target teams distribute parallel for reduction(+ : s) map(to : a[0:n])
@@ -80,7 +88,7 @@ int main(int argc, char **argv) {
   {
     for (int s = 0; s < steps; s++) {
       sweep(n, a, b);
-      sweep(n, b, a);
+      sweep_implicit(n, b, a);
       if (s == steps / 2) {
 #pragma omp target update from(a[0:n])
         mid[0] = a[n / 2];
@@ -133,6 +141,7 @@ int main(int argc, char **argv) {
 // CHECK: resident data ok
 
 // INFO: kernel {{.*}}_sweep_l{{[0-9]+}} spread over devices [0, 1, 2, 3]
+// INFO: kernel {{.*}}_sweep_implicit_l{{[0-9]+}} spread over devices [0, 1, 2, 3]
 // INFO: kernel {{.*}}_scale_on_l{{[0-9]+}} runs on device 0: the construct names device(0)
 // INFO: kernel {{.*}}_apply_l{{[0-9]+}} runs on device 0 (no descriptor) over resident data
 // INFO: kernel {{.*}}_total_l{{[0-9]+}} spread over devices [0, 1, 2, 3]

@@ -195,11 +195,19 @@ fn decide(
     let mut devices = devices_for(rt, wanted, region)?;
     devices.truncate(usize::try_from(fit).unwrap_or(usize::MAX));
     let entries: Vec<Entry> = (0..args.len())
-        .map(|i| Entry {
-            base: args.bases[i],
-            begin: args.begins[i],
-            size: args.sizes[i],
-            types: args.types[i],
+        .map(|i| {
+            // A pointer into resident data passed without a section (clang's implicit
+            // zero-length map of a captured pointer): the object is its mapping.
+            let (begin, size) = match resident.get(i).copied().flatten() {
+                Some((lo, hi)) if args.sizes[i] == 0 => (lo, (hi - lo) as i64),
+                _ => (args.begins[i], args.sizes[i]),
+            };
+            Entry {
+                base: args.bases[i],
+                begin,
+                size,
+                types: args.types[i],
+            }
         })
         .collect();
     let plan = Plan::new(&info, &entries, cfg.tripcount).map_err(|r| r.0)?;
