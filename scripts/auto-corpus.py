@@ -122,8 +122,9 @@ TIMING = re.compile(
 NUM = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf)(?:inity)?", re.I)
 FAIL_RE = re.compile(r"\bFAIL(?:ED|URE)?\b|(?i:\b(?:test|verification|check|checksum)\s+failed)")
 PASS_RE = re.compile(r"\bPASS(?:ED)?\b|(?i:\btest passed\b)")
-# Lower-case verdict words ("1 51165125 pass pass"), but not "forward pass" and the like.
-WORD_RE = re.compile(r"(?<![\w-])(pass|fail)(?![\w-])")
+# Verdict words in other cases ("1 51165125 pass pass", "Success", "Fail"), but not "forward
+# pass" and the like.
+WORD_RE = re.compile(r"(?i)(?<![\w-])(pass|passed|success|fail|failed|failure)(?![\w-])")
 NOT_VERDICT = re.compile(r"(?i)(forward\d?|backward\d?|number of|nkpass|each) pass")
 
 
@@ -146,10 +147,10 @@ def check_of(lines):
     words = set()
     for l in lines:
         if not NOT_VERDICT.search(l):
-            words.update(WORD_RE.findall(l))
-    if FAIL_RE.search(text) or "fail" in words:
+            words.update(w.lower() for w in WORD_RE.findall(l))
+    if FAIL_RE.search(text) or words & {"fail", "failed", "failure"}:
         return "FAIL"
-    if PASS_RE.search(text) or "pass" in words:
+    if PASS_RE.search(text) or words & {"pass", "passed", "success"}:
         return "PASS"
     return "NOCHECK"
 
@@ -614,19 +615,20 @@ def main():
     ap.add_argument("--build-timeout", type=int, default=600)
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--no-snapshot", action="store_true")
+    ap.add_argument("--target", default=os.path.join(REPO, "target"), help="the cargo target folder holding release/libspread_rt.so and release/libspread_pass.so")
     ctx = Ctx()
     o = ap.parse_args(namespace=ctx)
     ctx.out = os.path.abspath(o.out)
     ctx.srcdir = os.path.join(os.path.abspath(o.corpus), "src")
     os.makedirs(ctx.out, exist_ok=True)
 
-    rt_so = os.path.join(REPO, "target", "release", "libspread_rt.so")
-    plugin = os.path.join(REPO, "target", "release", "libspread_pass.so")
+    rt_so = os.path.join(os.path.abspath(o.target), "release", "libspread_rt.so")
+    plugin = os.path.join(os.path.abspath(o.target), "release", "libspread_pass.so")
     for p in (rt_so, plugin):
         if not os.path.exists(p):
             sys.exit("auto-corpus: %s is missing: run scripts/build.sh first" % p)
     if o.no_snapshot:
-        ctx.spread_lib = os.path.join(REPO, "target", "spread", "lib")
+        ctx.spread_lib = os.path.join(os.path.abspath(o.target), "spread", "lib")
         ctx.plugin = plugin
     else:
         # One build for the whole run, whatever happens to target/ meanwhile.
@@ -651,8 +653,9 @@ def main():
     settings = [
         "date\t%s" % time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "commit\t%s%s" % (git("rev-parse", "--short", "HEAD"), " (working tree modified: %s)" % ", ".join(l[3:] for l in dirty.splitlines()) if dirty else ""),
-        "libspread_rt.so\tsha256 %s" % sha256(os.path.join(os.path.dirname(ctx.spread_lib) if o.no_snapshot else ctx.spread_lib, "libomptarget.so.19.1")),
+        "libspread_rt.so\tsha256 %s" % sha256(os.path.join(ctx.spread_lib, "libomptarget.so.19.1")),
         "libspread_pass.so\tsha256 %s" % sha256(ctx.plugin),
+        "target\t%s" % os.path.abspath(o.target),
         "built\tlibspread_rt.so %s, libspread_pass.so %s" % tuple(time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(os.path.getmtime(p))) for p in (rt_so, plugin)),
         "clang\t%s" % subprocess.run(["clang++-19", "--version"], capture_output=True, text=True).stdout.splitlines()[0],
         "corpus\t%s (%d programs selected)" % (o.corpus, len(progs)),
