@@ -491,7 +491,26 @@ def do_program(ctx, prog):
                 os.unlink(p)
                 r[k] = p + ".gz"
     res["regression"] = regression(res)
+    res["tools"] = ctx.tools_id
+    with open(os.path.join(pdir, "result.json"), "w") as f:
+        json.dump(res, f, default=jsonable, indent=1)
     say(line_of(res))
+    return res
+
+
+def load_result(ctx, name):
+    """The result an earlier run with the same build and settings left for `name` (--resume)."""
+    try:
+        with open(os.path.join(ctx.out, "progs", name, "result.json")) as f:
+            res = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if res.get("tools") != ctx.tools_id:
+        return None
+    i = res.get("info")
+    if i:
+        i["reasons"] = Counter(i["reasons"])
+        i["devices"] = Counter(i["devices"])
     return res
 
 
@@ -614,6 +633,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--build-timeout", type=int, default=600)
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--resume", action="store_true", help="keep the results an interrupted run with the same build left in --out")
     ap.add_argument("--no-snapshot", action="store_true")
     ap.add_argument("--target", default=os.path.join(REPO, "target"), help="the cargo target folder holding release/libspread_rt.so and release/libspread_pass.so")
     ctx = Ctx()
@@ -665,6 +685,7 @@ def main():
         "runs\ta: plain binary, LD_LIBRARY_PATH=%s; b: plugin binary, same; c: plugin binary, LD_LIBRARY_PATH=%s; "
         "d: plugin binary, same, SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 SPREAD_INFO=auto (default SPREAD_HOST_DEVICES: 4 host devices)" % (STOCK_LIB, ctx.spread_lib),
     ]
+    ctx.tools_id = "%s %s timeout=%d" % (sha256(os.path.join(ctx.spread_lib, "libomptarget.so.19.1")), sha256(ctx.plugin), o.timeout)
     with open(os.path.join(ctx.out, "settings.txt"), "w") as f:
         f.write("\n".join(settings) + "\n")
     say("\n".join(settings))
@@ -672,8 +693,16 @@ def main():
 
     t0 = time.monotonic()
     results = []
+    todo = []
+    for p in progs:
+        old = load_result(ctx, p["name"]) if o.resume else None
+        if old:
+            results.append(old)
+            say(line_of(old) + "  (earlier run)")
+        else:
+            todo.append(p)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, o.jobs)) as ex:
-        futs = {ex.submit(do_program, ctx, p): p for p in progs}
+        futs = {ex.submit(do_program, ctx, p): p for p in todo}
         for fu in concurrent.futures.as_completed(futs):
             try:
                 results.append(fu.result())

@@ -3,7 +3,7 @@
 # (../shared/conformance/hecbench, see its README.md and manifest.tsv).
 #
 #   scripts/auto-corpus.sh [--jobs N] [--filter REGEX] [--out DIR] [--timeout S] [--corpus DIR]
-#                          [--target DIR] [--keep] [--no-snapshot]
+#                          [--target DIR] [--keep] [--resume] [--no-snapshot]
 #
 # For every manifest program whose stock verdict is PASS or NOCHECK (the manifest's verdicts
 # only choose the programs), in a scratch copy of its folder under DIR/progs/<name>/:
@@ -29,6 +29,8 @@
 #                   results.json, settings.txt, progs/<name>/{build-*.log,<run>.out,.err,.cmd}
 #   --target DIR    the cargo target folder of the build to measure (default target/)
 #   --keep          keep each run's scratch folder
+#   --resume        keep the results (progs/<name>/result.json) an interrupted run with the
+#                   same build and timeout left in DIR; run the other programs
 #   --no-snapshot   use target/ directly (default: copy libspread_rt.so and libspread_pass.so to
 #                   DIR/tools first, so one build serves the whole run even if target/ changes)
 #
@@ -37,7 +39,7 @@
 # b, c or d (FAIL, DIFF, a crash, a timeout, a non-zero exit, the plugin build failing).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-case ${1-} in -h | --help) sed -n '2,37p' "$0"; exit 0 ;; esac
+case ${1-} in -h | --help) sed -n '2,39p' "$0"; exit 0 ;; esac
 for t in clang-19 clang++-19 timeout python3; do
   command -v "$t" >/dev/null || { echo "auto-corpus: $t not found (scripts/setup.sh installs it)" >&2; exit 2; }
 done
