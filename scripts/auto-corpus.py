@@ -601,6 +601,52 @@ def tsv_row(res):
     return [c.replace("\t", " ").replace("\n", " ") for c in row]
 
 
+SHORT = [
+    (r"^a call to", "unknown call"),
+    (r"^an atomic", "atomic"),
+    (r"^a team-number query", "team-number query"),
+    (r"^a thread-number query", "thread-number query"),
+    (r"^a non-affine write", "non-affine write"),
+    (r"^a non-affine read", "non-affine read of a written arg"),
+    (r"^a write to argN in a loop nested", "write in an inner loop"),
+    (r"^a write to argN at an address that does not depend", "write at a fixed address"),
+    (r"^no combined teams distribute parallel for", "not one combined loop"),
+    (r"^a reduction the pass cannot follow", "reduction not followed"),
+    (r"^an access through a pointer the pass cannot trace", "untraced pointer"),
+    (r"the loop touches bytes", "accesses outside the map"),
+    (r"^map entries N and N overlap", "overlapping maps"),
+    (r"writes back may overlap", "written bytes may overlap"),
+    (r"fewer than two blocks", "under 2 iterations"),
+    (r"zero-length map", "zero-length map"),
+]
+
+
+def short(reason):
+    for pat, label in SHORT:
+        if re.search(pat, reason):
+            return label
+    return reason[:40]
+
+
+def md_row(res):
+    acc, ref, reasons = compile_counts(res)
+    i = res.get("info")
+    comp = Counter()
+    for k, v in reasons.items():
+        comp[short(k)] += v
+    why = ["%s (%d)" % kv for kv in comp.most_common(2)]
+    if i:
+        rt = Counter()
+        for k, v in i["reasons"].items():
+            rt[short(k)] += v
+        why += ["run time: %s (%d)" % kv for kv in rt.most_common(2)]
+        launches = "%d / %d / %d" % (i["spread"], i["refused"], i["resident_nodesc"])
+    else:
+        launches = "-"
+    return "| %s | %s | %s | %s | %s | %d / %d | %s | %s |" % (
+        res["name"], cell(res, "a"), cell(res, "b"), cell(res, "c"), cell(res, "d"), acc, ref, launches, "; ".join(why) or "-")
+
+
 def jsonable(o):
     if isinstance(o, set):
         return sorted(o)
@@ -718,6 +764,12 @@ def main():
         f.write("\t".join(TSV_COLS) + "\n")
         for r in results:
             f.write("\t".join(tsv_row(r)) + "\n")
+    with open(os.path.join(ctx.out, "summary.md"), "w") as f:
+        f.write("| program | stock | plugin on stock | Spread, auto off | Spread, SPREAD_AUTO=1 | kernels spread / refused (compile time) | "
+                "launches spread / refused / run without descriptor over resident data | main refusal reasons |\n")
+        f.write("|---|---|---|---|---|---|---|---|\n")
+        for r in results:
+            f.write(md_row(r) + "\n")
     with open(os.path.join(ctx.out, "results.json"), "w") as f:
         json.dump(results, f, default=jsonable, indent=1)
     with open(os.path.join(ctx.out, "kernels.tsv"), "w") as f:
@@ -780,7 +832,7 @@ def main():
         say("%d programs good on a but not on b/c/d:" % len(bad))
         for r in bad:
             say("  %s: %s" % (r["name"], r["regression"]))
-    say("results: %s/summary.tsv, kernels.tsv, results.json, progs/<name>/ (logs, commands)" % ctx.out)
+    say("results: %s/summary.tsv, summary.md, kernels.tsv, results.json, progs/<name>/ (logs, commands)" % ctx.out)
     return 1 if bad else 0
 
 

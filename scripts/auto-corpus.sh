@@ -25,7 +25,7 @@
 #
 #   --jobs N        programs at a time (default 1; 2 on a 2-core machine halves the time)
 #   --filter REGEX  only programs whose name matches (Python regex, searched)
-#   --out DIR       results (default target/auto-corpus): summary.tsv, kernels.tsv,
+#   --out DIR       results (default target/auto-corpus): summary.tsv, summary.md, kernels.tsv,
 #                   results.json, settings.txt, progs/<name>/{build-*.log,<run>.out,.err,.cmd}
 #   --target DIR    the cargo target folder of the build to measure (default target/)
 #   --keep          keep each run's scratch folder
