@@ -312,6 +312,16 @@ impl Var {
         &mut **p as *mut u64
     }
 
+    /// Combines the partials, in resource order, into the program's variable at
+    /// [`original`](Self::original), which must still be alive.
+    pub fn fold_into_original(&self) {
+        let size = self.ty.size();
+        let mut bytes = [0u8; 8];
+        crate::sys::access::transfer(bytes.as_mut_ptr() as usize, self.original, size);
+        self.fold(&mut bytes[..size]);
+        crate::sys::access::transfer(self.original, bytes.as_ptr() as usize, size);
+    }
+
     /// Combines the partials, in resource order, into `original` (the original's bytes).
     pub fn fold(&self, original: &mut [u8]) {
         for p in self.partials.iter().flatten() {

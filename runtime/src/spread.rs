@@ -228,13 +228,9 @@ impl Reductions {
     /// Combines every variable's partials into it (device-list order).
     pub fn finish(self) {
         for v in &self.vars {
-            let size = v.ty.size();
             // The original is the program's variable the lowering named (`&s`, `sizeof s`),
             // alive until the construct's reductions are finished.
-            let mut bytes = [0u8; 8];
-            crate::sys::access::transfer(bytes.as_mut_ptr() as usize, v.original, size);
-            v.fold(&mut bytes[..size]);
-            crate::sys::access::transfer(v.original, bytes.as_ptr() as usize, size);
+            v.fold_into_original();
         }
     }
 }

@@ -460,12 +460,8 @@ fn spread(
     }
     reg.end()?;
     for (_, var) in &reductions {
-        let size = var.ty.size();
         // The program's variable, mapped by the launch: alive for its whole call.
-        let mut bytes = [0u8; 8];
-        crate::sys::access::transfer(bytes.as_mut_ptr() as usize, var.original, size);
-        var.fold(&mut bytes[..size]);
-        crate::sys::access::transfer(var.original, bytes.as_ptr() as usize, size);
+        var.fold_into_original();
     }
     Ok(())
 }

@@ -127,13 +127,12 @@ pub fn data(rt: &Runtime, kind: DataKind, device: i64, args: &MapArgs) -> Option
         return None;
     }
     let all_plain = (0..args.len()).all(|i| plain(args, i));
-    let held: Vec<bool> = {
+    // End and update concern resident data when every entry lies in an object.
+    let all_held = || {
         let objs = objects().lock();
-        (0..args.len())
-            .map(|i| {
-                args.sizes[i] > 0 && holder(&objs, args.begins[i], args.sizes[i] as usize).is_some()
-            })
-            .collect()
+        (0..args.len()).all(|i| {
+            args.sizes[i] > 0 && holder(&objs, args.begins[i], args.sizes[i] as usize).is_some()
+        })
     };
     match kind {
         DataKind::Begin => {
@@ -179,13 +178,13 @@ pub fn data(rt: &Runtime, kind: DataKind, device: i64, args: &MapArgs) -> Option
             Some(Ok(()))
         }
         DataKind::End => {
-            if !held.iter().all(|&h| h) {
+            if !all_held() {
                 return None;
             }
             Some(end(rt, args))
         }
         DataKind::Update => {
-            if !held.iter().all(|&h| h) {
+            if !all_held() {
                 return None;
             }
             for i in 0..args.len() {
