@@ -1308,6 +1308,8 @@ private:
   bool findIV();
   bool checkOuterAccesses(Function &F);
   bool analyseAccesses();
+  bool checkAddressValues();
+  std::optional<unsigned> mappedBase(Value *Ptr);
   bool access(Value *Ptr, bool IsWrite, int64_t Width);
   std::optional<Affine> affine(Value *Ptr, unsigned Param, AffineFail &Fail);
   bool buildRecords(std::vector<Record> &Records);
@@ -1803,6 +1805,64 @@ bool KernelAnalysis::analyseAccesses() {
   return true;
 }
 
+// The kernel argument whose mapped data Ptr points into, if any.
+std::optional<unsigned> KernelAnalysis::mappedBase(Value *Ptr) {
+  if (!Ptr->getType()->isPointerTy())
+    return std::nullopt;
+  unsigned Bits = 64;
+  Source S = Tr.resolve(getUnderlyingObject(Ptr, 0), Bits);
+  if (S.Kind != Source::KernelArg ||
+      !C.K->getArg(S.Index + 1)->getType()->isPointerTy())
+    return std::nullopt;
+  return S.Index;
+}
+
+// Every device runs its blocks on its own copy of the mapped data, at its own
+// address: a kernel that turns such an address into a value (`buf[i] =
+// (uintptr_t)&buf[i]`, or comparing buf[i] with it) or stores the pointer
+// computes something else on each device than on one. The difference of two
+// addresses into the same argument is the same everywhere and stays allowed.
+bool KernelAnalysis::checkAddressValues() {
+  auto SameBaseDifference = [&](User *U, unsigned Base) {
+    auto *BO = dyn_cast<BinaryOperator>(U);
+    if (!BO || BO->getOpcode() != Instruction::Sub)
+      return false;
+    for (Value *Op : BO->operands()) {
+      auto *PI = dyn_cast<PtrToIntInst>(Op);
+      if (!PI || mappedBase(PI->getOperand(0)) != Base)
+        return false;
+    }
+    return true;
+  };
+  for (Instruction &I : instructions(*C.P)) {
+    if (exempt(I))
+      continue;
+    if (auto *PI = dyn_cast<PtrToIntInst>(&I)) {
+      std::optional<unsigned> Base = mappedBase(PI->getOperand(0));
+      if (!Base)
+        continue;
+      for (User *U : PI->users())
+        if (!SameBaseDifference(U, *Base))
+          return refuse("the address of " + argName(*Base) +
+                        " used as a value (each device holds its own copy "
+                        "at its own address)");
+    } else if (auto *SI = dyn_cast<StoreInst>(&I)) {
+      std::optional<unsigned> Base = mappedBase(SI->getValueOperand());
+      if (!Base)
+        continue;
+      unsigned Bits = 64;
+      Source D = Tr.resolve(getUnderlyingObject(SI->getPointerOperand(), 0),
+                            Bits);
+      if (D.Kind == Source::Slot && D.Alloca->getFunction() == C.P)
+        continue; // a private pointer variable
+      return refuse("the address of " + argName(*Base) +
+                    " stored to memory (each device holds its own copy at "
+                    "its own address)");
+    }
+  }
+  return true;
+}
+
 bool KernelAnalysis::buildRecords(std::vector<Record> &Records) {
   for (auto &[Param, PU] : Params) {
     if (PU.NonAffineReadWidth > 0) {
@@ -2245,7 +2305,8 @@ bool KernelAnalysis::run(std::vector<Record> &Records, std::string &WhyOut) {
             checkOuterAccesses(*C.T);
   if (Ok) {
     WB.hoist(*C.P);
-    Ok = findIV() && analyseAccesses() && buildRecords(Records);
+    Ok = findIV() && analyseAccesses() && checkAddressValues() &&
+         buildRecords(Records);
   }
   if (!Ok)
     WhyOut = Why.empty() ? "the analysis failed" : Why;

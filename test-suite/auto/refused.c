@@ -1,6 +1,7 @@
 // What automatic spreading refuses runs as the program wrote it, with the
 // serial result: the pass refuses kernels it cannot describe (atomic, scatter,
-// team-number query, unknown call; reductions are spread: reduction.c) with a
+// team-number query, unknown call, device addresses used as values; reductions
+// are spread: reduction.c) with a
 // -Rpass-missed remark; the
 // runtime refuses launches whose data cannot be cut (writes from both ends,
 // aliasing maps, data already present from a target data that names its
@@ -94,6 +95,32 @@ static void devptr(int n, float *d) {
     d[i] = (float)i;
 }
 
+// HeCBench memtest's "own address" test: each element holds its device address, then a
+// second kernel counts the elements that do not. Spread over devices, each block would see
+// its own copy's addresses.
+static void selfaddr(long n, unsigned long *buf) {
+#pragma omp target teams distribute parallel for map(tofrom : buf[0:n])
+  for (long i = 0; i < n; i++)
+    buf[i] = (unsigned long)(buf + i);
+}
+
+static long selfcheck(long n, const unsigned long *buf) {
+  long bad = 0;
+#pragma omp target teams distribute parallel for map(to : buf[0:n]) reduction(+ : bad)
+  for (long i = 0; i < n; i++)
+    bad += buf[i] != (unsigned long)(buf + i);
+  return bad;
+}
+
+static void check_count(const char *what, long got, long want) {
+  if (got != want) {
+    printf("FAIL: %s: %ld, expected %ld\n", what, got, want);
+    fails++;
+    return;
+  }
+  printf("%s: ok\n", what);
+}
+
 int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 1000;
   float *x = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * n);
@@ -175,6 +202,21 @@ int main(int argc, char **argv) {
     want[i] = (float)i;
   check("is_device_ptr", y, want, n);
 
+  // One copy's addresses are consecutive; the device's own check finds them all, also
+  // when the buffer stays resident across the two kernels.
+  unsigned long *buf = malloc(sizeof(unsigned long) * n);
+  selfaddr(n, buf);
+  long gaps = 0;
+  for (long i = 1; i < n; i++)
+    gaps += buf[i] - buf[i - 1] != sizeof(unsigned long);
+  check_count("own addresses consecutive", gaps, 0);
+#pragma omp target data map(alloc : buf[0:n])
+  {
+    selfaddr(n, buf);
+    check_count("own addresses checked on the device", selfcheck(n, buf), 0);
+  }
+  free(buf);
+
   printf("%s\n", fails ? "FAIL" : "all refusals ok");
   return fails != 0;
 }
@@ -188,12 +230,16 @@ int main(int argc, char **argv) {
 // CHECK: present: ok
 // CHECK: device: ok
 // CHECK: is_device_ptr: ok
+// CHECK: own addresses consecutive: ok
+// CHECK: own addresses checked on the device: ok
 // CHECK: all refusals ok
 
 // REMARK-DAG: _histogram_l{{[0-9]+}} runs on one device: {{.*}}atomic
 // REMARK-DAG: _scatter_l{{[0-9]+}} runs on one device: {{.*}}non-affine write
 // REMARK-DAG: _teamnum_l{{[0-9]+}} runs on one device: {{.*}}omp_get_team_num
 // REMARK-DAG: _call_l{{[0-9]+}} runs on one device: {{.*}}opaque
+// REMARK-DAG: _selfaddr_l{{[0-9]+}} runs on one device: the address of arg{{[0-9]+}} used as a value
+// REMARK-DAG: _selfcheck_l{{[0-9]+}} runs on one device: the address of arg{{[0-9]+}} used as a value
 
 // INFO: kernel {{.*}}_bothends_l{{[0-9]+}} runs on device {{[0-9]+}}: argument {{[0-9]+}}: the bytes one iteration writes back may overlap
 // INFO: kernel {{.*}}_alias_l{{[0-9]+}} runs on device {{[0-9]+}}: map entries {{[0-9]+}} and {{[0-9]+}} overlap in host memory

@@ -232,3 +232,28 @@ void rows(int n, int m, float *y) {
     for (int j = 0; j < m; j++)
       y[i * m + j] = 0;
 }
+
+// Addresses of mapped data as values: every device has its own copy at its own address
+// (HeCBench memtest's "own address" test writes and then checks these).
+void selfaddr(unsigned long n, unsigned long *buf) {
+// REMARK: remark: {{.*}}kernel __omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_selfaddr_l[[@LINE+1]] runs on one device: the address of arg1 used as a value (each device holds its own copy at its own address) [selfaddr, line [[@LINE+1]]]
+#pragma omp target teams distribute parallel for map(tofrom : buf[0:n])
+  for (unsigned long i = 0; i < n; i++)
+    buf[i] = (unsigned long)(buf + i);
+}
+
+int selfcheck(unsigned long n, const unsigned long *buf) {
+  int bad = 0;
+// REMARK: remark: {{.*}}kernel __omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_selfcheck_l[[@LINE+1]] runs on one device: the address of arg{{[0-9]}} used as a value (each device holds its own copy at its own address) [selfcheck, line [[@LINE+1]]]
+#pragma omp target teams distribute parallel for map(to : buf[0:n]) reduction(+ : bad)
+  for (unsigned long i = 0; i < n; i++)
+    bad += buf[i] != (unsigned long)(buf + i);
+  return bad;
+}
+
+void ptrstore(int n, float *x, float **p) {
+// REMARK: remark: {{.*}}kernel __omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_ptrstore_l[[@LINE+1]] runs on one device: the address of arg{{[0-9]}} stored to memory (each device holds its own copy at its own address) [ptrstore, line [[@LINE+1]]]
+#pragma omp target teams distribute parallel for map(to : x[0:n]) map(from : p[0:n])
+  for (int i = 0; i < n; i++)
+    p[i] = &x[i];
+}
