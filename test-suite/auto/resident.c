@@ -71,6 +71,12 @@ static void scale_on(int dev, int n, double *a) {
     a[i] *= 2;
 }
 
+static void triple(int n, const double *a, double *c) {
+#pragma omp target teams distribute parallel for map(to : a[0:n]) map(from : c[0:n])
+  for (int i = 0; i < n; i++)
+    c[i] = 3 * a[i];
+}
+
 static void serial_sweep(int n, const double *a, double *b) {
   for (int i = 1; i < n - 1; i++)
     b[i] = 0.25 * a[i - 1] + 0.5 * a[i] + 0.25 * a[i + 1];
@@ -129,6 +135,26 @@ int main(int argc, char **argv) {
 #pragma omp target exit data map(from : a[0:n]) map(release : b[0:n])
   check("enter/exit data", a, ra, n);
 
+  // map(from:) and map(alloc:) data start undefined, as device memory does: the kernels write
+  // it before anything reads it, so none of it travels to a device (SPREAD_INFO=auto: the
+  // object of c moves nothing to devices).
+  double *c = malloc(sizeof(double) * n);
+  for (int i = 0; i < n; i++)
+    c[i] = -1, rb[i] = 3 * a[i];
+#pragma omp target data map(to : a[0:n]) map(from : c[0:n])
+  triple(n, a, c);
+  check("map(from:) written by a spread kernel", c, rb, n);
+  for (int i = 0; i < n; i++)
+    c[i] = -1;
+#pragma omp target enter data map(alloc : c[0:n]) map(to : a[0:n])
+  triple(n, a, c);
+  for (int i = 0; i < n; i++)
+    c[i] = 0; // the host's copy is not the device's
+#pragma omp target update from(c[0:n])
+  check("map(alloc:), spread kernels, update from", c, rb, n);
+#pragma omp target exit data map(delete : c[0:n]) map(release : a[0:n])
+  free(c);
+
   free(a), free(b), free(ra), free(rb);
   printf("%s\n", fails ? "FAIL" : "resident data ok");
   return fails != 0;
@@ -138,6 +164,8 @@ int main(int argc, char **argv) {
 // CHECK: target data b: ok
 // CHECK: update from and reduction: ok
 // CHECK: enter/exit data: ok
+// CHECK: map(from:) written by a spread kernel: ok
+// CHECK: map(alloc:), spread kernels, update from: ok
 // CHECK: resident data ok
 
 // INFO: kernel {{.*}}_sweep_l{{[0-9]+}} spread over devices [0, 1, 2, 3]
@@ -146,3 +174,6 @@ int main(int argc, char **argv) {
 // INFO: kernel {{.*}}_apply_l{{[0-9]+}} runs on device 0 (no descriptor) over resident data
 // INFO: kernel {{.*}}_total_l{{[0-9]+}} spread over devices [0, 1, 2, 3]
 // INFO: resident 80056 bytes at {{.*}} released: moved {{[0-9]+}} to devices
+// The map(from:) and map(alloc:) objects: written by the kernels before anything reads them.
+// INFO: released: moved 0 to devices, 0 between devices, 80056 to the host
+// INFO: released: moved 0 to devices, 0 between devices, 80056 to the host

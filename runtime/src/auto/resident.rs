@@ -10,6 +10,8 @@
 //! only. `target update from`, the release of the last reference with `from`, and kernels that
 //! cannot be spread (they run on one device, which first gathers what they map) bring the
 //! current bytes where they are needed. So halos move between devices and nothing else does.
+//! Arrays mapped without `to` (`from`, `alloc`) start undefined, as device memory does under
+//! libomptarget: nothing is copied for them until a kernel or the host writes them.
 //!
 //! The object's state is decided under one lock; copies run outside it (blocks of one launch
 //! read nothing another block of it writes, or the program has a race).
@@ -47,6 +49,10 @@ struct Object {
     refs: u64,
     /// Ranges whose current value the host holds.
     host: Ranges,
+    /// Ranges nothing has written since a construct without `to` created them (`map(from:)`,
+    /// `map(alloc:)`): libomptarget leaves device memory uninitialized there, so no copy brings
+    /// the host's bytes to a device, nor a device's to the host, until something writes them.
+    undefined: Ranges,
     /// Copies by device number.
     copies: BTreeMap<usize, Copy>,
     moved: Traffic,
@@ -159,12 +165,18 @@ pub fn data(rt: &Runtime, kind: DataKind, device: i64, args: &MapArgs) -> Option
                         }
                     }
                     None => {
+                        let (host, undefined) = if t & map::TO != 0 {
+                            (Ranges::of(b, b + s), Ranges::new())
+                        } else {
+                            (Ranges::new(), Ranges::of(b, b + s))
+                        };
                         objs.insert(
                             b,
                             Object {
                                 end: b + s,
                                 refs: 1,
-                                host: Ranges::of(b, b + s),
+                                host,
+                                undefined,
                                 copies: BTreeMap::new(),
                                 moved: Traffic::default(),
                             },
@@ -210,6 +222,7 @@ fn host_wrote(objs: &mut BTreeMap<usize, Object>, lo: usize, hi: usize) {
     if let Some(k) = holder(objs, lo, hi - lo) {
         if let Some(o) = objs.get_mut(&k) {
             o.host.add(lo, hi);
+            o.undefined.remove(lo, hi);
             for c in o.copies.values_mut() {
                 c.valid.remove(lo, hi);
             }
@@ -280,6 +293,7 @@ fn gather(rt: &Runtime, lo: usize, hi: usize) -> Result<()> {
         };
         let mut plan = Vec::new();
         let mut need = o.host.missing(lo, hi);
+        without(&mut need, &o.undefined);
         for (&d, c) in &o.copies {
             let here = {
                 let mut r = Ranges::new();
@@ -314,6 +328,13 @@ fn gather(rt: &Runtime, lo: usize, hi: usize) -> Result<()> {
         o.moved.to_host += bytes;
     }
     Ok(())
+}
+
+/// Removes from `need` the bytes of `undefined`, which no copy has to bring anywhere.
+fn without(need: &mut Ranges, undefined: &Ranges) {
+    for (a, b) in undefined.iter() {
+        need.remove(a, b);
+    }
 }
 
 fn lost(lo: usize, hi: usize) -> Error {
@@ -365,6 +386,7 @@ pub fn fetch(rt: &Runtime, slot: &DeviceSlot, lo: usize, hi: usize) -> Result<()
             .copies
             .get(&d)
             .map_or_else(|| Ranges::of(lo, hi), |c| c.valid.missing(lo, hi));
+        without(&mut need, &o.undefined);
         let mut plan = Vec::new();
         // From the host first (one copy), else from a device that holds the bytes.
         for (a, b) in o.host.clone().iter() {
@@ -427,6 +449,7 @@ pub fn wrote(d: usize, lo: usize, hi: usize) {
         return;
     };
     o.host.remove(lo, hi);
+    o.undefined.remove(lo, hi);
     for (&e, c) in o.copies.iter_mut() {
         if e == d {
             c.valid.add(lo, hi);
