@@ -71,6 +71,12 @@ static void scale_on(int dev, int n, double *a) {
     a[i] *= 2;
 }
 
+static void twice(int n, double *a) {
+#pragma omp target teams distribute parallel for map(tofrom : a[0:n])
+  for (int i = 0; i < n; i++)
+    a[i] = 2 * a[i];
+}
+
 static void triple(int n, const double *a, double *c) {
 #pragma omp target teams distribute parallel for map(to : a[0:n]) map(from : c[0:n])
   for (int i = 0; i < n; i++)
@@ -135,6 +141,21 @@ int main(int argc, char **argv) {
 #pragma omp target exit data map(from : a[0:n]) map(release : b[0:n])
   check("enter/exit data", a, ra, n);
 
+  // A spread kernel alternating with one that runs on one device over the same data: each
+  // spread launch would bring 3/4 of it back from that device, and the next one-device launch
+  // gathers it again. After three such launches the kernel stays on one device
+  // (SPREAD_INFO=auto says so).
+  for (int i = 0; i < n; i++)
+    a[i] = ra[i] = (double)(i % 7);
+#pragma omp target data map(tofrom : a[0:n])
+  for (int s = 0; s < 6; s++) {
+    apply(n, a);
+    twice(n, a);
+    for (int i = 0; i < n; i++)
+      ra[i] = halve(ra[i]) * 2;
+  }
+  check("alternating spread and one-device kernels", a, ra, n);
+
   // map(from:) and map(alloc:) data start undefined, as device memory does: the kernels write
   // it before anything reads it, so none of it travels to a device (SPREAD_INFO=auto: the
   // object of c moves nothing to devices).
@@ -164,6 +185,7 @@ int main(int argc, char **argv) {
 // CHECK: target data b: ok
 // CHECK: update from and reduction: ok
 // CHECK: enter/exit data: ok
+// CHECK: alternating spread and one-device kernels: ok
 // CHECK: map(from:) written by a spread kernel: ok
 // CHECK: map(alloc:), spread kernels, update from: ok
 // CHECK: resident data ok
@@ -174,6 +196,9 @@ int main(int argc, char **argv) {
 // INFO: kernel {{.*}}_apply_l{{[0-9]+}} runs on device 0 (no descriptor) over resident data
 // INFO: kernel {{.*}}_total_l{{[0-9]+}} spread over devices [0, 1, 2, 3]
 // INFO: resident 80056 bytes at {{.*}} released: moved {{[0-9]+}} to devices
+// INFO: kernel {{.*}}_twice_l{{[0-9]+}} spread over devices [0, 1, 2, 3]
+// INFO: kernel {{.*}}_twice_l{{[0-9]+}}: its last 3 spread launches brought most of their resident data from other devices
+// INFO: kernel {{.*}}_twice_l{{[0-9]+}} runs on device 0: its last 3 spread launches
 // The map(from:) and map(alloc:) objects: written by the kernels before anything reads them.
 // INFO: released: moved 0 to devices, 0 between devices, 80056 to the host
 // INFO: released: moved 0 to devices, 0 between devices, 80056 to the host

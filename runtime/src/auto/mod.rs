@@ -9,6 +9,7 @@
 //! iterations touch and puts the window back. Anything the plan cannot prove safe is refused,
 //! and a refusal is the program's own launch, unchanged: a refusal never changes results.
 
+mod churn;
 pub mod kinfo;
 mod ranges;
 pub mod resident;
@@ -23,6 +24,7 @@ use crate::spread::{Construct, Region, KIND_AUTO};
 use kinfo::{Entry, KernelInfo, Plan};
 use parking_lot::Mutex;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// Name prefix of the pass plugin's window globals.
@@ -44,6 +46,12 @@ fn descriptors() -> &'static Mutex<HashMap<usize, Option<Known>>> {
 fn first_sight(region: usize) -> bool {
     static SEEN: OnceLock<Mutex<std::collections::HashSet<usize>>> = OnceLock::new();
     SEEN.get_or_init(Default::default).lock().insert(region)
+}
+
+/// Ping-pong records by host region id.
+fn churn() -> &'static Mutex<HashMap<usize, churn::Churn>> {
+    static C: OnceLock<Mutex<HashMap<usize, churn::Churn>>> = OnceLock::new();
+    C.get_or_init(Default::default)
 }
 
 /// One lock per (device, kernel): held from a block's window write until the window is back to
@@ -153,7 +161,15 @@ pub fn target_kernel(
                 schedule: 0,
             };
             Outcome::Done(spread(
-                rt, construct, &devices, region, args, cfg, plan, resident,
+                rt,
+                construct,
+                &devices,
+                region,
+                args,
+                cfg,
+                plan,
+                resident,
+                &at(),
             ))
         }
         Err(why) => {
@@ -178,6 +194,9 @@ fn decide(
     resident: &[Option<(usize, usize)>],
 ) -> std::result::Result<(Vec<i32>, Plan), String> {
     let info = known?;
+    if let Some(why) = churn().lock().get(&region).and_then(churn::Churn::reason) {
+        return Err(why);
+    }
     if device != -1 {
         return Err(format!("the construct names device({device})"));
     }
@@ -351,19 +370,21 @@ fn run_whole(
         .flatten()
         .map(|&(lo, hi)| (lo, hi, true))
         .collect();
-    with_resident(rt, slot, &sections, || slot.launch(rt, region, args, cfg))
+    with_resident(rt, slot, &sections, || slot.launch(rt, region, args, cfg)).map(|_| ())
 }
 
 /// Runs `launch` with the resident `sections` (`[lo, hi)`, written or not) current on `slot`
-/// before, and the written ones current only there after.
+/// before, and the written ones current only there after. Returns the bytes brought from other
+/// devices.
 fn with_resident(
     rt: &Runtime,
     slot: &DeviceSlot,
     sections: &[(usize, usize, bool)],
     launch: impl FnOnce() -> Result<()>,
-) -> Result<()> {
+) -> Result<usize> {
+    let mut peer = 0;
     for &(lo, hi, _) in sections {
-        resident::fetch(rt, slot, lo, hi)?;
+        peer += resident::fetch(rt, slot, lo, hi)?;
     }
     launch()?;
     for &(lo, hi, writes) in sections {
@@ -371,10 +392,11 @@ fn with_resident(
             resident::wrote(slot.id, lo, hi);
         }
     }
-    Ok(())
+    Ok(peer)
 }
 
 /// One block: window `[lo, hi)`, the block's sections, the kernel, the full window again.
+/// Returns the resident bytes brought from other devices.
 fn run_block(
     rt: &Runtime,
     slot: &DeviceSlot,
@@ -383,7 +405,7 @@ fn run_block(
     cfg: &LaunchConfig,
     (lo, hi): (u64, u64),
     resident: &[(usize, usize, bool)],
-) -> Result<()> {
+) -> Result<usize> {
     let addr = window_of(rt, slot, region).map_err(|why| Error::new(ErrorKind::Image, why))?;
     let lock = window_lock(slot.id, region);
     let _held = lock.lock();
@@ -394,7 +416,7 @@ fn run_block(
         slot.launch(rt, region, &mut args, &cfg)
     });
     let reset = set_window(slot, addr, FULL);
-    r.and(reset)
+    r.and_then(|bytes| reset.map(|()| bytes))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -407,6 +429,7 @@ fn spread(
     cfg: &LaunchConfig,
     plan: Plan,
     resident: Vec<Option<(usize, usize)>>,
+    kernel: &str,
 ) -> Result<()> {
     let info = rt.config.info_auto;
     let tripcount = plan.tripcount();
@@ -422,6 +445,9 @@ fn spread(
         .collect::<Result<Vec<_>>>()?;
     let mut reg = Region::begin(rt, construct, 0, tripcount as i64, devices, 0)?;
     let mut blocks = 0;
+    // Resident bytes the blocks use, and those brought to them from other devices.
+    let mut used = 0usize;
+    let peer = Arc::new(AtomicUsize::new(0));
     while reg.advance() {
         let chunk = reg.current();
         if chunk.hi <= chunk.lo {
@@ -437,6 +463,7 @@ fn spread(
             block.types[i] = s.types;
             if resident[i].is_some() {
                 sections.push((s.begin, s.begin + s.size as usize, s.writes));
+                used += s.size as usize;
             }
         }
         // Each block reduces into a partial of its own, starting from the identity.
@@ -454,11 +481,23 @@ fn spread(
             );
         }
         let cfg = *cfg;
+        let peer = peer.clone();
         reg.submit(slot, move || {
-            run_block(rt, slot, region, block, &cfg, (lo, hi), &sections)
+            let bytes = run_block(rt, slot, region, block, &cfg, (lo, hi), &sections)?;
+            peer.fetch_add(bytes, Ordering::Relaxed);
+            Ok(())
         });
     }
     reg.end()?;
+    let moved = peer.load(Ordering::Relaxed);
+    let mut churn = churn().lock();
+    let record = churn.entry(region).or_default();
+    if record.record(moved as u64, used as u64) && info {
+        if let Some(why) = record.reason() {
+            eprintln!("spread: auto: {kernel}: {why}");
+        }
+    }
+    drop(churn);
     for (_, var) in &reductions {
         // The program's variable, mapped by the launch: alive for its whole call.
         var.fold_into_original();

@@ -346,17 +346,18 @@ fn lost(lo: usize, hi: usize) -> Error {
 
 /// Makes `[lo, hi)` current on `slot` before a kernel reads it there: the object's copy on the
 /// device is created (and entered in its mapping table) on first use, and the stale bytes are
-/// brought from the host or from the device that holds them.
-pub fn fetch(rt: &Runtime, slot: &DeviceSlot, lo: usize, hi: usize) -> Result<()> {
+/// brought from the host or from the device that holds them. Returns the bytes brought from
+/// other devices.
+pub fn fetch(rt: &Runtime, slot: &DeviceSlot, lo: usize, hi: usize) -> Result<usize> {
     let d = slot.id;
     // The copy, created under the lock so that two blocks on one device make one.
     let (key, buf, plan) = {
         let mut objs = objects().lock();
         let Some(k) = holder(&objs, lo, hi - lo) else {
-            return Ok(());
+            return Ok(0);
         };
         let Some(o) = objs.get_mut(&k) else {
-            return Ok(());
+            return Ok(0);
         };
         if !o.copies.contains_key(&d) {
             let size = o.end - k;
@@ -436,7 +437,7 @@ pub fn fetch(rt: &Runtime, slot: &DeviceSlot, lo: usize, hi: usize) -> Result<()
         o.moved.to_devices += up;
         o.moved.between_devices += peer;
     }
-    Ok(())
+    Ok(peer)
 }
 
 /// A kernel on device `d` wrote `[lo, hi)`: its current value is there only.
