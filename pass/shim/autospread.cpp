@@ -435,6 +435,41 @@ bool inlineDebugBody(Function &F) {
   return false;
 }
 
+// The program's own functions called in the loop (`declare target` helpers,
+// and at PipelineStart every function clang has not inlined yet, `static
+// inline` ones included) are inlined into the clone's P, so that their
+// accesses and hazards are analysed as the loop's. The real kernel keeps its
+// calls: what the clone proves holds for them. The OpenMP runtime's entry
+// points, math functions, declarations and reduction combiners stay calls
+// for the checks that know them; a budget stops recursion.
+void inlineProgramCalls(Function &F) {
+  constexpr unsigned Budget = 64;
+  auto Program = [&](CallBase *CB) {
+    Function *Callee = CB->getCalledFunction();
+    if (!Callee || Callee == &F || Callee->isDeclaration() ||
+        Callee->isVarArg() || Callee->isIntrinsic())
+      return false;
+    StringRef N = Callee->getName();
+    return !N.starts_with("__kmpc_") && !N.starts_with("omp_") &&
+           !N.contains("omp_outlined") && !N.contains(".omp.") &&
+           !isUserReduction(N) && !isMathFunction(N) &&
+           !isBookkeepingCall(N);
+  };
+  for (unsigned Done = 0; Done < Budget; ++Done) {
+    CallBase *Next = nullptr;
+    for (Instruction &I : instructions(F))
+      if (auto *CB = dyn_cast<CallBase>(&I); CB && Program(CB)) {
+        Next = CB;
+        break;
+      }
+    if (!Next)
+      return;
+    InlineFunctionInfo IFI;
+    if (!InlineFunction(*Next, IFI).isSuccess())
+      return; // the call stays, and is refused with its name
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Value tracing through the chain (on the clone)
 
@@ -955,8 +990,8 @@ public:
     PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
     for (Function &F : *Clone) {
       // -O0 marks everything optnone/noinline; the clone is ours to optimize.
-      // (Calls are not inlined: a call clang left is refused unless it is
-      // memory(none), as the runtime's users are told.)
+      // (The program's functions P calls are inlined into the clone's P:
+      // inlineProgramCalls.)
       F.removeFnAttr(Attribute::OptimizeNone);
       F.removeFnAttr(Attribute::NoInline);
       // The static inits only write through the slots they are given and do
@@ -2655,6 +2690,7 @@ PreservedAnalyses SpreadAutoPass::run(Module &M, ModuleAnalysisManager &) {
            Clone.P == WB->map(Real.P) && inlineDebugBody(*Clone.T) &&
            inlineDebugBody(*Clone.P);
       if (Ok) {
+        inlineProgramCalls(*Clone.P);
         WB->simplify(*Clone.K);
         WB->simplify(*Clone.T);
         WB->simplify(*Clone.P);

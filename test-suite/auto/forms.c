@@ -96,6 +96,22 @@ static void teamsloop(int n, const float *x, float *y) {
     y[i] = x[i] * x[i];
 }
 
+// The program's own functions in the loop: the pass analyses them inlined (the kernel keeps
+// its calls).
+#pragma omp declare target
+__attribute__((noinline)) float blend(float a, float b) { return 0.75f * a + 0.25f * b; }
+static inline void store_scaled(float *dst, float v, float s) { *dst = v * s; }
+__attribute__((noinline)) void update(const float *x, float *y, int i) {
+  store_scaled(&y[i], blend(x[i], y[i]), 2.0f);
+}
+#pragma omp end declare target
+
+static void calls(int n, const float *x, float *y) {
+#pragma omp target teams distribute parallel for map(to : x[0:n]) map(tofrom : y[0:n])
+  for (int i = 0; i < n; i++)
+    update(x, y, i);
+}
+
 int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 1000;
   float *x = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * n);
@@ -166,6 +182,12 @@ int main(int argc, char **argv) {
     want[i] = x[i] * x[i];
   check("teamsloop", y, want, n);
 
+  RESET();
+  calls(n, x, y);
+  for (int i = 0; i < n; i++)
+    want[i] = blend(x[i], want[i]) * 2.0f;
+  check("calls", y, want, n);
+
   free(x), free(y), free(want), free(idx);
   printf("%s\n", fails ? "FAIL" : "all forms ok");
   return fails != 0;
@@ -180,6 +202,7 @@ int main(int argc, char **argv) {
 // CHECK: collapse2: ok
 // CHECK: simd: ok
 // CHECK: teamsloop: ok
+// CHECK: calls: ok
 // CHECK: all forms ok
 
 // INFO: kernel {{.*}}_saxpy_l{{[0-9]+}} spread over devices [0, 1, 2, 3]
@@ -192,6 +215,7 @@ int main(int argc, char **argv) {
 // INFO: kernel {{.*}}_collapse2_l{{[0-9]+}} spread over devices
 // INFO: kernel {{.*}}_simd_l{{[0-9]+}} spread over devices
 // INFO: kernel {{.*}}_teamsloop_l{{[0-9]+}} spread over devices
+// INFO: kernel {{.*}}_calls_l{{[0-9]+}} spread over devices
 
 // DYN: kernel {{.*}}_saxpy_l{{[0-9]+}} spread over devices
 // DYN: block [900,1000) -> device
