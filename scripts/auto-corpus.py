@@ -19,219 +19,33 @@ Verdict of a run: TIMEOUT, CRASH:<signal>, RC<n> (non-zero exit), else the progr
 or "test passed"), else for programs without a check its output compared with run a: SAME (equal
 after timing lines are dropped), CLOSE (numbers within a relative 1e-6 or one unit of their
 printed precision), DIFF; DIFF~ when a and a2 already differ (the output is not deterministic).
+Manifest reading, scratch copies, building, running, verdicts and output comparison are
+scripts/corpus_common.py's, shared with scripts/corpus.py (the corpus on stock and on Spread).
 """
 
 import argparse
-import concurrent.futures
-import gzip
-import hashlib
 import json
 import os
 import re
-import shlex
 import shutil
-import signal
-import subprocess
 import sys
-import threading
 import time
 from collections import Counter, defaultdict
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-STOCK_LIB = "/usr/lib/llvm-19/lib"
-OFFLOAD = ["-fopenmp", "-fopenmp-targets=x86_64-unknown-linux-gnu"]
-REMARKS = ["-Rpass=spread-auto", "-Rpass-missed=spread-auto"]
-RUNS = ["a", "a2", "b", "c", "d"]
-RTOL = 1e-6
-
-print_lock = threading.Lock()
-
-
-def say(*a):
-    with print_lock:
-        print(*a, flush=True)
-
-
-# ---------------------------------------------------------------- manifest and files
-
-
-def read_manifest(corpus):
-    progs = []
-    with open(os.path.join(corpus, "manifest.tsv")) as f:
-        for line in f:
-            if line.startswith("#") or not line.strip():
-                continue
-            cols = line.rstrip("\n").split("\t")
-            cols += [""] * (8 - len(cols))
-            progs.append(
-                {
-                    "name": cols[0],
-                    "sources": cols[1].split(),
-                    "flags": shlex.split(cols[2]),
-                    "args": shlex.split(cols[3]),
-                    "manifest_stock": cols[4],
-                }
-            )
-    return progs
-
-
-def siblings(srcdir, prog):
-    """The folders of src/ that the program's folder refers to as ../X (flags, sources, text)."""
-    folder = prog["name"] + "-omp"
-    names = set()
-    pat = re.compile(r"\.\./([A-Za-z0-9_.+-]+)")
-    for s in prog["flags"] + prog["sources"]:
-        names.update(pat.findall(s))
-    for root, _, files in os.walk(os.path.join(srcdir, folder)):
-        for fn in files:
-            try:
-                with open(os.path.join(root, fn), errors="replace") as f:
-                    names.update(pat.findall(f.read(1 << 20)))
-            except OSError:
-                pass
-    return sorted(n for n in names if n != folder and not n.startswith(".") and os.path.isdir(os.path.join(srcdir, n)))
-
-
-def stage(srcdir, prog, sibs, dest):
-    """dest/<name>-omp: a copy of the program's folder, its siblings linked next to it."""
-    shutil.rmtree(dest, ignore_errors=True)
-    os.makedirs(dest)
-    folder = prog["name"] + "-omp"
-    shutil.copytree(os.path.join(srcdir, folder), os.path.join(dest, folder), symlinks=True)
-    # The corpus is read-only; programs may write next to their sources.
-    for root, dirs, files in os.walk(os.path.join(dest, folder)):
-        for n in dirs + files:
-            p = os.path.join(root, n)
-            if not os.path.islink(p):
-                os.chmod(p, os.stat(p).st_mode | 0o200)
-    os.chmod(os.path.join(dest, folder), 0o755)
-    for s in sibs:
-        os.symlink(os.path.join(srcdir, s), os.path.join(dest, s))
-    return os.path.join(dest, folder)
-
-
-# ---------------------------------------------------------------- verdicts and output comparison
-
-SIGNAMES = {s.value: s.name for s in signal.Signals}
-TIMING = re.compile(
-    r"time|\bms\b|msec|millisec|\bsec|second|\bus\b|usec|micros|\bns\b|nanosec|[0-9.]s\b|"
-    r"[GMKT]i?B/s|[GMT]FLOP|flops|throughput|bandwidth|elapsed|duration|speed|"
-    r"per sec|/s\b|cycles|clock|\bperf|\brate\b",
-    re.I,
+from corpus_common import (
+    DEFAULT_CORPUS, REPO, STOCK_LIB, Ctx, build, clang_version, clean_env, commit_line, compile_command, compress_logs,
+    good, jsonable, judge, read_manifest, run_all, run_program, say, sha256, siblings, snapshot_runtime, write_tsv,
 )
-NUM = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf)(?:inity)?", re.I)
-FAIL_RE = re.compile(r"\bFAIL(?:ED|URE)?\b|(?i:\b(?:test|verification|check|checksum)\s+failed)")
-PASS_RE = re.compile(r"\bPASS(?:ED)?\b|(?i:\btest passed\b)")
-# Verdict words in other cases ("1 51165125 pass pass", "Success", "Fail"), but not "forward
-# pass" and the like.
-WORD_RE = re.compile(r"(?i)(?<![\w-])(pass|passed|success|fail|failed|failure)(?![\w-])")
-NOT_VERDICT = re.compile(r"(?i)(forward\d?|backward\d?|number of|nkpass|each) pass")
 
-
-def program_text(out_path, err_path):
-    """The program's stdout and stderr, without Spread's own lines."""
-    text = []
-    for p in (out_path, err_path):
-        try:
-            with open(p, errors="replace") as f:
-                for line in f:
-                    if not line.startswith("spread:"):
-                        text.append(line.rstrip("\n"))
-        except OSError:
-            pass
-    return text
-
-
-def check_of(lines):
-    text = "\n".join(lines)
-    words = set()
-    for l in lines:
-        if not NOT_VERDICT.search(l):
-            words.update(w.lower() for w in WORD_RE.findall(l))
-    if FAIL_RE.search(text) or words & {"fail", "failed", "failure"}:
-        return "FAIL"
-    if PASS_RE.search(text) or words & {"pass", "passed", "success"}:
-        return "PASS"
-    return "NOCHECK"
-
-
-def status_of(rc):
-    if rc == 0:
-        return "OK"
-    if rc in (124, 137):
-        return "TIMEOUT"
-    if rc > 128 and (rc - 128) in SIGNAMES:
-        return "CRASH:" + SIGNAMES[rc - 128]
-    if rc < 0 and -rc in SIGNAMES:
-        return "CRASH:" + SIGNAMES[-rc]
-    return "RC%d" % rc
-
-
-def comparable(lines):
-    return [l.strip() for l in lines if l.strip() and not TIMING.search(l)]
-
-
-def printed_ulp(tok):
-    m = re.match(r"[-+]?(\d*)(?:\.(\d*))?(?:[eE]([-+]?\d+))?$", tok)
-    if not m:
-        return 0.0
-    dec = len(m.group(2) or "")
-    exp = int(m.group(3) or 0)
-    if m.group(2) is None and m.group(3) is None:
-        return 0.0  # an integer: exact (but for the relative tolerance)
-    return 10.0 ** (exp - dec)
-
-
-def line_diff(x, y):
-    """None when line y equals x within the tolerance, else why not; and the largest relative
-    difference of their numbers."""
-    if x == y:
-        return None, 0.0
-    if NUM.split(x) != NUM.split(y):
-        return "%r vs %r" % (x[:120], y[:120]), 0.0
-    worst = 0.0
-    for tx, ty in zip(NUM.findall(x), NUM.findall(y)):
-        if tx == ty:
-            continue
-        try:
-            fx, fy = float(tx), float(ty)
-        except ValueError:
-            return "%r vs %r" % (x[:120], y[:120]), 0.0
-        if fx != fx and fy != fy:
-            continue
-        big = max(abs(fx), abs(fy))
-        ulp = max(printed_ulp(tx), printed_ulp(ty))
-        if not abs(fx - fy) <= max(RTOL * big, ulp * 1.0000001):
-            return "%r vs %r" % (x[:120], y[:120]), 0.0
-        if big > 0:
-            worst = max(worst, abs(fx - fy) / big)
-    return None, worst
-
-
-def compare(base, other, skip=()):
-    """('SAME'|'CLOSE'|'DIFF', detail) of two comparable() line lists, lines `skip` of base
-    (those two stock runs disagree on) left out."""
-    if len(base) != len(other):
-        return "DIFF", "%d lines vs %d" % (len(base), len(other))
-    worst = 0.0
-    exact = True
-    for i, (x, y) in enumerate(zip(base, other)):
-        if i in skip or x == y:
-            continue
-        exact = False
-        why, w = line_diff(x, y)
-        if why:
-            return "DIFF", "line %d: %s" % (i + 1, why)
-        worst = max(worst, w)
-    if exact:
-        return "SAME", ""
-    return "CLOSE", "max relative difference %.3g" % worst
+REMARKS = ["-Rpass=spread-auto", "-Rpass-missed=spread-auto"]
 
 
 # ---------------------------------------------------------------- remarks and SPREAD_INFO
 
 
 REMARK = re.compile(r"remark: kernel (\S+) (.*?) \[-Rpass(-missed)?=spread-auto\]\s*$")
+
+
 def split_tail(rest):
     """(body, 'function:line') of a remark's text that ends with '[<function>, line N]'
     (the function's signature may hold brackets of its own)."""
@@ -360,35 +174,20 @@ def parse_info(path):
 # ---------------------------------------------------------------- one program
 
 
-class Ctx:
-    pass
-
-
-def build(ctx, prog, sibs, pdir, plugin):
-    folder = stage(ctx.srcdir, prog, sibs, os.path.join(pdir, "build-" + ("plug" if plugin else "plain")))
-    c = all(s.endswith(".c") for s in prog["sources"])
-    cmd = ["clang-19"] if c else ["clang++-19", "-std=c++17"]
-    cmd += ["-O2"] + OFFLOAD + prog["flags"] + prog["sources"]
-    exe = os.path.join(pdir, "plug.bin" if plugin else "plain.bin")
+def build_variant(ctx, prog, sibs, pdir, plugin):
+    """The plain (plugin False) or the plugin build of a program: (built, binary, log, seconds)."""
+    tag = "plug" if plugin else "plain"
+    cmd = compile_command(prog)
     if plugin:
         cmd += ["-fpass-plugin=" + ctx.plugin] + REMARKS
-    cmd += ["-o", exe]
-    log = os.path.join(pdir, "build-%s.log" % ("plug" if plugin else "plain"))
-    t0 = time.monotonic()
-    with open(log, "w") as lf:
-        lf.write("# cd %s && %s\n" % (folder, " ".join(shlex.quote(x) for x in cmd)))
-        lf.flush()
-        try:
-            rc = subprocess.run(cmd, cwd=folder, stdout=lf, stderr=subprocess.STDOUT, timeout=ctx.build_timeout).returncode
-        except subprocess.TimeoutExpired:
-            rc = 124
-    dt = time.monotonic() - t0
-    shutil.rmtree(os.path.dirname(folder), ignore_errors=True)
-    return (rc == 0 and os.path.exists(exe)), exe, log, dt
+    exe = os.path.join(pdir, tag + ".bin")
+    ok, log, dt = build(ctx, prog, sibs, pdir, tag, cmd, exe)
+    return ok, exe, log, dt
 
 
 def run_env(ctx, which):
-    env = {k: v for k, v in os.environ.items() if not re.match(r"^(SPREAD_|LIBOMPTARGET_|OMP_TARGET_OFFLOAD$|LD_PRELOAD$)", k)}
+    """The environment of run a, a2, b, c or d."""
+    env = clean_env()
     if which in ("a", "a2", "b"):
         env["LD_LIBRARY_PATH"] = STOCK_LIB
     else:
@@ -399,21 +198,7 @@ def run_env(ctx, which):
 
 
 def run_one(ctx, prog, sibs, pdir, which, exe):
-    folder = stage(ctx.srcdir, prog, sibs, os.path.join(pdir, "run-" + which))
-    out = os.path.join(pdir, which + ".out")
-    err = os.path.join(pdir, which + ".err")
-    cmd = ["timeout", "-k", "10", str(ctx.timeout), exe] + prog["args"]
-    t0 = time.monotonic()
-    with open(out, "wb") as fo, open(err, "wb") as fe:
-        rc = subprocess.run(cmd, cwd=folder, env=run_env(ctx, which), stdout=fo, stderr=fe, stdin=subprocess.DEVNULL).returncode
-    dt = time.monotonic() - t0
-    if not ctx.keep:
-        shutil.rmtree(os.path.dirname(folder), ignore_errors=True)
-    with open(os.path.join(pdir, which + ".cmd"), "w") as f:
-        e = run_env(ctx, which)
-        sets = " ".join("%s=%s" % (k, shlex.quote(e[k])) for k in ("LD_LIBRARY_PATH", "SPREAD_AUTO", "SPREAD_AUTO_MIN", "SPREAD_INFO") if k in e)
-        f.write("cd %s && %s %s\n" % (os.path.join(ctx.srcdir, prog["name"] + "-omp"), sets, " ".join(shlex.quote(x) for x in cmd)))
-    return {"rc": rc, "status": status_of(rc), "wall": round(dt, 2), "out": out, "err": err}
+    return run_program(ctx, prog, sibs, pdir, which, exe, run_env(ctx, which), ("LD_LIBRARY_PATH", "SPREAD_AUTO", "SPREAD_AUTO_MIN", "SPREAD_INFO"))
 
 
 def do_program(ctx, prog):
@@ -423,8 +208,8 @@ def do_program(ctx, prog):
     os.makedirs(pdir)
     sibs = siblings(ctx.srcdir, prog)
     res = {"name": name, "args": prog["args"], "runs": {}, "notes": []}
-    ok_plain, plain, _, bt0 = build(ctx, prog, sibs, pdir, False)
-    ok_plug, plug, plog, bt1 = build(ctx, prog, sibs, pdir, True)
+    ok_plain, plain, _, bt0 = build_variant(ctx, prog, sibs, pdir, False)
+    ok_plug, plug, plog, bt1 = build_variant(ctx, prog, sibs, pdir, True)
     res["build"] = {"plain": ok_plain, "plug": ok_plug, "plain_s": round(bt0, 1), "plug_s": round(bt1, 1)}
     kernels = parse_remarks(plog) if ok_plug else {}
     res["kernels"] = kernels
@@ -434,62 +219,12 @@ def do_program(ctx, prog):
     for w in ("b", "c", "d"):
         if ok_plug:
             runs[w] = run_one(ctx, prog, sibs, pdir, w, plug)
-    # The program's own check, or its output.
-    texts = {w: program_text(r["out"], r["err"]) for w, r in runs.items()}
-    checks = {w: check_of(t) for w, t in texts.items()}
-    has_check = any(c != "NOCHECK" for c in checks.values())
-    base = None
-    stable = True
-    skip = set()
-    if "a" in runs and runs["a"]["status"] == "OK" and not has_check:
-        runs["a2"] = run_one(ctx, prog, sibs, pdir, "a2", plain)
-        base = comparable(texts["a"])
-        a2 = comparable(program_text(runs["a2"]["out"], runs["a2"]["err"]))
-        if runs["a2"]["status"] != "OK" or len(a2) != len(base):
-            stable = False
-            res["notes"].append("the plain binary's output on stock changes from run to run")
-        else:
-            skip = {i for i, (x, y) in enumerate(zip(base, a2)) if line_diff(x, y)[0]}
-            if skip:
-                res["notes"].append("%d of %d compared lines differ between two stock runs: left out (verdicts marked *)" % (len(skip), len(base)))
-    res["has_check"] = has_check
-    res["stable"] = stable
-    for w, r in runs.items():
-        if w == "a2":
-            r["verdict"] = r["status"] if r["status"] != "OK" else "NOCHECK"
-            continue
-        if r["status"] != "OK":
-            r["verdict"] = r["status"]
-        elif has_check:
-            r["verdict"] = checks[w]
-            if checks[w] == "NOCHECK":
-                r["verdict"] = "NOCHECK"
-                res["notes"].append("run %s printed no PASS/FAIL" % w)
-        elif w == "a":
-            r["verdict"] = "NOCHECK"
-        elif base is None:
-            r["verdict"] = "NOCHECK"
-        else:
-            v, detail = compare(base, comparable(texts[w]), skip)
-            if v == "DIFF" and not stable:
-                v = "DIFF~"
-            elif skip:
-                v += "*"
-            r["verdict"] = v
-            if detail:
-                r["detail"] = detail
+    # The program's own check, or its output against run a (a2: run a again).
+    res["has_check"], res["stable"] = judge(runs, "a", "a2", lambda: run_one(ctx, prog, sibs, pdir, "a2", plain), res["notes"])
     if "d" in runs:
         info = parse_info(runs["d"]["err"])
         res["info"] = info
-    # Compress large logs.
-    for r in runs.values():
-        for k in ("out", "err"):
-            p = r[k]
-            if os.path.exists(p) and os.path.getsize(p) > (1 << 20):
-                with open(p, "rb") as fi, gzip.open(p + ".gz", "wb") as fo:
-                    shutil.copyfileobj(fi, fo)
-                os.unlink(p)
-                r[k] = p + ".gz"
+    compress_logs(runs)
     res["regression"] = regression(res)
     res["tools"] = ctx.tools_id
     with open(os.path.join(pdir, "result.json"), "w") as f:
@@ -512,10 +247,6 @@ def load_result(ctx, name):
         i["reasons"] = Counter(i["reasons"])
         i["devices"] = Counter(i["devices"])
     return res
-
-
-def good(v):
-    return v.rstrip("*") in ("PASS", "NOCHECK", "SAME", "CLOSE", "DIFF~")
 
 
 def regression(res):
@@ -598,7 +329,7 @@ def tsv_row(res):
     if res["regression"]:
         notes.append("REGRESSION: " + res["regression"])
     row += [rw("a"), rw("b"), rw("c"), rw("d"), " ; ".join(notes)]
-    return [c.replace("\t", " ").replace("\n", " ") for c in row]
+    return row
 
 
 SHORT = [
@@ -647,35 +378,12 @@ def md_row(res):
         res["name"], cell(res, "a"), cell(res, "b"), cell(res, "c"), cell(res, "d"), acc, ref, launches, "; ".join(why) or "-")
 
 
-def jsonable(o):
-    if isinstance(o, set):
-        return sorted(o)
-    if isinstance(o, Counter):
-        return dict(o.most_common())
-    raise TypeError(type(o))
-
-
-def sha256(p):
-    h = hashlib.sha256()
-    with open(p, "rb") as f:
-        for b in iter(lambda: f.read(1 << 20), b""):
-            h.update(b)
-    return h.hexdigest()
-
-
-def git(*a):
-    try:
-        return subprocess.run(["git", "-C", REPO] + list(a), capture_output=True, text=True).stdout.rstrip()
-    except OSError:
-        return "?"
-
-
 def main():
     ap = argparse.ArgumentParser(description="automatic spreading on the HeCBench corpus")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--filter", default="")
     ap.add_argument("--out", default=os.path.join(REPO, "target", "auto-corpus"))
-    ap.add_argument("--corpus", default=os.environ.get("HECBENCH", os.path.join(os.path.dirname(REPO), "shared", "conformance", "hecbench")))
+    ap.add_argument("--corpus", default=DEFAULT_CORPUS)
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--build-timeout", type=int, default=600)
     ap.add_argument("--keep", action="store_true")
@@ -701,10 +409,7 @@ def main():
         tools = os.path.join(ctx.out, "tools")
         lib = os.path.join(tools, "lib")
         shutil.rmtree(tools, ignore_errors=True)
-        os.makedirs(lib)
-        shutil.copy2(rt_so, os.path.join(lib, "libspread_rt.so"))
-        os.symlink("libspread_rt.so", os.path.join(lib, "libomptarget.so.19.1"))
-        os.symlink("libomptarget.so.19.1", os.path.join(lib, "libomptarget.so"))
+        snapshot_runtime(rt_so, lib)
         shutil.copy2(plugin, os.path.join(tools, "libspread_pass.so"))
         ctx.spread_lib = lib
         ctx.plugin = os.path.join(tools, "libspread_pass.so")
@@ -715,15 +420,14 @@ def main():
     if not progs:
         sys.exit("auto-corpus: no program matches")
 
-    dirty = git("status", "--porcelain", "--untracked-files=no")
     settings = [
         "date\t%s" % time.strftime("%Y-%m-%d %H:%M:%S %Z"),
-        "commit\t%s%s" % (git("rev-parse", "--short", "HEAD"), " (working tree modified: %s)" % ", ".join(l[3:] for l in dirty.splitlines()) if dirty else ""),
+        "commit\t%s" % commit_line(),
         "libspread_rt.so\tsha256 %s" % sha256(os.path.join(ctx.spread_lib, "libomptarget.so.19.1")),
         "libspread_pass.so\tsha256 %s" % sha256(ctx.plugin),
         "target\t%s" % os.path.abspath(o.target),
         "built\tlibspread_rt.so %s, libspread_pass.so %s" % tuple(time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(os.path.getmtime(p))) for p in (rt_so, plugin)),
-        "clang\t%s" % subprocess.run(["clang++-19", "--version"], capture_output=True, text=True).stdout.splitlines()[0],
+        "clang\t%s" % clang_version(),
         "corpus\t%s (%d programs selected)" % (o.corpus, len(progs)),
         "jobs\t%d" % o.jobs,
         "timeout\t%d s per run" % o.timeout,
@@ -747,23 +451,13 @@ def main():
             say(line_of(old) + "  (earlier run)")
         else:
             todo.append(p)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, o.jobs)) as ex:
-        futs = {ex.submit(do_program, ctx, p): p for p in todo}
-        for fu in concurrent.futures.as_completed(futs):
-            try:
-                results.append(fu.result())
-            except Exception as e:  # a bug here, not in the program: say so, go on
-                p = futs[fu]
-                say("%-22s script error: %r" % (p["name"], e))
-                results.append({"name": p["name"], "runs": {}, "notes": ["script error %r" % e], "build": {"plain": False, "plug": False},
-                                "kernels": {}, "regression": "script error"})
+    failed = lambda p, e: {"name": p["name"], "runs": {}, "notes": ["script error %r" % e], "build": {"plain": False, "plug": False},
+                           "kernels": {}, "regression": "script error"}
+    results += run_all(todo, lambda p: do_program(ctx, p), o.jobs, failed)
     results.sort(key=lambda r: r["name"])
     total = time.monotonic() - t0
 
-    with open(os.path.join(ctx.out, "summary.tsv"), "w") as f:
-        f.write("\t".join(TSV_COLS) + "\n")
-        for r in results:
-            f.write("\t".join(tsv_row(r)) + "\n")
+    write_tsv(os.path.join(ctx.out, "summary.tsv"), TSV_COLS, [tsv_row(r) for r in results])
     with open(os.path.join(ctx.out, "summary.md"), "w") as f:
         f.write("| program | stock | plugin on stock | Spread, auto off | Spread, SPREAD_AUTO=1 | kernels spread / refused (compile time) | "
                 "launches spread / refused / run without descriptor over resident data | main refusal reasons |\n")
