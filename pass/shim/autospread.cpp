@@ -441,13 +441,24 @@ bool inlineDebugBody(Function &F) {
 // accesses and hazards are analysed as the loop's. The real kernel keeps its
 // calls: what the clone proves holds for them. The OpenMP runtime's entry
 // points, math functions, declarations and reduction combiners stay calls
-// for the checks that know them; a budget stops recursion.
+// for the checks that know them; budgets stop recursion.
 void inlineProgramCalls(Function &F) {
-  constexpr unsigned Budget = 64;
+  // A loop body of complex arithmetic calls a handful of helpers a hundred
+  // times; a recursive function would be inlined forever (mutual recursion
+  // stops at PerCallee).
+  constexpr unsigned Budget = 4096, PerCallee = 512, MaxSize = 100000;
+  DenseMap<const Function *, unsigned> Inlined;
+  auto SelfRecursive = [](const Function *G) {
+    for (const Instruction &I : instructions(G))
+      if (auto *CB = dyn_cast<CallBase>(&I); CB && CB->getCalledFunction() == G)
+        return true;
+    return false;
+  };
   auto Program = [&](CallBase *CB) {
     Function *Callee = CB->getCalledFunction();
     if (!Callee || Callee == &F || Callee->isDeclaration() ||
-        Callee->isVarArg() || Callee->isIntrinsic())
+        Callee->isVarArg() || Callee->isIntrinsic() ||
+        Inlined.lookup(Callee) >= PerCallee || SelfRecursive(Callee))
       return false;
     StringRef N = Callee->getName();
     return !N.starts_with("__kmpc_") && !N.starts_with("omp_") &&
@@ -462,11 +473,13 @@ void inlineProgramCalls(Function &F) {
         Next = CB;
         break;
       }
-    if (!Next)
+    if (!Next || F.getInstructionCount() > MaxSize)
       return;
+    Function *Callee = Next->getCalledFunction();
     InlineFunctionInfo IFI;
     if (!InlineFunction(*Next, IFI).isSuccess())
       return; // the call stays, and is refused with its name
+    ++Inlined[Callee];
   }
 }
 
