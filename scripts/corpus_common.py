@@ -19,6 +19,7 @@ the two base runs disagree on were left out of the comparison.
 import concurrent.futures
 import gzip
 import hashlib
+import math
 import os
 import re
 import shlex
@@ -177,7 +178,10 @@ def run_program(ctx, prog, sibs, pdir, which, exe, env, shown):
     with open(os.path.join(pdir, which + ".cmd"), "w") as f:
         sets = " ".join("%s=%s" % (k, shlex.quote(env[k])) for k in shown if k in env)
         f.write("cd %s && %s %s\n" % (os.path.join(ctx.srcdir, prog["name"] + "-omp"), sets, " ".join(shlex.quote(x) for x in cmd)))
-    return {"rc": rc, "status": status_of(rc), "wall": round(dt, 2), "out": out, "err": err}
+    # A program that outlives the -k grace period too is killed with its whole process
+    # group, timeout included.
+    status = "TIMEOUT" if rc == -signal.SIGKILL and dt >= ctx.timeout else status_of(rc)
+    return {"rc": rc, "status": status, "wall": round(dt, 2), "out": out, "err": err}
 
 
 def compress_logs(runs, limit=1 << 20):
@@ -256,13 +260,14 @@ def check_of(lines):
 
 
 def status_of(rc):
-    """OK, TIMEOUT (timeout's 124, or 137 after its kill), CRASH:<signal> or RC<n>."""
+    """OK, TIMEOUT, CRASH:<signal> or RC<n> of the exit status of `timeout ... PROGRAM`: 124 is
+    timeout's own for a program that ran out of time; a program killed by a signal makes
+    timeout raise the same signal on itself (a negative status here); any other status is the
+    program's own exit code, even above 128."""
     if rc == 0:
         return "OK"
-    if rc in (124, 137):
+    if rc == 124:
         return "TIMEOUT"
-    if rc > 128 and (rc - 128) in SIGNAMES:
-        return "CRASH:" + SIGNAMES[rc - 128]
     if rc < 0 and -rc in SIGNAMES:
         return "CRASH:" + SIGNAMES[-rc]
     return "RC%d" % rc
@@ -387,11 +392,25 @@ def good(v):
 # ---------------------------------------------------------------- reporting
 
 
+def geomean(xs):
+    """The geometric mean of positive numbers (None for none)."""
+    xs = [x for x in xs if x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
 def write_tsv(path, header, rows):
     """A tab-separated table; tabs and newlines inside cells become spaces."""
     with open(path, "w") as f:
         for row in [header] + rows:
             f.write("\t".join(str(c).replace("\t", " ").replace("\n", " ") for c in row) + "\n")
+
+
+def md_table(header, rows):
+    """A Markdown table's lines; | inside cells is escaped."""
+    cell = lambda c: str(c).replace("|", "\\|").replace("\n", " ")
+    out = ["| " + " | ".join(cell(c) for c in header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return out
 
 
 def jsonable(o):

@@ -21,12 +21,20 @@
 #   conformance-preload   the same with Spread in LD_PRELOAD
 #   sollve        the SOLLVE V&V suite's C tests on stock and on Spread; fails when Spread passes
 #                 fewer than stock or fails a test stock passes (docs/sollve.md)
+#   corpus        scripts/corpus.sh --set ci: 23 of the HeCBench corpus's real programs
+#                 (../shared/conformance/hecbench), each built once with clang++-19 and run on
+#                 stock, on Spread through the library path and through LD_PRELOAD (about 2
+#                 minutes on 2 cores); fails when Spread does not pass what stock passes, prints
+#                 other results, or hangs, crashes or exits non-zero where stock does not
+#                 (target/corpus-ci/)
 # The last line is "N passed, M failed" (counting stages).
 #
 # Environment:
 #   SPREAD_SHARED   directory with conformance/ (default: ../shared next to the repo)
-#   SPREAD_JOBS     parallel jobs for lit and the conformance runner (default 2)
+#   SPREAD_JOBS     parallel jobs for lit, the conformance runner and the corpus stage (default 2)
 #   SPREAD_SKIP_SETUP=1  skip the setup stage (the tools are known to be there)
+#   SPREAD_CORPUS   the corpus stage's programs: ci (default), or all (the 136 programs, about
+#                   30 minutes on 2 cores; scripts/corpus.sh --jobs N alone does the same)
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -178,6 +186,21 @@ sollve() {
   fi
 }
 
+# corpus: the HeCBench programs of set $SPREAD_CORPUS (default ci; all: every program) on stock
+# and on Spread (scripts/corpus.sh; results in target/corpus-<set>/).
+corpus() {
+  local dir=$SHARED/conformance/hecbench set=${SPREAD_CORPUS:-ci}
+  if [ ! -f "$dir/manifest.tsv" ]; then
+    echo "HeCBench corpus not found: $dir (set SPREAD_SHARED)" >&2
+    return 1
+  fi
+  local args=(--jobs "$JOBS" --corpus "$dir" --out "target/corpus-$set")
+  if [ "$set" != all ]; then
+    args+=(--set "$set" --timeout 60)
+  fi
+  bash scripts/corpus.sh "${args[@]}"
+}
+
 if [ "${SPREAD_SKIP_SETUP:-0}" != 1 ]; then
   stage setup bash scripts/setup.sh --cuda --mpi
 fi
@@ -191,6 +214,7 @@ stage memcheck bash scripts/memcheck.sh
 stage conformance-libpath conformance RUNTIME_LIBRARY_PATH="$REPO/target/spread/lib"
 stage conformance-preload conformance RUNTIME_PRELOAD="$REPO/target/release/libspread_rt.so"
 stage sollve sollve
+stage corpus corpus
 
 printf '\nall stages passed in %ds\n' "$((SECONDS - T0))"
 summary
