@@ -260,10 +260,10 @@ def report_lines(results, total):
         lines.append("- %s: %s" % (w, counts(results, w)))
     lines.append("")
     for w, (g, n, slow) in timing(results).items():
-        lines.append("Wall time %s/stock, geometric mean over %d programs running > %.1f s on stock: %s" % (
+        lines.append("- Wall time %s/stock, geometric mean over %d programs running > %.1f s on stock: %s" % (
             w, n, TIMED_MIN_S, "%.3f" % g if g else "-"))
         if slow:
-            lines.append("  over %.2f: %s" % (SLOWER, ", ".join("%s %.2f" % (name, x) for x, name in slow)))
+            lines.append("  - over %.2f: %s" % (SLOWER, ", ".join("%s %.2f" % (name, x) for x, name in slow)))
     lines.append("")
     differs = [r for r in results if r["differs"] and not r["problems"]]
     if differs:
