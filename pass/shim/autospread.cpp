@@ -62,6 +62,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -448,11 +449,15 @@ void inlineProgramCalls(Function &F) {
   // stops at PerCallee).
   constexpr unsigned Budget = 4096, PerCallee = 512, MaxSize = 100000;
   DenseMap<const Function *, unsigned> Inlined;
-  auto SelfRecursive = [](const Function *G) {
-    for (const Instruction &I : instructions(G))
-      if (auto *CB = dyn_cast<CallBase>(&I); CB && CB->getCalledFunction() == G)
-        return true;
-    return false;
+  DenseMap<const Function *, bool> Recursive;
+  auto SelfRecursive = [&](const Function *G) {
+    auto [It, New] = Recursive.try_emplace(G, false);
+    if (New)
+      for (const Instruction &I : instructions(G))
+        if (auto *CB = dyn_cast<CallBase>(&I);
+            CB && CB->getCalledFunction() == G)
+          It->second = true;
+    return It->second;
   };
   auto Program = [&](CallBase *CB) {
     Function *Callee = CB->getCalledFunction();
@@ -466,20 +471,27 @@ void inlineProgramCalls(Function &F) {
            !isUserReduction(N) && !isMathFunction(N) &&
            !isBookkeepingCall(N);
   };
-  for (unsigned Done = 0; Done < Budget; ++Done) {
-    CallBase *Next = nullptr;
-    for (Instruction &I : instructions(F))
-      if (auto *CB = dyn_cast<CallBase>(&I); CB && Program(CB)) {
-        Next = CB;
-        break;
-      }
-    if (!Next || F.getInstructionCount() > MaxSize)
+  // F's calls, then the calls each inlined body brings (InlinedCallSites),
+  // so that F is scanned once rather than after every inline.
+  std::deque<CallBase *> Work;
+  for (Instruction &I : instructions(F))
+    if (auto *CB = dyn_cast<CallBase>(&I))
+      Work.push_back(CB);
+  for (unsigned Done = 0; Done < Budget && !Work.empty();) {
+    CallBase *Next = Work.front();
+    Work.pop_front();
+    if (!Program(Next))
+      continue;
+    if (F.getInstructionCount() > MaxSize)
       return;
     Function *Callee = Next->getCalledFunction();
     InlineFunctionInfo IFI;
     if (!InlineFunction(*Next, IFI).isSuccess())
       return; // the call stays, and is refused with its name
     ++Inlined[Callee];
+    ++Done;
+    Work.insert(Work.end(), IFI.InlinedCallSites.begin(),
+                IFI.InlinedCallSites.end());
   }
 }
 
