@@ -34,7 +34,7 @@ from collections import Counter, defaultdict
 
 from corpus_common import (
     DEFAULT_CORPUS, REPO, STOCK_LIB, Ctx, build, clang_version, clean_env, commit_line, compile_command, compress_logs,
-    good, jsonable, judge, read_manifest, run_all, run_program, say, sha256, siblings, snapshot_runtime, write_tsv,
+    good, jsonable, judge, read_manifest, run_all, run_program, program_dir, say, sha256, snapshot_runtime, write_tsv,
 )
 
 REMARKS = ["-Rpass=spread-auto", "-Rpass-missed=spread-auto"]
@@ -203,10 +203,7 @@ def run_one(ctx, prog, sibs, pdir, which, exe):
 
 def do_program(ctx, prog):
     name = prog["name"]
-    pdir = os.path.join(ctx.out, "progs", name)
-    shutil.rmtree(pdir, ignore_errors=True)
-    os.makedirs(pdir)
-    sibs = siblings(ctx.srcdir, prog)
+    pdir, sibs = program_dir(ctx, prog)
     res = {"name": name, "args": prog["args"], "runs": {}, "notes": []}
     ok_plain, plain, _, bt0 = build_variant(ctx, prog, sibs, pdir, False)
     ok_plug, plug, plog, bt1 = build_variant(ctx, prog, sibs, pdir, True)

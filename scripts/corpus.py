@@ -43,7 +43,7 @@ from collections import Counter
 
 from corpus_common import (
     DEFAULT_CORPUS, REPO, STOCK_LIB, Ctx, build, clang_version, clean_env, commit_line, compile_command, compress_logs,
-    geomean, good, jsonable, judge, md_table, read_manifest, run_all, run_program, say, sha256, siblings,
+    geomean, good, jsonable, judge, md_table, read_manifest, run_all, run_program, program_dir, say, sha256,
     snapshot_runtime, write_tsv,
 )
 
@@ -151,10 +151,7 @@ def ratio(res, w):
 def do_program(ctx, prog):
     """Build and run one program; its result (also saved as OUT/progs/<name>/result.json)."""
     name = prog["name"]
-    pdir = os.path.join(ctx.out, "progs", name)
-    shutil.rmtree(pdir, ignore_errors=True)
-    os.makedirs(pdir)
-    sibs = siblings(ctx.srcdir, prog)
+    pdir, sibs = program_dir(ctx, prog)
     exe = os.path.join(pdir, "prog.bin")
     ok, _, bt = build(ctx, prog, sibs, pdir, ctx.cxx, compile_command(prog, *ctx.compilers), exe, ctx.build_env)
     res = {

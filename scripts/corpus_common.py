@@ -94,6 +94,14 @@ def siblings(srcdir, prog):
     return sorted(n for n in names if n != folder and not n.startswith(".") and os.path.isdir(os.path.join(srcdir, n)))
 
 
+def program_dir(ctx, prog):
+    """A fresh OUT/progs/<name>/ for one program, and the sibling folders it refers to."""
+    pdir = os.path.join(ctx.out, "progs", prog["name"])
+    shutil.rmtree(pdir, ignore_errors=True)
+    os.makedirs(pdir)
+    return pdir, siblings(ctx.srcdir, prog)
+
+
 def stage(srcdir, prog, sibs, dest):
     """dest/<name>-omp: a copy of the program's folder, its siblings linked next to it."""
     shutil.rmtree(dest, ignore_errors=True)
