@@ -161,15 +161,7 @@ pub fn target_kernel(
                 schedule: 0,
             };
             Outcome::Done(spread(
-                rt,
-                construct,
-                &devices,
-                region,
-                args,
-                cfg,
-                plan,
-                resident,
-                &at(),
+                rt, construct, &devices, region, args, cfg, plan, resident, &at,
             ))
         }
         Err(why) => {
@@ -429,7 +421,7 @@ fn spread(
     cfg: &LaunchConfig,
     plan: Plan,
     resident: Vec<Option<(usize, usize)>>,
-    kernel: &str,
+    kernel: &dyn Fn() -> String,
 ) -> Result<()> {
     let info = rt.config.info_auto;
     let tripcount = plan.tripcount();
@@ -494,7 +486,7 @@ fn spread(
     let record = churn.entry(region).or_default();
     if record.record(moved as u64, used as u64) && info {
         if let Some(why) = record.reason() {
-            eprintln!("spread: auto: {kernel}: {why}");
+            eprintln!("spread: auto: {}: {why}", kernel());
         }
     }
     drop(churn);
