@@ -617,15 +617,8 @@ mod tests {
         fn can_copy_peer(&self, d: &dyn Device) -> bool {
             self.inner.can_copy_peer(d)
         }
-        fn peer_impl(
-            &self,
-            dd: &dyn Device,
-            d: usize,
-            s: usize,
-            n: usize,
-            st: &mut Stream,
-        ) -> Result<()> {
-            self.inner.peer_impl(dd, d, s, n, st)
+        fn peer_impl(&self, c: crate::device::PeerCopy<'_>, st: &mut Stream) -> Result<()> {
+            self.inner.peer_impl(c, st)
         }
         fn record_event(&self, st: &mut Stream) -> Result<Event> {
             match &self.gate {

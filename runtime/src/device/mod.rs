@@ -124,6 +124,19 @@ pub struct Launch<'a> {
     pub cfg: &'a LaunchConfig,
 }
 
+/// A copy from one device's memory straight into another's ([`Device::copy_peer`]).
+#[derive(Clone, Copy)]
+pub struct PeerCopy<'a> {
+    /// The device that receives the bytes.
+    pub to: &'a dyn Device,
+    /// Address on `to`.
+    pub dst: usize,
+    /// Address on the copying device.
+    pub src: usize,
+    /// Bytes to copy.
+    pub len: usize,
+}
+
 /// What every backend's enqueue operation shares (the generic half of the `Device` trait's copy
 /// operations, as libomptarget's plugins split `dataSubmit` from `dataSubmitImpl`): nothing is
 /// enqueued for zero bytes, the enqueueing is traced for backends that time work there
@@ -308,31 +321,15 @@ pub trait Device: Send + Sync {
     /// Whether [`copy_peer`](Self::copy_peer) can copy from this device straight to `dst_dev`
     /// (same backend, and the hardware allows it).
     fn can_copy_peer(&self, dst_dev: &dyn Device) -> bool;
-    /// Copies `len` bytes from this device's `src` to `dst` on `dst_dev`, ordered on `s` (a
+    /// Copies `c.len` bytes from this device's `c.src` to `c.dst` on `c.to`, ordered on `s` (a
     /// stream of this device). Only called when [`can_copy_peer`](Self::can_copy_peer) holds;
     /// the runtime stages other pairs through host memory.
-    fn copy_peer(
-        &self,
-        dst_dev: &dyn Device,
-        dst: usize,
-        src: usize,
-        len: usize,
-        s: &mut Stream,
-    ) -> Result<()> {
-        enqueue(self, s, len, Some(Dir::Peer), |s| {
-            self.peer_impl(dst_dev, dst, src, len, s)
-        })
+    fn copy_peer(&self, c: PeerCopy<'_>, s: &mut Stream) -> Result<()> {
+        enqueue(self, s, c.len, Some(Dir::Peer), |s| self.peer_impl(c, s))
     }
-    /// The backend's part of [`copy_peer`](Self::copy_peer): `len` is not 0; [`peer_of`] gives
-    /// `dst_dev` as the backend's own type.
-    fn peer_impl(
-        &self,
-        dst_dev: &dyn Device,
-        dst: usize,
-        src: usize,
-        len: usize,
-        s: &mut Stream,
-    ) -> Result<()>;
+    /// The backend's part of [`copy_peer`](Self::copy_peer): `c.len` is not 0; [`peer_of`] gives
+    /// `c.to` as the backend's own type.
+    fn peer_impl(&self, c: PeerCopy<'_>, s: &mut Stream) -> Result<()>;
 
     /// Starts a kernel (see [`Launch`]), enqueued on `s`; the stream is busy afterwards.
     fn launch(&self, l: Launch<'_>, s: &mut Stream) -> Result<()> {

@@ -8,7 +8,7 @@ use super::{thread_index, DeviceImages, EntryInfo, RegisteredImage, Runtime};
 use crate::abi::entry_flags;
 use crate::config::Config;
 use crate::device::cache::{AllocCache, Take};
-use crate::device::{AllocKind, Device, KernelHandle, LoadedImage, Stream};
+use crate::device::{AllocKind, Device, KernelHandle, LoadedImage, PeerCopy, Stream};
 use crate::error::{Error, ErrorKind, Result};
 use crate::image;
 use crate::info::{self, bits};
@@ -246,7 +246,8 @@ impl DeviceSlot {
             return self.dev.synchronize(&mut s);
         }
         if self.dev.can_copy_peer(&*dst_slot.dev) {
-            self.dev.copy_peer(&*dst_slot.dev, dst, src, len, &mut s)?;
+            let to = &*dst_slot.dev;
+            self.dev.copy_peer(PeerCopy { to, dst, src, len }, &mut s)?;
             return self.dev.synchronize(&mut s);
         }
         let mut staging = vec![0u8; len];

@@ -15,7 +15,7 @@ pub mod grid;
 
 use super::{
     AllocKind, Device, DeviceInfo, DeviceKind, Event, EventImpl, KernelHandle, Launch,
-    LaunchConfig, LoadedImage, MemoryInfo, Stream,
+    LaunchConfig, LoadedImage, MemoryInfo, PeerCopy, Stream,
 };
 use crate::config::Config;
 use crate::error::{Error, ErrorKind, Result};
@@ -734,15 +734,9 @@ impl Device for CudaDevice {
         }
     }
 
-    fn peer_impl(
-        &self,
-        dst_dev: &dyn Device,
-        dst: usize,
-        src: usize,
-        len: usize,
-        s: &mut Stream,
-    ) -> Result<()> {
-        let peer = super::peer_of::<CudaDevice>(self, dst_dev)?;
+    fn peer_impl(&self, c: PeerCopy<'_>, s: &mut Stream) -> Result<()> {
+        let PeerCopy { to, dst, src, len } = c;
+        let peer = super::peer_of::<CudaDevice>(self, to)?;
         self.bind()?;
         let raw = self.raw(s)?.raw;
         cu::copy_peer(

@@ -11,7 +11,7 @@ mod stream;
 
 use super::{
     AllocKind, Device, DeviceInfo, DeviceKind, Event, KernelHandle, Launch, LaunchConfig,
-    LoadedImage, MemoryInfo, Stream,
+    LoadedImage, MemoryInfo, PeerCopy, Stream,
 };
 use crate::config::{format_cpulist, HostShape};
 use crate::error::{Error, ErrorKind, Result};
@@ -308,15 +308,8 @@ impl Device for HostDevice {
         dst_dev.host_addressable()
     }
 
-    fn peer_impl(
-        &self,
-        _dst_dev: &dyn Device,
-        dst: usize,
-        src: usize,
-        len: usize,
-        s: &mut Stream,
-    ) -> Result<()> {
-        self.copy(s, dst, src, len, Dir::Peer);
+    fn peer_impl(&self, c: PeerCopy<'_>, s: &mut Stream) -> Result<()> {
+        self.copy(s, c.dst, c.src, c.len, Dir::Peer);
         Ok(())
     }
 

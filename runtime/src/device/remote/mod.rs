@@ -27,7 +27,7 @@ mod tests;
 
 use super::{
     AllocKind, Device, DeviceInfo, DeviceKind, Event, EventImpl, KernelHandle, Launch, LoadedImage,
-    MemoryInfo, Stream,
+    MemoryInfo, PeerCopy, Stream,
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::image::{DeviceObject, ImageTarget};
@@ -377,15 +377,9 @@ impl Device for RemoteDevice {
             .is_some_and(|d| Arc::ptr_eq(&d.link, &self.link))
     }
 
-    fn peer_impl(
-        &self,
-        dst_dev: &dyn Device,
-        dst: usize,
-        src: usize,
-        len: usize,
-        s: &mut Stream,
-    ) -> Result<()> {
-        let to = super::peer_of::<RemoteDevice>(self, dst_dev)?;
+    fn peer_impl(&self, c: PeerCopy<'_>, s: &mut Stream) -> Result<()> {
+        let PeerCopy { to, dst, src, len } = c;
+        let to = super::peer_of::<RemoteDevice>(self, to)?;
         let stream = self.stream(s)?.id;
         for (off, n) in pieces(len) {
             self.post(

@@ -6,7 +6,7 @@ use super::link::{self, Link};
 use super::worker::{Host, Worker};
 use crate::config::{Fault, FaultAction};
 use crate::device::host::HostDevice;
-use crate::device::{AllocKind, Device, KernelHandle, Launch, LaunchConfig};
+use crate::device::{AllocKind, Device, KernelHandle, Launch, LaunchConfig, PeerCopy};
 use crate::sys::transport::{local_job, Transport};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -244,7 +244,13 @@ fn peer_copies_go_from_worker_to_worker() {
     a.copy_to_device(pa, src.as_ptr() as usize, n, &mut sa)
         .expect("h2d");
     let to_b = j.head.traffic()[2].bytes;
-    a.copy_peer(b, pb, pa, n, &mut sa).expect("peer");
+    let c = PeerCopy {
+        to: b,
+        dst: pb,
+        src: pa,
+        len: n,
+    };
+    a.copy_peer(c, &mut sa).expect("peer");
     a.synchronize(&mut sa).expect("sync a");
     assert!(
         j.head.traffic()[2].bytes - to_b < 1024,
@@ -263,7 +269,13 @@ fn peer_copies_go_from_worker_to_worker() {
     let mut sc = c.create_stream().expect("sc");
     c.copy_to_device(pc, src.as_ptr() as usize, 64, &mut sc)
         .expect("h2d");
-    c.copy_peer(d, pd, pc, 64, &mut sc).expect("peer");
+    let copy = PeerCopy {
+        to: d,
+        dst: pd,
+        src: pc,
+        len: 64,
+    };
+    c.copy_peer(copy, &mut sc).expect("peer");
     c.synchronize(&mut sc).expect("sync");
     let mut out = [0u8; 64];
     let mut sd = d.create_stream().expect("sd");
