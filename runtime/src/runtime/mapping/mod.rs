@@ -169,6 +169,40 @@ impl Ctx<'_> {
     fn id(&self) -> usize {
         self.slot.id
     }
+
+    /// Enqueues a copy of `size` bytes from `host` to `tgt` (the variable named by `name`), with
+    /// libomptarget's DATA_TRANSFER line.
+    fn copy_to(&mut self, tgt: usize, host: usize, size: usize, name: usize) -> Result<()> {
+        crate::info!(
+            bits::DATA_TRANSFER,
+            self.id(),
+            "Copying data from host to device, HstPtr={}, TgtPtr={}, Size={}, Name={}",
+            info::ptr(host),
+            info::ptr(tgt),
+            size,
+            name_of(name)
+        );
+        self.slot
+            .dev
+            .copy_to_device(tgt, host, size, &mut self.stream)
+    }
+
+    /// Enqueues a copy of `size` bytes from `tgt` back to `host`, with libomptarget's
+    /// DATA_TRANSFER line.
+    fn copy_from(&mut self, host: usize, tgt: usize, size: usize, name: usize) -> Result<()> {
+        crate::info!(
+            bits::DATA_TRANSFER,
+            self.id(),
+            "Copying data from device to host, TgtPtr={}, HstPtr={}, Size={}, Name={}",
+            info::ptr(tgt),
+            info::ptr(host),
+            size,
+            name_of(name)
+        );
+        self.slot
+            .dev
+            .copy_from_device(host, tgt, size, &mut self.stream)
+    }
 }
 
 /// A change data begin made, so that a failing construct can take it back.
@@ -412,18 +446,7 @@ fn get_target_pointer(
     let to = ty & map::TO != 0;
     let always = ty & map::ALWAYS != 0;
     if t.addr != 0 && !t.is_host && to && (t.is_new || always) && size != 0 {
-        crate::info!(
-            bits::DATA_TRANSFER,
-            cx.id(),
-            "Copying data from host to device, HstPtr={}, TgtPtr={}, Size={}, Name={}",
-            info::ptr(begin),
-            info::ptr(t.addr),
-            size,
-            name_of(name)
-        );
-        cx.slot
-            .dev
-            .copy_to_device(t.addr, begin, size, &mut cx.stream)?;
+        cx.copy_to(t.addr, begin, size, name)?;
         if let Some(k) = t.entry {
             cx.filled.push(k);
         }
@@ -721,18 +744,7 @@ pub fn end(
         );
         let from = ty & map::FROM != 0;
         if from && (ty & map::ALWAYS != 0 || is_last) && size != 0 {
-            crate::info!(
-                bits::DATA_TRANSFER,
-                cx.id(),
-                "Copying data from device to host, TgtPtr={}, HstPtr={}, Size={}, Name={}",
-                info::ptr(tgt),
-                info::ptr(begin_addr),
-                size,
-                name_of(args.name(i))
-            );
-            cx.slot
-                .dev
-                .copy_from_device(begin_addr, tgt, size, &mut cx.stream)?;
+            cx.copy_from(begin_addr, tgt, size, args.name(i))?;
             cx.filled.push(key);
         }
         post.push(PostEnd {
@@ -866,33 +878,11 @@ fn update_contiguous(
         cx.filled.push(key);
     }
     if ty & map::TO != 0 {
-        crate::info!(
-            bits::DATA_TRANSFER,
-            cx.id(),
-            "Copying data from host to device, HstPtr={}, TgtPtr={}, Size={}, Name={}",
-            info::ptr(begin_addr),
-            info::ptr(tgt),
-            size,
-            name_of(e.name)
-        );
-        cx.slot
-            .dev
-            .copy_to_device(tgt, begin_addr, size, &mut cx.stream)?;
+        cx.copy_to(tgt, begin_addr, size, e.name)?;
         reapply_shadows(cx, e, begin_addr, begin_addr + size)?;
     }
     if ty & map::FROM != 0 {
-        crate::info!(
-            bits::DATA_TRANSFER,
-            cx.id(),
-            "Copying data from device to host, TgtPtr={}, HstPtr={}, Size={}, Name={}",
-            info::ptr(tgt),
-            info::ptr(begin_addr),
-            size,
-            name_of(e.name)
-        );
-        cx.slot
-            .dev
-            .copy_from_device(begin_addr, tgt, size, &mut cx.stream)?;
+        cx.copy_from(begin_addr, tgt, size, e.name)?;
         restore.push((key, begin_addr, begin_addr + size));
     }
     Ok(())
