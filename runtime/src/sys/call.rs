@@ -3,6 +3,21 @@
 /// Most parameters a host-device kernel may take, `dyn_ptr` included.
 pub const MAX_KERNEL_PARAMS: usize = 128;
 
+/// Calls `$addr` as an `extern "C"` function of as many `usize` parameters as indices are
+/// listed, passing `$a[index]` for each.
+macro_rules! call_with {
+    ($addr:expr, $a:expr; $($i:literal)*) => {{
+        // SAFETY: `$addr` is a kernel symbol of an x86_64 image loaded by the host backend, whose
+        // parameters are all INTEGER class, so a call with at least as many of them as it
+        // declares is sound (see `call_kernel`).
+        let f = unsafe {
+            std::mem::transmute::<usize, extern "C" fn($(call_with!(@usize $i)),*)>($addr)
+        };
+        f($($a[$i]),*)
+    }};
+    (@usize $i:literal) => { usize };
+}
+
 /// Calls the kernel at `addr` with `params` (the first being `dyn_ptr`).
 ///
 /// Kernels of x86_64 images take `(void *dyn_ptr, <pointer-sized argument> ...)`, all of the
@@ -21,218 +36,18 @@ pub fn call_kernel(addr: usize, params: &[usize]) -> bool {
         .unwrap_or(MAX_KERNEL_PARAMS);
     let mut a = [0usize; MAX_KERNEL_PARAMS];
     a[..params.len()].copy_from_slice(params);
-    // The transmutes below are sound because `addr` is a kernel symbol of an x86_64 image
-    // loaded by the host backend, whose parameters are all INTEGER class (see above).
     match arity {
-        8 => {
-            // SAFETY: see `call_kernel`.
-            let f = unsafe {
-                std::mem::transmute::<
-                    usize,
-                    extern "C" fn(usize, usize, usize, usize, usize, usize, usize, usize),
-                >(addr)
-            };
-            f(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
-        }
-        32 => {
-            // SAFETY: see `call_kernel`.
-            let f = unsafe {
-                std::mem::transmute::<
-                    usize,
-                    extern "C" fn(
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                    ),
-                >(addr)
-            };
-            f(
-                a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12],
-                a[13], a[14], a[15], a[16], a[17], a[18], a[19], a[20], a[21], a[22], a[23], a[24],
-                a[25], a[26], a[27], a[28], a[29], a[30], a[31],
-            );
-        }
-        128 => {
-            // SAFETY: see `call_kernel`.
-            let f = unsafe {
-                std::mem::transmute::<
-                    usize,
-                    extern "C" fn(
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                        usize,
-                    ),
-                >(addr)
-            };
-            f(
-                a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12],
-                a[13], a[14], a[15], a[16], a[17], a[18], a[19], a[20], a[21], a[22], a[23], a[24],
-                a[25], a[26], a[27], a[28], a[29], a[30], a[31], a[32], a[33], a[34], a[35], a[36],
-                a[37], a[38], a[39], a[40], a[41], a[42], a[43], a[44], a[45], a[46], a[47], a[48],
-                a[49], a[50], a[51], a[52], a[53], a[54], a[55], a[56], a[57], a[58], a[59], a[60],
-                a[61], a[62], a[63], a[64], a[65], a[66], a[67], a[68], a[69], a[70], a[71], a[72],
-                a[73], a[74], a[75], a[76], a[77], a[78], a[79], a[80], a[81], a[82], a[83], a[84],
-                a[85], a[86], a[87], a[88], a[89], a[90], a[91], a[92], a[93], a[94], a[95], a[96],
-                a[97], a[98], a[99], a[100], a[101], a[102], a[103], a[104], a[105], a[106],
-                a[107], a[108], a[109], a[110], a[111], a[112], a[113], a[114], a[115], a[116],
-                a[117], a[118], a[119], a[120], a[121], a[122], a[123], a[124], a[125], a[126],
-                a[127],
-            );
-        }
+        8 => call_with!(addr, a; 0 1 2 3 4 5 6 7),
+        32 => call_with!(addr, a;
+        0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+        ),
+        128 => call_with!(addr, a;
+        0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
+        33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62
+        63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92
+        93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116
+        117 118 119 120 121 122 123 124 125 126 127
+        ),
         _ => return false,
     }
     true
