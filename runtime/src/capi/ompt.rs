@@ -20,6 +20,9 @@
 //! threads) are not the program's: `parallel-begin` and `implicit-task` mark the regions a kernel
 //! forks, and the tool ignores their synchronization.
 //!
+//! The tool is offered only to programs that need it (see `needed`): with any tool, libomp's
+//! OMPT paths slow every barrier.
+//!
 //! Without the tool (`OMP_TOOL=disabled`, another tool loaded, a libomp without OMPT) `nowait`
 //! constructs are polled through libomp's target tasks as with libomptarget, workers of pinned
 //! kernels are not pinned, and lazy coherence needs `spread_any_flush()`.
@@ -101,6 +104,12 @@ const SYNC_BARRIER_IMPLICIT_PARALLEL: c_int = 9;
 /// `ompt_task_flag_t` values.
 const TASK_EXPLICIT: c_int = 0x04;
 const TASK_TARGET: c_int = 0x08;
+
+/// libomp's allocation of a target task, which the program imports if it has `nowait`
+/// constructs (or `depend` clauses on target constructs).
+const TARGET_TASK_ALLOC: &str = "__kmpc_omp_target_task_alloc";
+/// The entry point of `nowait` `device(any)` instances (capi/any_exports.rs).
+const ANY_ASYNC: &str = "__spread_any_async";
 
 /// `ompt_dependence_type_in`; every other type writes.
 const DEPENDENCE_IN: c_int = 1;
@@ -240,11 +249,24 @@ pub extern "C" fn ompt_start_tool(
         }
     }
     let other_tools = std::env::var("OMP_TOOL_LIBRARIES").is_ok_and(|v| !v.trim().is_empty());
-    if other_tools {
+    if other_tools || !needed() {
         std::ptr::null()
     } else {
         &TOOL
     }
+}
+
+/// Whether the program needs the tool. With any tool libomp runs its OMPT paths on every
+/// parallel region, implicit task and barrier, callbacks or not, which costs barrier-heavy
+/// kernels up to 40 % (HeCBench's asta on 2 cores: 4.9 s without a tool, 7.0 s with one that
+/// registers nothing). So the tool runs only where it acts: the program creates target tasks
+/// (`nowait` constructs, which Spread owns) or `nowait` `device(any)` instances, pins host
+/// devices' kernel threads, or asks for lazy `device(any)` coherence.
+fn needed() -> bool {
+    let set = |k: &str| std::env::var(k).is_ok_and(|v| !v.trim().is_empty());
+    lazy_coherence()
+        || set("SPREAD_HOST_DEVICE_CORES")
+        || crate::sys::dl::imported(&[TARGET_TASK_ALLOC, ANY_ASYNC])
 }
 
 extern "C" fn tool_initialize(lookup: Lookup, _device: c_int, _data: *mut OmptData) -> c_int {

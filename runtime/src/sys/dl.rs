@@ -104,3 +104,86 @@ pub fn object_base(addr: usize) -> Option<usize> {
     let found = unsafe { libc::dladdr(addr as *const libc::c_void, &mut info) };
     (found != 0 && !info.dli_fbase.is_null()).then_some(info.dli_fbase as usize)
 }
+
+/// Whether an object loaded now imports one of `names`: its dynamic string table holds the
+/// name and it is not the object that defines it. (The dynamic string table holds the names of
+/// the symbols an object imports and exports; the defining object is told by its address.)
+/// Objects loaded later with `dlopen` are not seen.
+pub fn imported(names: &[&str]) -> bool {
+    struct Scan {
+        /// Each name as it stands in a string table (between NULs), with its definer's base.
+        wanted: Vec<(Vec<u8>, Option<usize>)>,
+        found: bool,
+    }
+    extern "C" fn visit(
+        info: *mut libc::dl_phdr_info,
+        _size: usize,
+        data: *mut libc::c_void,
+    ) -> i32 {
+        // SAFETY: `data` is the `Scan` passed to `dl_iterate_phdr` below, alive and not
+        // otherwise borrowed during the iteration; `info` is the loader's record of one object.
+        let (scan, info) = unsafe { (&mut *(data as *mut Scan), &*info) };
+        let base = info.dlpi_addr as usize;
+        let Some(table) = string_table(info) else {
+            return 0;
+        };
+        scan.found = scan.wanted.iter().any(|(needle, definer)| {
+            *definer != Some(base) && table.windows(needle.len()).any(|w| w == needle.as_slice())
+        });
+        i32::from(scan.found)
+    }
+    let mut scan = Scan {
+        wanted: names
+            .iter()
+            .map(|n| {
+                let needle = [b"\0", n.as_bytes(), b"\0"].concat();
+                (needle, global_symbol(n).and_then(object_base))
+            })
+            .collect(),
+        found: false,
+    };
+    // SAFETY: `visit` matches dl_iterate_phdr's callback type and only reads the records it is
+    // given; `scan` outlives the call.
+    unsafe { libc::dl_iterate_phdr(Some(visit), &mut scan as *mut Scan as *mut libc::c_void) };
+    scan.found
+}
+
+/// The dynamic string table of a loaded object, if it has one.
+fn string_table(info: &libc::dl_phdr_info) -> Option<&[u8]> {
+    const DT_NULL: i64 = 0;
+    const DT_STRTAB: i64 = 5;
+    const DT_STRSZ: i64 = 10;
+    if info.dlpi_phdr.is_null() {
+        return None;
+    }
+    let base = info.dlpi_addr as usize;
+    // SAFETY: the loader's program headers of the object, `dlpi_phnum` of them.
+    let phdrs = unsafe { std::slice::from_raw_parts(info.dlpi_phdr, usize::from(info.dlpi_phnum)) };
+    let dynamic = phdrs.iter().find(|p| p.p_type == libc::PT_DYNAMIC)?;
+    let mut entry = (base + dynamic.p_vaddr as usize) as *const [i64; 2];
+    let (mut strtab, mut strsz) = (0usize, 0usize);
+    loop {
+        // SAFETY: the object's dynamic section, mapped, a sequence of (tag, value) pairs that
+        // ends with DT_NULL.
+        let [tag, value] = unsafe { *entry };
+        match tag {
+            DT_NULL => break,
+            DT_STRTAB => strtab = value as usize,
+            DT_STRSZ => strsz = value as usize,
+            _ => {}
+        }
+        // SAFETY: not past DT_NULL, which ends the section.
+        entry = unsafe { entry.add(1) };
+    }
+    if strtab == 0 || strsz == 0 {
+        return None;
+    }
+    // The loader relocates the dynamic section's addresses in place, except where the section is
+    // read-only (the vDSO): there they are still offsets from the object's base.
+    if strtab < base {
+        strtab += base;
+    }
+    // SAFETY: the object's dynamic string table, mapped while the loader's record of the object
+    // (`info`, which the slice does not outlive) is being visited.
+    Some(unsafe { std::slice::from_raw_parts(strtab as *const u8, strsz) })
+}
