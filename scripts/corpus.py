@@ -27,7 +27,8 @@ against the exit status when a Spread run (libpath or preload) does not give wha
 
 and when the build fails. Other verdicts that differ from stock's (a PASS, FAIL or another exit
 code where stock crashes, a PASS where stock prints FAIL) are listed without failing the run.
-Wall times are each run's; Spread/stock ratios are printed per program, and their geometric mean
+Wall times are each run's (with --repeat N, the median of N runs taking turns with stock's);
+Spread/stock ratios are printed per program, and their geometric mean
 over the programs whose stock run takes more than 0.5 s and whose Spread run ended the same way
 (the same exit status, no timeout).
 """
@@ -37,6 +38,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import sys
 import time
 from collections import Counter
@@ -145,7 +147,29 @@ def ratio(res, w):
     s, r = runs["stock"], runs[w]
     if s["status"] != r["status"] or s["status"] == "TIMEOUT" or s["wall"] <= 0:
         return None
+    walls = res.get("walls")
+    if walls:
+        return statistics.median(walls[w]) / statistics.median(walls["stock"])
     return r["wall"] / s["wall"]
+
+
+def time_again(ctx, prog, sibs, pdir, exe, res):
+    """--repeat N: N-1 more runs of stock and of each Spread run, taking turns, for the time
+    ratios only (verdicts are the first runs'); res["walls"] gets every run's wall time, of the
+    runs that ended as the first one did. Programs whose stock run is short are left alone."""
+    runs = res["runs"]
+    if ctx.repeat < 2 or runs["stock"]["wall"] <= TIMED_MIN_S or runs["stock"]["status"] == "TIMEOUT":
+        return
+    walls = {w: [runs[w]["wall"]] for w in ("stock",) + SPREAD_RUNS}
+    for k in range(1, ctx.repeat):
+        for w in walls:
+            tag = "%s-t%d" % (w, k)
+            r = run_program(ctx, prog, sibs, pdir, tag, exe, run_env(ctx, w), ())
+            if r["status"] == runs[w]["status"]:
+                walls[w].append(r["wall"])
+            for f in (r["out"], r["err"], os.path.join(pdir, tag + ".cmd")):
+                os.unlink(f)
+    res["walls"] = walls
 
 
 def do_program(ctx, prog):
@@ -168,6 +192,7 @@ def do_program(ctx, prog):
         for w in ("stock",) + SPREAD_RUNS:
             runs[w] = run_one(ctx, prog, sibs, pdir, w, exe)
         res["has_check"], res["stable"] = judge(runs, "stock", "stock2", lambda: run_one(ctx, prog, sibs, pdir, "stock2", exe), res["notes"])
+        time_again(ctx, prog, sibs, pdir, exe, res)
         compress_logs(runs)
     res["problems"], res["differs"] = problems(res)
     with open(os.path.join(pdir, "result.json"), "w") as f:
@@ -188,8 +213,12 @@ def verdict(res, w):
 
 
 def wall(res, w):
+    """Run w's wall time (the median of the --repeat runs), as shown."""
     r = res["runs"].get(w)
-    return "%.1f" % r["wall"] if r else "-"
+    if not r:
+        return "-"
+    walls = res.get("walls", {}).get(w)
+    return "%.1f" % (statistics.median(walls) if walls else r["wall"])
 
 
 def fmt_ratio(x):
@@ -319,6 +348,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(REPO, "target", "corpus"))
     ap.add_argument("--corpus", default=DEFAULT_CORPUS)
     ap.add_argument("--timeout", type=int, default=120, help="seconds per run (default 120)")
+    ap.add_argument("--repeat", type=int, default=1, help="runs of stock and of each Spread run per program for the time ratios, taking turns; medians compared (default 1)")
     ap.add_argument("--build-timeout", type=int, default=600)
     ap.add_argument("--keep", action="store_true", help="keep each run's scratch folder")
     ap.add_argument("--no-snapshot", action="store_true", help="use target/ directly")

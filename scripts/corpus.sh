@@ -3,7 +3,8 @@
 # manifest.tsv: 136 real programs) on stock libomptarget and on Spread.
 #
 #   scripts/corpus.sh [--set NAME] [--filter REGEX] [--jobs N] [--timeout S] [--out DIR]
-#                     [--cxx clang|spread] [--corpus DIR] [--target DIR] [--keep] [--no-snapshot]
+#                     [--repeat N] [--cxx clang|spread] [--corpus DIR] [--target DIR] [--keep]
+#                     [--no-snapshot]
 #
 # Each program is built once, in a scratch copy of its folder under DIR/progs/<name>/, with
 # the manifest's command: clang++-19 -O2 -std=c++17 -fopenmp
@@ -28,6 +29,9 @@
 #                   makes wall times noisier)
 #   --out DIR       results (default target/corpus): summary.md, summary.tsv, results.json,
 #                   settings.txt, progs/<name>/{build-*.log,<run>.out,.err,.cmd,result.json}
+#   --repeat N      for the time ratios: N runs each of stock, libpath and preload, taking
+#                   turns, and their medians compared (programs > 0.5 s on stock; default 1;
+#                   the verdicts stay the first runs')
 #   --cxx spread    build with Spread's driver (spread-c++/spread-cc) instead of clang-19
 #   --corpus DIR    the corpus (default ../shared/conformance/hecbench, or $HECBENCH)
 #   --target DIR    the cargo target folder of the build to measure (default target/)
