@@ -39,7 +39,7 @@
 # b, c or d (FAIL, DIFF, a crash, a timeout, a non-zero exit, the plugin build failing).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-case ${1-} in -h | --help) sed -n '2,39p' "$0"; exit 0 ;; esac
+case ${1-} in -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac
 for t in clang-19 clang++-19 timeout python3; do
   command -v "$t" >/dev/null || { echo "auto-corpus: $t not found (scripts/setup.sh installs it)" >&2; exit 2; }
 done
