@@ -248,8 +248,7 @@ pub extern "C" fn ompt_start_tool(
             return other;
         }
     }
-    let other_tools = std::env::var("OMP_TOOL_LIBRARIES").is_ok_and(|v| !v.trim().is_empty());
-    if other_tools || !needed() {
+    if env_set("OMP_TOOL_LIBRARIES") || !needed() {
         std::ptr::null()
     } else {
         &TOOL
@@ -263,10 +262,14 @@ pub extern "C" fn ompt_start_tool(
 /// (`nowait` constructs, which Spread owns) or `nowait` `device(any)` instances, pins host
 /// devices' kernel threads, or asks for lazy `device(any)` coherence.
 fn needed() -> bool {
-    let set = |k: &str| std::env::var(k).is_ok_and(|v| !v.trim().is_empty());
     lazy_coherence()
-        || set("SPREAD_HOST_DEVICE_CORES")
+        || env_set("SPREAD_HOST_DEVICE_CORES")
         || crate::sys::dl::imported(&[TARGET_TASK_ALLOC, ANY_ASYNC])
+}
+
+/// Whether the environment variable `k` holds something other than blanks.
+fn env_set(k: &str) -> bool {
+    std::env::var(k).is_ok_and(|v| !v.trim().is_empty())
 }
 
 extern "C" fn tool_initialize(lookup: Lookup, _device: c_int, _data: *mut OmptData) -> c_int {
