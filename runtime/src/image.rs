@@ -4,6 +4,8 @@
 //! nvptx) or at an LLVM `OffloadBinary` wrapping one. Everything here works on byte slices, so a
 //! truncated or corrupt image is reported as an [`ImageError`] instead of being dereferenced.
 
+pub mod imports;
+
 use object::elf::{FileHeader64, EM_CUDA, EM_X86_64, ET_DYN};
 use object::read::elf::FileHeader;
 use object::LittleEndian as LE;

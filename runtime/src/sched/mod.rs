@@ -15,6 +15,7 @@
 //! resources finish together and neighbouring units stay on one resource. Without rates yet, the
 //! execution measures them under `dynamic`.
 
+pub mod league;
 pub mod model;
 pub mod sharing;
 mod split;
