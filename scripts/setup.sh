@@ -141,12 +141,22 @@ if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
 fi
 if ! command -v cargo >/dev/null 2>&1; then
   cat >&2 <<'EOF'
-setup: error: cargo not found. Spread needs a Rust toolchain (1.80 or newer):
+setup: error: cargo not found. Spread needs a Rust toolchain (1.88 or newer):
     curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y
     . "$HOME/.cargo/env"
 then run this script again.
 EOF
   exit 1
+fi
+# 1.88: naked functions (the variadic entry points of capi/league_exports.rs).
+rust_minor=$(rustc --version 2>/dev/null | sed -n 's/^rustc 1\.\([0-9]*\).*/\1/p')
+if [ -n "$rust_minor" ] && [ "$rust_minor" -lt 88 ]; then
+  if command -v rustup >/dev/null 2>&1; then
+    log "Rust 1.$rust_minor is older than 1.88: rustup update stable"
+    rustup update stable
+  else
+    die "Rust 1.$rust_minor is older than 1.88, which Spread needs, and there is no rustup to update it"
+  fi
 fi
 components=()
 cargo fmt --version >/dev/null 2>&1 || components+=(rustfmt)

@@ -65,6 +65,10 @@ pub struct Config {
     pub remote: Option<RemoteSettings>,
     /// `SPREAD_NOWAIT`: who completes `nowait` constructs (docs/runtime.md, "`nowait`").
     pub nowait: NowaitMode,
+    /// `SPREAD_TEAMS=exact`: host devices form exactly the teams `num_teams(N)` asks for, more
+    /// than their cores included (docs/runtime.md, "Devices"); default `libomp`: at most one
+    /// team per core, as libomp forms them.
+    pub exact_teams: bool,
     /// `SPREAD_PROFILE=summary`: print where the time went, per device, at exit.
     pub profile: bool,
     /// Problems found while reading the settings, reported once by the runtime.
@@ -430,6 +434,19 @@ impl Config {
             ));
             NowaitMode::Spread
         });
+        let exact_teams = match var("SPREAD_TEAMS")
+            .map(|v| v.trim().to_ascii_lowercase())
+            .as_deref()
+        {
+            None | Some("") | Some("libomp") => false,
+            Some("exact") => true,
+            Some(other) => {
+                warnings.push(format!(
+                    "SPREAD_TEAMS={other:?} is neither 'libomp' nor 'exact'; using libomp"
+                ));
+                false
+            }
+        };
         let streams_per_device = match var("SPREAD_STREAMS") {
             None => 8,
             Some(v) => match v.trim().parse::<usize>() {
@@ -554,6 +571,7 @@ impl Config {
             cu_devices,
             devices,
             nowait,
+            exact_teams,
             profile,
             streams_per_device,
             alloc_cache,
@@ -772,6 +790,17 @@ mod tests {
         assert_eq!(c.host_devices, 4);
         assert_eq!(c.info, 0);
         assert!(c.warnings.is_empty());
+    }
+
+    #[test]
+    fn teams_setting() {
+        assert!(!cfg(&[]).exact_teams);
+        assert!(cfg(&[("SPREAD_TEAMS", "exact")]).exact_teams);
+        assert!(cfg(&[("SPREAD_TEAMS", " Exact ")]).exact_teams);
+        assert!(!cfg(&[("SPREAD_TEAMS", "libomp")]).exact_teams);
+        let bad = cfg(&[("SPREAD_TEAMS", "all")]);
+        assert!(!bad.exact_teams);
+        assert!(bad.warnings[0].contains("SPREAD_TEAMS"));
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod cu_exports;
 mod exports;
 pub(crate) mod guard;
 mod init;
+mod league_exports;
 mod memory;
 pub(crate) mod ompt;
 mod spread_exports;

@@ -53,6 +53,21 @@ pub fn call_kernel(addr: usize, params: &[usize]) -> bool {
     true
 }
 
+/// Calls an outlined `teams` or `parallel` region of an x86_64 image (a `kmpc_micro`: `(kmp_int32
+/// *gtid, kmp_int32 *btid, <pointer-sized argument> ...)`) with `args` after the two thread-number
+/// pointers, as libomp's `__kmp_invoke_microtask` would. The same arities as [`call_kernel`];
+/// returns false when the arguments do not fit.
+pub fn call_microtask(addr: usize, gtid: usize, btid: usize, args: &[usize]) -> bool {
+    let mut params = [0usize; MAX_KERNEL_PARAMS];
+    let Some(rest) = params.get_mut(2..2 + args.len()) else {
+        return false;
+    };
+    rest.copy_from_slice(args);
+    params[0] = gtid;
+    params[1] = btid;
+    call_kernel(addr, &params[..2 + args.len()])
+}
+
 /// Signature of a user-defined mapper function clang generates.
 type MapperFn = extern "C" fn(usize, usize, usize, i64, i64, usize);
 

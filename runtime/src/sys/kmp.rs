@@ -309,3 +309,239 @@ pub fn wait_depobjs(count: i32, depobjs: *const *const DependInfo) {
         std::ptr::null(),
     );
 }
+
+// ---- teams and parallel regions of host-device kernels (`device::host::league`) ---------------
+//
+// Image code of a host device calls these through Spread's stand-ins (the image's imports are
+// renamed when it is loaded), so they are called exactly where the image would have called
+// libomp: inside a kernel, not through `libomp_call` (a kernel's own libomp calls never are).
+
+/// `__kmpc_fork_teams` / `__kmpc_fork_call`: `(ident_t *, kmp_int32 argc, kmpc_micro, ...)`.
+type Fork = unsafe extern "C" fn(*const c_void, i32, usize, ...);
+/// `__kmpc_for_static_init_*`: `(loc, gtid, schedtype, plastiter, plower, pupper, pstride, incr,
+/// chunk)`, with the bound pointers' type given by the suffix.
+type StaticInit<T, S> =
+    extern "C" fn(*const c_void, i32, i32, *mut i32, *mut T, *mut T, *mut S, S, S);
+
+/// `__kmpc_reduce(_nowait)(loc, gtid, num_vars, reduce_size, reduce_data, reduce_func, lck)`.
+type Reduce = extern "C" fn(*const c_void, i32, i32, usize, *mut c_void, usize, *mut c_void) -> i32;
+/// `__kmpc_end_reduce(_nowait)(loc, gtid, lck)`.
+type EndReduce = extern "C" fn(*const c_void, i32, *mut c_void);
+
+struct Regions {
+    fork_teams: Option<Fork>,
+    fork_call: Option<Fork>,
+    team_num: Option<extern "C" fn() -> i32>,
+    num_teams: Option<extern "C" fn() -> i32>,
+    num_procs: Option<extern "C" fn() -> i32>,
+    init_4: Option<StaticInit<i32, i32>>,
+    init_4u: Option<StaticInit<u32, i32>>,
+    init_8: Option<StaticInit<i64, i64>>,
+    init_8u: Option<StaticInit<u64, i64>>,
+    reduce_nowait: Option<Reduce>,
+    reduce: Option<Reduce>,
+    end_reduce_nowait: Option<EndReduce>,
+    end_reduce: Option<EndReduce>,
+}
+
+fn regions() -> &'static Regions {
+    static REGIONS: OnceLock<Regions> = OnceLock::new();
+    REGIONS.get_or_init(|| {
+        macro_rules! sym {
+            ($name:literal, $ty:ty) => {
+                super::dl::global_symbol($name).map(|a| {
+                    // SAFETY: the symbol is libomp 19's function of that name, whose C
+                    // signature is the one written here (kmp.h / omp.h).
+                    unsafe { std::mem::transmute::<usize, $ty>(a) }
+                })
+            };
+        }
+        Regions {
+            fork_teams: sym!("__kmpc_fork_teams", Fork),
+            fork_call: sym!("__kmpc_fork_call", Fork),
+            team_num: sym!("omp_get_team_num", extern "C" fn() -> i32),
+            num_teams: sym!("omp_get_num_teams", extern "C" fn() -> i32),
+            num_procs: sym!("omp_get_num_procs", extern "C" fn() -> i32),
+            init_4: sym!("__kmpc_for_static_init_4", StaticInit<i32, i32>),
+            init_4u: sym!("__kmpc_for_static_init_4u", StaticInit<u32, i32>),
+            init_8: sym!("__kmpc_for_static_init_8", StaticInit<i64, i64>),
+            init_8u: sym!("__kmpc_for_static_init_8u", StaticInit<u64, i64>),
+            reduce_nowait: sym!("__kmpc_reduce_nowait", Reduce),
+            reduce: sym!("__kmpc_reduce", Reduce),
+            end_reduce_nowait: sym!("__kmpc_end_reduce_nowait", EndReduce),
+            end_reduce: sym!("__kmpc_end_reduce", EndReduce),
+        }
+    })
+}
+
+/// A region's body as the threads running it see it: called with the `gtid`/`btid` pointers
+/// libomp passes an outlined region.
+pub type RegionBody<'a> = &'a (dyn Fn(usize, usize) + Sync);
+
+/// The outlined function libomp runs on each thread of a region forked by [`fork_teams`] or
+/// [`fork_call`]: its one argument is the address of the forking thread's [`RegionBody`].
+extern "C" fn run_body(gtid: *mut i32, btid: *mut i32, body: *const RegionBody<'_>) {
+    // SAFETY: `body` is the address of the `RegionBody` that `fork` passed to libomp, which
+    // lives on the forking thread's stack until libomp has joined every thread of the region.
+    let body = unsafe { &*body };
+    body(gtid as usize, btid as usize)
+}
+
+/// Forks a region with libomp's `fork` entry point, every thread running `body`.
+fn fork(f: Option<Fork>, loc: usize, body: RegionBody<'_>) -> bool {
+    let Some(f) = f else { return false };
+    let body: *const RegionBody<'_> = &body;
+    let outlined: extern "C" fn(*mut i32, *mut i32, *const RegionBody<'_>) = run_body;
+    // SAFETY: libomp 19's `__kmpc_fork_teams`/`__kmpc_fork_call(ident_t *loc, kmp_int32 argc,
+    // kmpc_micro microtask, ...)` with one pointer argument; libomp calls `run_body` with it on
+    // each thread and returns after the region, while `body` is still alive.
+    unsafe { f(loc as *const c_void, 1, outlined as usize, body) };
+    true
+}
+
+/// `#pragma omp teams` with the league shape pushed before (`push_num_teams`): each team's
+/// initial thread runs `body`. False without libomp.
+pub fn fork_teams(loc: usize, body: RegionBody<'_>) -> bool {
+    fork(regions().fork_teams, loc, body)
+}
+
+/// `#pragma omp parallel` (with the thread count pushed before, if any): every thread of the
+/// new team runs `body`. False without libomp.
+pub fn fork_call(loc: usize, body: RegionBody<'_>) -> bool {
+    fork(regions().fork_call, loc, body)
+}
+
+/// `__kmpc_push_num_teams(loc, gtid, teams, threads)`: the shape of the calling thread's next
+/// `teams` region.
+pub fn push_num_teams(loc: usize, gtid: i32, teams: i32, threads: i32) {
+    if let Some(push) = kmp().push_num_teams {
+        push(loc as *const c_void, gtid, teams, threads)
+    }
+}
+
+/// The calling thread's global thread number (`__kmpc_global_thread_num`).
+pub fn global_thread_num() -> i32 {
+    kmp().global_thread_num.map_or(0, |f| f(std::ptr::null()))
+}
+
+/// libomp's `omp_get_team_num()`: the team of the calling thread in the league libomp formed.
+pub fn team_num() -> i32 {
+    regions().team_num.map_or(0, |f| f())
+}
+
+/// libomp's `omp_get_num_teams()`: the teams libomp formed for the current league.
+pub fn num_teams() -> i32 {
+    regions().num_teams.map_or(1, |f| f())
+}
+
+/// `omp_get_num_procs()`: the processors libomp may use (1 without libomp).
+pub fn num_procs() -> i32 {
+    regions().num_procs.map_or(1, |f| f())
+}
+
+/// Pointers a `__kmpc_for_static_init_*` call writes its result through.
+pub struct StaticInitArgs<T, S> {
+    /// `ident_t *`, passed on.
+    pub loc: usize,
+    /// The calling thread's global thread number.
+    pub gtid: i32,
+    /// libomp's schedule number.
+    pub sched: i32,
+    /// `plastiter`.
+    pub last: *mut i32,
+    /// `plower`.
+    pub lower: *mut T,
+    /// `pupper`.
+    pub upper: *mut T,
+    /// `pstride`.
+    pub stride: *mut S,
+    /// `incr`.
+    pub incr: S,
+    /// `chunk`.
+    pub chunk: S,
+}
+
+macro_rules! static_init {
+    ($name:ident, $field:ident, $t:ty, $s:ty) => {
+        /// libomp's `__kmpc_for_static_init_*` of this loop type, for a schedule that does not
+        /// depend on the league. False without libomp.
+        pub fn $name(a: &StaticInitArgs<$t, $s>) -> bool {
+            let Some(f) = regions().$field else {
+                return false;
+            };
+            f(
+                a.loc as *const c_void,
+                a.gtid,
+                a.sched,
+                a.last,
+                a.lower,
+                a.upper,
+                a.stride,
+                a.incr,
+                a.chunk,
+            );
+            true
+        }
+    };
+}
+static_init!(for_static_init_4, init_4, i32, i32);
+static_init!(for_static_init_4u, init_4u, u32, i32);
+static_init!(for_static_init_8, init_8, i64, i64);
+static_init!(for_static_init_8u, init_8u, u64, i64);
+
+/// The arguments of a `__kmpc_reduce(_nowait)` call, passed on as they came.
+pub struct ReduceArgs {
+    /// `ident_t *`.
+    pub loc: usize,
+    /// The calling thread's global thread number.
+    pub gtid: i32,
+    /// Reduction variables.
+    pub num_vars: i32,
+    /// Bytes of `data`.
+    pub size: usize,
+    /// The list of private copies.
+    pub data: *mut c_void,
+    /// The combiner `void (*)(void *lhs, void *rhs)`.
+    pub func: usize,
+    /// The construct's `kmp_critical_name`.
+    pub lock: *mut c_void,
+}
+
+fn reduce_with(f: Option<Reduce>, a: &ReduceArgs) -> i32 {
+    // Without libomp nothing runs in parallel: 1 asks the caller to combine directly.
+    f.map_or(1, |f| {
+        f(
+            a.loc as *const c_void,
+            a.gtid,
+            a.num_vars,
+            a.size,
+            a.data,
+            a.func,
+            a.lock,
+        )
+    })
+}
+
+/// libomp's `__kmpc_reduce_nowait`: 1 (combine, then end), 2 (combine atomically) or 0.
+pub fn reduce_nowait(a: &ReduceArgs) -> i32 {
+    reduce_with(regions().reduce_nowait, a)
+}
+
+/// libomp's `__kmpc_reduce`, as [`reduce_nowait`] with a barrier at its end.
+pub fn reduce(a: &ReduceArgs) -> i32 {
+    reduce_with(regions().reduce, a)
+}
+
+/// libomp's `__kmpc_end_reduce_nowait`.
+pub fn end_reduce_nowait(loc: usize, gtid: i32, lock: *mut c_void) {
+    if let Some(f) = regions().end_reduce_nowait {
+        f(loc as *const c_void, gtid, lock)
+    }
+}
+
+/// libomp's `__kmpc_end_reduce`.
+pub fn end_reduce(loc: usize, gtid: i32, lock: *mut c_void) {
+    if let Some(f) = regions().end_reduce {
+        f(loc as *const c_void, gtid, lock)
+    }
+}

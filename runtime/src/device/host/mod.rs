@@ -7,6 +7,7 @@
 //! executor threads once it is submitted ([`stream`]): a host device is an asynchronous device
 //! like a GPU, with the same `nowait` path.
 
+pub mod league;
 mod stream;
 
 use super::{
@@ -38,6 +39,8 @@ pub struct HostDevice {
     kernels: Arc<Kernels>,
     /// Its executor threads.
     pool: Arc<Pool>,
+    /// Whether `num_teams(N)` forms exactly N teams (`SPREAD_TEAMS=exact`, [`league`]).
+    exact_teams: bool,
 }
 
 /// How a host device runs a kernel, on whichever thread runs the kernel's stream.
@@ -154,6 +157,7 @@ impl HostDevice {
         HostDevice {
             id,
             pool: Pool::new(kernels.clone(), DEFAULT_EXECUTORS),
+            exact_teams: false,
             kernels,
             info: DeviceInfo {
                 kind: DeviceKind::Host,
@@ -181,6 +185,13 @@ impl HostDevice {
     /// once run on that many threads at most.
     pub fn with_executors(mut self, n: usize) -> Self {
         self.pool = Pool::new(self.kernels.clone(), n);
+        self
+    }
+
+    /// The device forming exactly the teams `num_teams(N)` asks for when `exact`
+    /// (`SPREAD_TEAMS=exact`): images it loads from now on run leagues through [`league`].
+    pub fn with_exact_teams(mut self, exact: bool) -> Self {
+        self.exact_teams = exact;
         self
     }
 }
@@ -265,7 +276,12 @@ impl Device for HostDevice {
 
     fn load_image(&self, object: &DeviceObject<'_>) -> Result<Box<dyn LoadedImage>> {
         let label = format!("spread-host-device-{}", self.id);
-        let object = dl::LoadedObject::load(object.bytes, &label).map_err(|e| {
+        let bytes = if self.exact_teams {
+            league::prepare(object.bytes)
+        } else {
+            std::borrow::Cow::Borrowed(object.bytes)
+        };
+        let object = dl::LoadedObject::load(&bytes, &label).map_err(|e| {
             Error::new(
                 ErrorKind::Image,
                 format!(
@@ -456,7 +472,7 @@ impl HostKernels for Kernels {
         });
         // The kernel's parallel regions and barriers are not the program's sync points.
         let inner = crate::sys::ompt::InnerScope::enter();
-        let ok = call::call_kernel(kernel.0, params);
+        let ok = league::with_share(share, || call::call_kernel(kernel.0, params));
         drop(inner);
         drop(pin);
         // If the program began exiting while the kernel ran, libomp may be gone: touch it no
