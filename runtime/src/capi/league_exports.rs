@@ -1,9 +1,9 @@
 //! Spread's stand-ins for the libomp entry points of host-device leagues: a host device renames
 //! an image's imports of `__kmpc_fork_teams`, `__kmpc_fork_call`, `__kmpc_push_num_teams(_51)`,
 //! `__kmpc_for_static_init_*`, `__kmpc_(end_)reduce(_nowait)`, `omp_get_team_num` and
-//! `omp_get_num_teams` to these when it loads
-//! the image (`device::host::league`), so that `num_teams(N)` forms N logical teams however few cores the device has.
-//! Only image code calls them; they are not part of any public ABI.
+//! `omp_get_num_teams` to these when it loads the image with `SPREAD_TEAMS=exact`
+//! (`device::host::league`), so that `num_teams(N)` forms N logical teams however few cores the
+//! device has. Only image code calls them; they are not part of any public ABI.
 
 use super::guard::guard;
 use crate::device::host::league;
@@ -35,17 +35,32 @@ fn captured(argc: i32, regs: *const usize, stack: *const usize) -> Vec<usize> {
         .collect()
 }
 
-/// Entry code of a variadic stand-in: stores the register arguments rcx, r8, r9 next to each
-/// other and calls `$target(loc, argc, microtask, regs, stack)`, where `regs` points at them and
-/// `stack` at the caller's stack arguments. Rust cannot define C-variadic functions, and the
-/// varargs here are all pointer-sized INTEGER-class values, which this reads exactly as the
-/// caller passed them.
+/// A variadic stand-in for libomp's `$entry` (a `$construct` construct), forwarding to `$fork`.
+///
+/// Its entry code stores the register arguments rcx, r8, r9 next to each other and calls
+/// `$module::target(loc, argc, microtask, regs, stack)`, where `regs` points at them and `stack`
+/// at the caller's stack arguments. Rust cannot define C-variadic functions, and the varargs here
+/// are all pointer-sized INTEGER-class values, which this reads exactly as the caller passed them.
 macro_rules! variadic_entry {
-    ($name:ident, $target:ident) => {
+    ($module:ident, $name:ident, $entry:literal, $construct:literal, $fork:path) => {
+        mod $module {
+            /// Receives the arguments the entry code gathered.
+            pub(super) extern "C" fn target(
+                loc: *const std::ffi::c_void,
+                argc: i32,
+                micro: usize,
+                regs: *const usize,
+                stack: *const usize,
+            ) {
+                let call = (loc as usize, argc, micro, regs, stack);
+                super::forward($entry, $construct, $fork, call)
+            }
+        }
+
         #[cfg(target_arch = "x86_64")]
         #[unsafe(naked)]
         #[no_mangle]
-        /// Variadic entry point; see the module documentation.
+        #[doc = concat!("`", $entry, "(loc, argc, microtask, ...)`.")]
         pub extern "C" fn $name() {
             // The frame keeps rsp 16-byte aligned at the call: entry rsp is 8 mod 16, the push
             // makes it 0, and 32 bytes of locals keep it there.
@@ -61,41 +76,40 @@ macro_rules! variadic_entry {
                 "call {target}",
                 "leave",
                 "ret",
-                target = sym $target,
+                target = sym $module::target,
             )
         }
     };
 }
 
-variadic_entry!(__spread_lg_teams, fork_teams);
-variadic_entry!(__spread_lg_fork, fork_call);
+variadic_entry!(
+    teams_entry,
+    __spread_lg_teams,
+    "__kmpc_fork_teams",
+    "teams",
+    crate::device::host::league::fork_teams
+);
+variadic_entry!(
+    parallel_entry,
+    __spread_lg_fork,
+    "__kmpc_fork_call",
+    "parallel",
+    crate::device::host::league::fork_call
+);
 
-extern "C" fn fork_teams(
-    loc: *const c_void,
-    argc: i32,
-    micro: usize,
-    regs: *const usize,
-    stack: *const usize,
+/// What a variadic stand-in does for libomp entry point `entry`: the captured arguments
+/// go to `fork`, a failure is fatal (as libomp's would be).
+fn forward(
+    entry: &str,
+    construct: &str,
+    fork: fn(usize, usize, &[usize]) -> Result<(), String>,
+    call: (usize, i32, usize, *const usize, *const usize),
 ) {
-    guard("__kmpc_fork_teams", || {
+    let (loc, argc, micro, regs, stack) = call;
+    guard(entry, || {
         let args = captured(argc, regs, stack);
-        if let Err(e) = league::fork_teams(loc as usize, micro, &args) {
-            report::fatal(1, &format!("teams construct: {e}"));
-        }
-    })
-}
-
-extern "C" fn fork_call(
-    loc: *const c_void,
-    argc: i32,
-    micro: usize,
-    regs: *const usize,
-    stack: *const usize,
-) {
-    guard("__kmpc_fork_call", || {
-        let args = captured(argc, regs, stack);
-        if let Err(e) = league::fork_call(loc as usize, micro, &args) {
-            report::fatal(1, &format!("parallel construct: {e}"));
+        if let Err(e) = fork(loc, micro, &args) {
+            report::fatal(1, &format!("{construct} construct: {e}"));
         }
     })
 }

@@ -8,6 +8,18 @@ use crate::exit::libomp_call;
 use std::ffi::c_void;
 use std::sync::OnceLock;
 
+/// `__kmpc_fork_teams` / `__kmpc_fork_call`: `(ident_t *, kmp_int32 argc, kmpc_micro, ...)`.
+type Fork = unsafe extern "C" fn(*const c_void, i32, usize, ...);
+/// `__kmpc_for_static_init_*`: `(loc, gtid, schedtype, plastiter, plower, pupper, pstride, incr,
+/// chunk)`, with the bound pointers' type given by the suffix.
+type StaticInit<T, S> =
+    extern "C" fn(*const c_void, i32, i32, *mut i32, *mut T, *mut T, *mut S, S, S);
+
+/// `__kmpc_reduce(_nowait)(loc, gtid, num_vars, reduce_size, reduce_data, reduce_func, lck)`.
+type Reduce = extern "C" fn(*const c_void, i32, i32, usize, *mut c_void, usize, *mut c_void) -> i32;
+/// `__kmpc_end_reduce(_nowait)(loc, gtid, lck)`.
+type EndReduce = extern "C" fn(*const c_void, i32, *mut c_void);
+
 struct Kmp {
     get_target_offload: Option<extern "C" fn() -> i32>,
     global_thread_num: Option<extern "C" fn(*const c_void) -> i32>,
@@ -27,6 +39,19 @@ struct Kmp {
     get_max_active_levels: Option<extern "C" fn() -> i32>,
     set_max_active_levels: Option<extern "C" fn(i32)>,
     set_blocktime: Option<extern "C" fn(i32)>,
+    fork_teams: Option<Fork>,
+    fork_call: Option<Fork>,
+    team_num: Option<extern "C" fn() -> i32>,
+    num_teams: Option<extern "C" fn() -> i32>,
+    num_procs: Option<extern "C" fn() -> i32>,
+    init_4: Option<StaticInit<i32, i32>>,
+    init_4u: Option<StaticInit<u32, i32>>,
+    init_8: Option<StaticInit<i64, i64>>,
+    init_8u: Option<StaticInit<u64, i64>>,
+    reduce_nowait: Option<Reduce>,
+    reduce: Option<Reduce>,
+    end_reduce_nowait: Option<EndReduce>,
+    end_reduce: Option<EndReduce>,
 }
 
 fn kmp() -> &'static Kmp {
@@ -72,6 +97,19 @@ fn kmp() -> &'static Kmp {
             get_max_active_levels: sym!("omp_get_max_active_levels", extern "C" fn() -> i32),
             set_max_active_levels: sym!("omp_set_max_active_levels", extern "C" fn(i32)),
             set_blocktime: sym!("kmp_set_blocktime", extern "C" fn(i32)),
+            fork_teams: sym!("__kmpc_fork_teams", Fork),
+            fork_call: sym!("__kmpc_fork_call", Fork),
+            team_num: sym!("omp_get_team_num", extern "C" fn() -> i32),
+            num_teams: sym!("omp_get_num_teams", extern "C" fn() -> i32),
+            num_procs: sym!("omp_get_num_procs", extern "C" fn() -> i32),
+            init_4: sym!("__kmpc_for_static_init_4", StaticInit<i32, i32>),
+            init_4u: sym!("__kmpc_for_static_init_4u", StaticInit<u32, i32>),
+            init_8: sym!("__kmpc_for_static_init_8", StaticInit<i64, i64>),
+            init_8u: sym!("__kmpc_for_static_init_8u", StaticInit<u64, i64>),
+            reduce_nowait: sym!("__kmpc_reduce_nowait", Reduce),
+            reduce: sym!("__kmpc_reduce", Reduce),
+            end_reduce_nowait: sym!("__kmpc_end_reduce_nowait", EndReduce),
+            end_reduce: sym!("__kmpc_end_reduce", EndReduce),
         }
     })
 }
@@ -316,64 +354,6 @@ pub fn wait_depobjs(count: i32, depobjs: *const *const DependInfo) {
 // renamed when it is loaded), so they are called exactly where the image would have called
 // libomp: inside a kernel, not through `libomp_call` (a kernel's own libomp calls never are).
 
-/// `__kmpc_fork_teams` / `__kmpc_fork_call`: `(ident_t *, kmp_int32 argc, kmpc_micro, ...)`.
-type Fork = unsafe extern "C" fn(*const c_void, i32, usize, ...);
-/// `__kmpc_for_static_init_*`: `(loc, gtid, schedtype, plastiter, plower, pupper, pstride, incr,
-/// chunk)`, with the bound pointers' type given by the suffix.
-type StaticInit<T, S> =
-    extern "C" fn(*const c_void, i32, i32, *mut i32, *mut T, *mut T, *mut S, S, S);
-
-/// `__kmpc_reduce(_nowait)(loc, gtid, num_vars, reduce_size, reduce_data, reduce_func, lck)`.
-type Reduce = extern "C" fn(*const c_void, i32, i32, usize, *mut c_void, usize, *mut c_void) -> i32;
-/// `__kmpc_end_reduce(_nowait)(loc, gtid, lck)`.
-type EndReduce = extern "C" fn(*const c_void, i32, *mut c_void);
-
-struct Regions {
-    fork_teams: Option<Fork>,
-    fork_call: Option<Fork>,
-    team_num: Option<extern "C" fn() -> i32>,
-    num_teams: Option<extern "C" fn() -> i32>,
-    num_procs: Option<extern "C" fn() -> i32>,
-    init_4: Option<StaticInit<i32, i32>>,
-    init_4u: Option<StaticInit<u32, i32>>,
-    init_8: Option<StaticInit<i64, i64>>,
-    init_8u: Option<StaticInit<u64, i64>>,
-    reduce_nowait: Option<Reduce>,
-    reduce: Option<Reduce>,
-    end_reduce_nowait: Option<EndReduce>,
-    end_reduce: Option<EndReduce>,
-}
-
-fn regions() -> &'static Regions {
-    static REGIONS: OnceLock<Regions> = OnceLock::new();
-    REGIONS.get_or_init(|| {
-        macro_rules! sym {
-            ($name:literal, $ty:ty) => {
-                super::dl::global_symbol($name).map(|a| {
-                    // SAFETY: the symbol is libomp 19's function of that name, whose C
-                    // signature is the one written here (kmp.h / omp.h).
-                    unsafe { std::mem::transmute::<usize, $ty>(a) }
-                })
-            };
-        }
-        Regions {
-            fork_teams: sym!("__kmpc_fork_teams", Fork),
-            fork_call: sym!("__kmpc_fork_call", Fork),
-            team_num: sym!("omp_get_team_num", extern "C" fn() -> i32),
-            num_teams: sym!("omp_get_num_teams", extern "C" fn() -> i32),
-            num_procs: sym!("omp_get_num_procs", extern "C" fn() -> i32),
-            init_4: sym!("__kmpc_for_static_init_4", StaticInit<i32, i32>),
-            init_4u: sym!("__kmpc_for_static_init_4u", StaticInit<u32, i32>),
-            init_8: sym!("__kmpc_for_static_init_8", StaticInit<i64, i64>),
-            init_8u: sym!("__kmpc_for_static_init_8u", StaticInit<u64, i64>),
-            reduce_nowait: sym!("__kmpc_reduce_nowait", Reduce),
-            reduce: sym!("__kmpc_reduce", Reduce),
-            end_reduce_nowait: sym!("__kmpc_end_reduce_nowait", EndReduce),
-            end_reduce: sym!("__kmpc_end_reduce", EndReduce),
-        }
-    })
-}
-
 /// A region's body as the threads running it see it: called with the `gtid`/`btid` pointers
 /// libomp passes an outlined region.
 pub type RegionBody<'a> = &'a (dyn Fn(usize, usize) + Sync);
@@ -402,13 +382,13 @@ fn fork(f: Option<Fork>, loc: usize, body: RegionBody<'_>) -> bool {
 /// `#pragma omp teams` with the league shape pushed before (`push_num_teams`): each team's
 /// initial thread runs `body`. False without libomp.
 pub fn fork_teams(loc: usize, body: RegionBody<'_>) -> bool {
-    fork(regions().fork_teams, loc, body)
+    fork(kmp().fork_teams, loc, body)
 }
 
 /// `#pragma omp parallel` (with the thread count pushed before, if any): every thread of the
 /// new team runs `body`. False without libomp.
 pub fn fork_call(loc: usize, body: RegionBody<'_>) -> bool {
-    fork(regions().fork_call, loc, body)
+    fork(kmp().fork_call, loc, body)
 }
 
 /// `__kmpc_push_num_teams(loc, gtid, teams, threads)`: the shape of the calling thread's next
@@ -426,17 +406,17 @@ pub fn global_thread_num() -> i32 {
 
 /// libomp's `omp_get_team_num()`: the team of the calling thread in the league libomp formed.
 pub fn team_num() -> i32 {
-    regions().team_num.map_or(0, |f| f())
+    kmp().team_num.map_or(0, |f| f())
 }
 
 /// libomp's `omp_get_num_teams()`: the teams libomp formed for the current league.
 pub fn num_teams() -> i32 {
-    regions().num_teams.map_or(1, |f| f())
+    kmp().num_teams.map_or(1, |f| f())
 }
 
 /// `omp_get_num_procs()`: the processors libomp may use (1 without libomp).
 pub fn num_procs() -> i32 {
-    regions().num_procs.map_or(1, |f| f())
+    kmp().num_procs.map_or(1, |f| f())
 }
 
 /// Pointers a `__kmpc_for_static_init_*` call writes its result through.
@@ -466,7 +446,7 @@ macro_rules! static_init {
         /// libomp's `__kmpc_for_static_init_*` of this loop type, for a schedule that does not
         /// depend on the league. False without libomp.
         pub fn $name(a: &StaticInitArgs<$t, $s>) -> bool {
-            let Some(f) = regions().$field else {
+            let Some(f) = kmp().$field else {
                 return false;
             };
             f(
@@ -524,24 +504,24 @@ fn reduce_with(f: Option<Reduce>, a: &ReduceArgs) -> i32 {
 
 /// libomp's `__kmpc_reduce_nowait`: 1 (combine, then end), 2 (combine atomically) or 0.
 pub fn reduce_nowait(a: &ReduceArgs) -> i32 {
-    reduce_with(regions().reduce_nowait, a)
+    reduce_with(kmp().reduce_nowait, a)
 }
 
 /// libomp's `__kmpc_reduce`, as [`reduce_nowait`] with a barrier at its end.
 pub fn reduce(a: &ReduceArgs) -> i32 {
-    reduce_with(regions().reduce, a)
+    reduce_with(kmp().reduce, a)
 }
 
 /// libomp's `__kmpc_end_reduce_nowait`.
 pub fn end_reduce_nowait(loc: usize, gtid: i32, lock: *mut c_void) {
-    if let Some(f) = regions().end_reduce_nowait {
+    if let Some(f) = kmp().end_reduce_nowait {
         f(loc as *const c_void, gtid, lock)
     }
 }
 
 /// libomp's `__kmpc_end_reduce`.
 pub fn end_reduce(loc: usize, gtid: i32, lock: *mut c_void) {
-    if let Some(f) = regions().end_reduce {
+    if let Some(f) = kmp().end_reduce {
         f(loc as *const c_void, gtid, lock)
     }
 }
