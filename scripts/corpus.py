@@ -97,12 +97,15 @@ def run_env(ctx, which):
     env["LD_LIBRARY_PATH"] = ctx.spread_lib if which == "libpath" else STOCK_LIB
     if which == "preload":
         env["LD_PRELOAD"] = ctx.spread_so
+    if which in SPREAD_RUNS:
+        env.update(ctx.spread_env)
     return env
 
 
 def run_one(ctx, prog, sibs, pdir, which, exe):
     """Run the program's binary the `which` way (corpus_common.run_program)."""
-    return run_program(ctx, prog, sibs, pdir, which, exe, run_env(ctx, which), ("LD_LIBRARY_PATH", "LD_PRELOAD"))
+    shown = ("LD_LIBRARY_PATH", "LD_PRELOAD") + tuple(ctx.spread_env)
+    return run_program(ctx, prog, sibs, pdir, which, exe, run_env(ctx, which), shown)
 
 
 def worse(status, stock):
@@ -349,6 +352,8 @@ def main():
     ap.add_argument("--corpus", default=DEFAULT_CORPUS)
     ap.add_argument("--timeout", type=int, default=120, help="seconds per run (default 120)")
     ap.add_argument("--repeat", type=int, default=1, help="runs of stock and of each Spread run per program for the time ratios, taking turns; medians compared (default 1)")
+    ap.add_argument("--spread-env", action="append", default=[], metavar="NAME=VALUE",
+                    help="a variable for Spread's runs only (repeatable), e.g. SPREAD_TEAMS=exact")
     ap.add_argument("--build-timeout", type=int, default=600)
     ap.add_argument("--keep", action="store_true", help="keep each run's scratch folder")
     ap.add_argument("--no-snapshot", action="store_true", help="use target/ directly")
@@ -360,6 +365,12 @@ def main():
         sys.exit("corpus: the HeCBench corpus is not in %s (no manifest.tsv): give --corpus, or set SPREAD_SHARED for "
                  "scripts/test.sh" % corpus)
     ctx.out = os.path.abspath(o.out)
+    items, ctx.spread_env = o.spread_env, {}  # o is ctx: the list, then the variables it names
+    for item in items:
+        name, eq, value = item.partition("=")
+        if not eq or not name:
+            sys.exit("corpus: --spread-env wants NAME=VALUE, not %r" % item)
+        ctx.spread_env[name] = value
     ctx.srcdir = os.path.join(corpus, "src")
     target = os.path.abspath(o.target)
     rt_so = os.path.join(target, "release", "libspread_rt.so")
@@ -413,7 +424,9 @@ def main():
         "timeout\t%d s per run" % o.timeout,
         "cpus\t%d" % os.cpu_count(),
         "runs\tstock: LD_LIBRARY_PATH=%s; libpath: LD_LIBRARY_PATH=%s; preload: LD_PRELOAD=%s, LD_LIBRARY_PATH as stock; "
-        "stock2: stock again (programs without a check); Spread with its defaults (4 host devices)" % (STOCK_LIB, ctx.spread_lib, ctx.spread_so),
+        "stock2: stock again (programs without a check); Spread with its defaults (4 host devices)%s"
+        % (STOCK_LIB, ctx.spread_lib, ctx.spread_so,
+           "".join(" and %s=%s" % kv for kv in sorted(ctx.spread_env.items()))),
     ]
     with open(os.path.join(ctx.out, "settings.txt"), "w") as f:
         f.write("\n".join(settings) + "\n")

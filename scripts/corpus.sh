@@ -33,6 +33,8 @@
 #                   turns, and their medians compared (programs > 0.5 s on stock; default 1;
 #                   the verdicts stay the first runs')
 #   --cxx spread    build with Spread's driver (spread-c++/spread-cc) instead of clang-19
+#   --spread-env NAME=VALUE  a variable for Spread's runs only (repeatable; stock runs as ever),
+#                   e.g. SPREAD_TEAMS=exact
 #   --corpus DIR    the corpus (default ../shared/conformance/hecbench, or $HECBENCH)
 #   --target DIR    the cargo target folder of the build to measure (default target/)
 #   --keep          keep each run's scratch folder
