@@ -42,7 +42,7 @@ fn captured(argc: i32, regs: *const usize, stack: *const usize) -> Vec<usize> {
 /// at the caller's stack arguments. Rust cannot define C-variadic functions, and the varargs here
 /// are all pointer-sized INTEGER-class values, which this reads exactly as the caller passed them.
 macro_rules! variadic_entry {
-    ($module:ident, $name:ident, $entry:literal, $construct:literal, $fork:path) => {
+    ($name:ident, $module:ident, $entry:literal, $construct:literal, $fork:path) => {
         mod $module {
             /// Receives the arguments the entry code gathered.
             pub(super) extern "C" fn target(
@@ -83,15 +83,15 @@ macro_rules! variadic_entry {
 }
 
 variadic_entry!(
-    teams_entry,
     __spread_lg_teams,
+    teams_entry,
     "__kmpc_fork_teams",
     "teams",
     crate::device::host::league::fork_teams
 );
 variadic_entry!(
-    parallel_entry,
     __spread_lg_fork,
+    parallel_entry,
     "__kmpc_fork_call",
     "parallel",
     crate::device::host::league::fork_call
