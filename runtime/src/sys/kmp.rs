@@ -185,10 +185,7 @@ pub fn set_num_threads(n: i32) {
 /// `num_teams`/`thread_limit` clauses replace it. Only for a thread about to run a `teams`
 /// construct: the values otherwise stay pending and size the thread's next parallel region.
 pub fn push_teams_threads(threads: i32) {
-    let k = kmp();
-    if let (Some(gtid), Some(push)) = (k.global_thread_num, k.push_num_teams) {
-        libomp_call(|| push(std::ptr::null(), gtid(std::ptr::null()), 0, threads))
-    }
+    libomp_call(|| push_num_teams(0, global_thread_num(), 0, threads))
 }
 
 /// `omp_get_thread_num()` (0 without libomp: the initial thread).
