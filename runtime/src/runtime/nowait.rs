@@ -85,32 +85,38 @@ pub enum Completion {
     Polled(usize),
 }
 
-/// A construct whose device work may still run (holding its place on the device's streams), or
-/// that has finished with an outcome.
-enum Stage {
-    Running(Box<InFlight<'static>>, StreamTicket<'static>),
-    Done(Result<()>),
+/// The device work of a started construct, as the list of constructs sees it (a trait so that
+/// the list's ordering is tested without a device).
+trait Work: Send {
+    /// Whether the device work may still run (false once it is done or has failed).
+    fn running(&mut self) -> bool;
+    /// Waits for the device work, then finishes the construct; its outcome.
+    fn finish(self: Box<Self>) -> Result<()>;
 }
 
-impl Stage {
-    /// Finishes the construct if its work is done (or at once with `block`), and returns its
-    /// outcome; `None` while it still runs.
-    fn settle(&mut self, block: bool) -> Option<Result<()>> {
-        if let Stage::Running(w, _) = self {
-            if !block && matches!(w.query(), Ok(Some(false))) {
-                return None;
-            }
-            let Stage::Running(w, ticket) = std::mem::replace(self, Stage::Done(Ok(()))) else {
-                unreachable!("matched above");
-            };
-            *self = Stage::Done(w.complete());
-            drop(ticket);
-        }
-        match self {
-            Stage::Done(r) => Some(r.clone()),
-            Stage::Running(..) => None,
-        }
+/// A construct enqueued on a stream of its device, holding its place there.
+struct Streamed {
+    work: InFlight<'static>,
+    ticket: StreamTicket<'static>,
+}
+
+impl Work for Streamed {
+    fn running(&mut self) -> bool {
+        matches!(self.work.query(), Ok(Some(false)))
     }
+
+    fn finish(self: Box<Self>) -> Result<()> {
+        let Streamed { work, ticket } = *self;
+        let r = work.complete();
+        drop(ticket);
+        r
+    }
+}
+
+/// A construct whose device work may still run, or that has finished with an outcome.
+enum Stage {
+    Running(Box<dyn Work>),
+    Done(Result<()>),
 }
 
 /// What runs once a construct has finished (a `device(any)` instance's release).
@@ -134,14 +140,28 @@ struct Owner {
 }
 
 impl Started {
+    /// Finishes the construct if its device work is done (or, with `block`, once it is) and
+    /// returns its outcome; `None` while it still runs. The construct is finished, its
+    /// `on_finish` included, under its stage's lock: a thread that finds another finishing it
+    /// waits until that is over, so whoever sees an outcome sees the construct complete.
     fn settle(&self, block: bool) -> Option<Result<()>> {
-        let r = self.stage.lock().settle(block);
-        if r.is_some() {
+        let mut stage = self.stage.lock();
+        if let Stage::Running(w) = &mut *stage {
+            if !block && w.running() {
+                return None;
+            }
+            let Stage::Running(w) = std::mem::replace(&mut *stage, Stage::Done(Ok(()))) else {
+                unreachable!("matched above");
+            };
+            *stage = Stage::Done(w.finish());
             if let Some(f) = self.on_finish.lock().take() {
                 f();
             }
         }
-        r
+        match &*stage {
+            Stage::Done(r) => Some(r.clone()),
+            Stage::Running(..) => None,
+        }
     }
 
     /// Running and nobody finishing it right now.
@@ -189,7 +209,7 @@ impl Nowait {
     ) -> Completion {
         let ticket = self.ticket(slot);
         let stage = match op().and_then(InFlight::submitted) {
-            Ok(w) => Stage::Running(Box::new(w), ticket),
+            Ok(work) => Stage::Running(Box::new(Streamed { work, ticket })),
             Err(e) => Stage::Done(Err(e)),
         };
         let owner = owner.map(|t| Owner {
@@ -207,16 +227,21 @@ impl Nowait {
             on_finish: Mutex::new(on_finish),
         });
         if owned {
-            let mut list = self.owned.lock();
-            // Constructs finished by back-pressure or device waits leave the list here.
-            list.retain(|s| !s.finished());
-            list.push(started);
+            self.push_owned(started);
             Completion::Owned
         } else {
             let h = self.next_handle.fetch_add(1, Ordering::Relaxed) + 1;
             self.polled.lock().insert(h, started);
             Completion::Polled(h)
         }
+    }
+
+    /// Adds an owned construct to the list.
+    fn push_owned(&self, started: Arc<Started>) {
+        let mut list = self.owned.lock();
+        // Constructs finished by back-pressure or device waits leave the list here.
+        list.retain(|s| !s.finished());
+        list.push(started);
     }
 
     /// A place on `slot`'s streams: when `SPREAD_STREAMS` constructs are in flight there, one of
@@ -334,17 +359,20 @@ impl Nowait {
     /// once finished (a `device(any)` instance's release); false when there is none.
     pub fn finish_one_of_mine(&self) -> std::result::Result<bool, Failure> {
         let me = thread_index();
-        let mine = {
-            let mut list = self.owned.lock();
-            let i = list.iter().position(|s| {
+        let mine = self
+            .owned
+            .lock()
+            .iter()
+            .find(|s| {
                 s.owner.as_ref().is_some_and(|o| o.thread == me) && s.on_finish.lock().is_some()
-            });
-            i.map(|i| list.remove(i))
-        };
+            })
+            .cloned();
         let Some(s) = mine else {
             return Ok(false);
         };
-        match s.settle(true) {
+        let r = s.settle(true);
+        self.owned.lock().retain(|o| !Arc::ptr_eq(o, &s));
+        match r {
             Some(Err(e)) => Err((e, s.loc.get().cloned())),
             _ => Ok(true),
         }
@@ -356,24 +384,22 @@ impl Nowait {
     }
 
     /// Finishes the owned constructs `which` selects, oldest first, outside the list's lock; the
-    /// first failure.
+    /// first failure. They leave the list only once finished: a construct that another thread
+    /// is finishing right now is still found here, and waited for.
     fn finish_owned(&self, which: impl Fn(&Started) -> bool) -> std::result::Result<(), Failure> {
-        let chosen: Vec<Arc<Started>> = {
-            let mut list = self.owned.lock();
-            let mut chosen = Vec::new();
-            list.retain(|s| {
-                if which(s) {
-                    chosen.push(s.clone());
-                    false
-                } else {
-                    true
-                }
-            });
-            chosen
-        };
+        let chosen: Vec<Arc<Started>> = self
+            .owned
+            .lock()
+            .iter()
+            .filter(|s| which(s))
+            .cloned()
+            .collect();
+        if chosen.is_empty() {
+            return Ok(());
+        }
         let mut first = None;
         let me = thread_index();
-        for s in chosen {
+        for s in &chosen {
             if s.owner.as_ref().is_some_and(|o| o.thread != me) {
                 crate::profile::finished_elsewhere();
             }
@@ -381,6 +407,9 @@ impl Nowait {
                 first.get_or_insert((e, s.loc.get().cloned()));
             }
         }
+        self.owned
+            .lock()
+            .retain(|s| !chosen.iter().any(|c| Arc::ptr_eq(c, s)));
         first.map_or(Ok(()), Err)
     }
 }
@@ -451,6 +480,77 @@ impl Runtime {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    /// Device work that says when its finishing starts and takes a while to finish.
+    struct Slow {
+        entered: mpsc::Sender<()>,
+        done: Arc<AtomicBool>,
+    }
+
+    impl Work for Slow {
+        fn running(&mut self) -> bool {
+            !self.done.load(Ordering::SeqCst)
+        }
+
+        fn finish(self: Box<Self>) -> Result<()> {
+            let _ = self.entered.send(());
+            std::thread::sleep(Duration::from_millis(50));
+            self.done.store(true, Ordering::SeqCst);
+            Ok(())
+        }
+    }
+
+    fn owned(parent: usize, work: Slow, on_finish: Option<OnFinish>) -> Arc<Started> {
+        Arc::new(Started {
+            stage: Mutex::new(Stage::Running(Box::new(work))),
+            device: 0,
+            loc: LazyLoc::known(None),
+            owner: Some(Owner {
+                parent,
+                thread: thread_index(),
+                deps: Vec::new(),
+            }),
+            on_finish: Mutex::new(on_finish),
+        })
+    }
+
+    /// A `taskwait` that comes while another thread (at a barrier, a `taskgroup`'s end) is
+    /// finishing one of its children returns only once that child is finished.
+    #[test]
+    fn a_construct_finished_elsewhere_is_waited_for() {
+        let nowait = Arc::new(Nowait::default());
+        let (entered, started) = mpsc::channel();
+        let done = Arc::new(AtomicBool::new(false));
+        let released = Arc::new(AtomicBool::new(false));
+        let r = released.clone();
+        let release: OnFinish = Box::new(move || r.store(true, Ordering::SeqCst));
+        let work = Slow {
+            entered,
+            done: done.clone(),
+        };
+        nowait.push_owned(owned(7, work, Some(release)));
+        let other = {
+            let nowait = nowait.clone();
+            std::thread::spawn(move || nowait.at_taskgroup_end().is_ok())
+        };
+        started
+            .recv()
+            .expect("the other thread finishes the construct");
+        assert!(nowait.at_taskwait(7).is_ok());
+        assert!(
+            done.load(Ordering::SeqCst),
+            "taskwait returned before the device work"
+        );
+        assert!(
+            released.load(Ordering::SeqCst),
+            "taskwait returned before on_finish"
+        );
+        assert!(other.join().expect("no panic"));
+        assert!(!nowait.any_owned());
+    }
 
     #[test]
     fn only_writes_conflict() {
