@@ -82,6 +82,14 @@ impl Construct {
     }
 }
 
+/// `"target spread FILE:LINE"`: how messages and trace labels name the construct (formatted
+/// only when one is written, not per execution).
+impl std::fmt::Display for Construct {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}:{}", self.name(), self.file, self.line)
+    }
+}
+
 /// How many of a device's earlier chunks an overlap message names (the most recent ones).
 const OVERLAP_HISTORY: usize = 4;
 
@@ -99,7 +107,7 @@ struct Streamed {
     work: crate::runtime::launch::InFlight<'static>,
     /// Its sequence number and label, to report its failure as its own.
     seq: u64,
-    what: Arc<str>,
+    what: Construct,
     chunk: Chunk,
     /// The chunk's unit, when this is its last operation and the scheduler counts completions
     /// (with when the unit's first operation was queued).
@@ -167,6 +175,52 @@ fn finish_all_but(window: &Window, keep: usize, failure: &Failure) {
     }
 }
 
+/// What deals a region's chunks.
+enum Dealer {
+    /// The whole range is one chunk on the list's only device (a static schedule without a
+    /// chunk size on one device, as in `target spread ... devices(d)`): dealt without a
+    /// scheduler, so that such a construct costs about what the `target` construct it then is.
+    Whole(Option<Unit>),
+    /// The scheduler of the construct's policy.
+    Sched(Arc<Scheduler>),
+}
+
+impl Dealer {
+    /// The next unit; `None` when all are dealt (see [`Scheduler::pick`]).
+    fn pick(&mut self) -> Option<Unit> {
+        match self {
+            Dealer::Whole(u) => u.take(),
+            Dealer::Sched(s) => s.pick(),
+        }
+    }
+
+    /// The scheduler, if there is one.
+    fn scheduler(&self) -> Option<Arc<Scheduler>> {
+        match self {
+            Dealer::Whole(_) => None,
+            Dealer::Sched(s) => Some(s.clone()),
+        }
+    }
+
+    /// See [`Scheduler::effective`].
+    fn effective(&self) -> Kind {
+        match self {
+            Dealer::Whole(_) => Kind::Static,
+            Dealer::Sched(s) => s.effective(),
+        }
+    }
+
+    /// See [`Scheduler::needs_completions`].
+    fn needs_completions(&self) -> bool {
+        matches!(self, Dealer::Sched(s) if s.needs_completions())
+    }
+
+    /// See [`Scheduler::deals_by_completions`].
+    fn deals_by_completions(&self) -> bool {
+        matches!(self, Dealer::Sched(s) if s.deals_by_completions())
+    }
+}
+
 /// One execution of a spread construct.
 ///
 /// Its memory does not depend on its number of chunks: the schedule produces chunks on demand,
@@ -175,16 +229,14 @@ fn finish_all_but(window: &Window, keep: usize, failure: &Failure) {
 pub struct Region {
     /// The construct this region executes.
     pub construct: Construct,
-    /// `"target spread FILE:LINE"`, shared by the labels of the region's operations.
-    what: Arc<str>,
     /// Deals the chunks: resource `i` is device `devices[i]`.
-    sched: Arc<Scheduler>,
+    dealer: Dealer,
     devices: Vec<i32>,
     /// The current chunk's unit, its first queued operation's time and queue (none yet), and
     /// when it was dealt; completed when the next chunk is asked for.
     unit: Option<Unit>,
     unit_queued: Option<(Instant, &'static Queue)>,
-    unit_dealt: Instant,
+    unit_dealt: Option<Instant>,
     /// Whether completions are reported to the scheduler (it waits for room or learns).
     track: bool,
     model: Arc<Model>,
@@ -193,9 +245,11 @@ pub struct Region {
     reported: bool,
     info_chunks: bool,
     /// The earlier chunks on the current chunk's device, once the current chunk queued an
-    /// operation (then the chunk is in `history` too).
-    earlier: Option<Arc<Earlier>>,
-    /// Per device: the most recent chunks that queued operations on it.
+    /// operation (then the chunk is in `history` too); `Some(None)` when there were none.
+    earlier: Option<Option<Arc<Earlier>>>,
+    /// Per device: the most recent chunks that queued operations on it. Distinct devices (and
+    /// queues) are at most those of the list: the region allocates nothing that grows with its
+    /// chunks (these two are reserved for the list on first use).
     history: Vec<DeviceHistory>,
     /// Per device queue used: the last operation queued there.
     lanes: Vec<Lane>,
@@ -318,14 +372,6 @@ impl Earlier {
     }
 }
 
-/// A copy of `v` in memory reserved without aborting: `None` when the allocation fails.
-fn try_copy(v: &[i32]) -> Option<Vec<i32>> {
-    let mut out = Vec::new();
-    out.try_reserve_exact(v.len()).ok()?;
-    out.extend_from_slice(v);
-    Some(out)
-}
-
 /// The error of a data construct whose `range` clause has the negative length `len` (found by
 /// [`Region::begin`], or earlier by the lowering's range check).
 pub fn negative_range(construct: &Construct, len: i128) -> Error {
@@ -353,12 +399,12 @@ impl Region {
         construct: Construct,
         lb: i64,
         ub: i64,
-        devices: &[i32],
+        devices: Vec<i32>,
         chunk: i64,
     ) -> Result<Region> {
         let n = rt.num_devices();
         let host = rt.initial_device() as i32;
-        for &d in devices {
+        for &d in &devices {
             if d < 0 || d as usize > n {
                 return Err(Error::new(
                     ErrorKind::BadDevice,
@@ -412,24 +458,13 @@ impl Region {
                 ),
             ));
         }
-        let out_of_memory = || {
-            Error::new(
-                ErrorKind::OutOfMemory,
-                format!(
-                    "out of host memory for the region of the {} at {} ({} devices listed)",
-                    construct.name(),
-                    construct.at(),
-                    devices.len()
-                ),
-            )
-        };
         let mut list: Vec<i32> = if rt.policy() == Policy::Disabled || n == 0 {
             // Offloading is disabled (or there is no device): every chunk runs on the host.
             vec![host]
         } else if devices.is_empty() {
             (0..n as i32).collect()
         } else {
-            try_copy(devices).ok_or_else(out_of_memory)?
+            devices
         };
         if spec.kind != Kind::Static {
             // A device listed twice is one resource to a policy that measures or waits.
@@ -440,22 +475,65 @@ impl Region {
                 first
             });
         }
-        // Distinct devices (and queues) are at most the devices plus the host: reserved here,
-        // the region allocates nothing that grows with its chunks.
-        let mut history = Vec::new();
-        let mut lanes = Vec::new();
-        history
-            .try_reserve_exact(n + 1)
-            .map_err(|_| out_of_memory())?;
-        lanes
-            .try_reserve_exact(n + 1)
-            .map_err(|_| out_of_memory())?;
         let current = Chunk {
             lo: lb,
             hi: ub.max(lb),
             device: list[0],
         };
-        let what: Arc<str> = format!("{} {}", construct.name(), construct.at()).into();
+        let observed = construct.flags & FLAG_NOWAIT == 0;
+        let dealer = if spec.kind == Kind::Static && spec.chunk <= 0 && list.len() == 1 {
+            // One device, one block: the range is one chunk (see `Dealer::Whole`).
+            Dealer::Whole((ub > lb).then_some(Unit {
+                lo: lb,
+                hi: ub,
+                resource: 0,
+            }))
+        } else {
+            Dealer::Sched(Arc::new(Self::make_scheduler(
+                rt,
+                &construct,
+                spec,
+                (lb, ub),
+                &list,
+            )))
+        };
+        let track = observed && dealer.needs_completions();
+        let inline_ops = observed && list.iter().all(|&d| d == list[0]);
+        Ok(Region {
+            construct,
+            dealer,
+            devices: list,
+            unit: None,
+            unit_queued: None,
+            unit_dealt: None,
+            track,
+            model: rt.sched_model.clone(),
+            current,
+            reported: false,
+            info_chunks: rt.config.info_chunks,
+            earlier: None,
+            history: Vec::new(),
+            lanes: Vec::new(),
+            queued: 0,
+            failure: Arc::new(Mutex::new(None)),
+            windows: Vec::new(),
+            unit_window: None,
+            reductions: None,
+            registered: 0,
+            reductions_taken: false,
+            inline_ops,
+        })
+    }
+
+    /// The scheduler of a region over `list` by `spec`.
+    fn make_scheduler(
+        rt: &Runtime,
+        construct: &Construct,
+        spec: Spec,
+        (lb, ub): (i64, i64),
+        list: &[i32],
+    ) -> Scheduler {
+        let host = rt.initial_device() as i32;
         // Model keys only for the policies that learn: a static construct allocates no strings.
         let learns = matches!(spec.kind, Kind::Adaptive | Kind::StaticOpt);
         let resources: Vec<Resource> = list
@@ -474,13 +552,13 @@ impl Region {
         } else {
             String::new()
         };
-        let observed = construct.flags & FLAG_NOWAIT == 0;
         // Dynamic's default: about 8 chunks per device, each chunk costing a launch.
         let per = (list.len() as u64).saturating_mul(8).max(1);
         let default_chunk = i64::try_from(ub.abs_diff(lb) / per)
             .unwrap_or(i64::MAX)
             .max(1);
-        let sched = Scheduler::new(
+        let observed = construct.flags & FLAG_NOWAIT == 0;
+        Scheduler::new(
             &rt.sched_model,
             &model_key,
             spec,
@@ -488,34 +566,7 @@ impl Region {
             resources,
             Mode::Push { observed },
             default_chunk,
-        );
-        let track = observed && sched.needs_completions();
-        let inline_ops = observed && list.iter().all(|&d| d == list[0]);
-        Ok(Region {
-            construct,
-            what,
-            sched: Arc::new(sched),
-            devices: list,
-            unit: None,
-            unit_queued: None,
-            unit_dealt: Instant::now(),
-            track,
-            model: rt.sched_model.clone(),
-            current,
-            reported: false,
-            info_chunks: rt.config.info_chunks,
-            earlier: None,
-            history,
-            lanes,
-            queued: 0,
-            failure: Arc::new(Mutex::new(None)),
-            windows: Vec::new(),
-            unit_window: None,
-            reductions: None,
-            registered: 0,
-            reductions_taken: false,
-            inline_ops,
-        })
+        )
     }
 
     /// Reports the current chunk complete to the scheduler: once its queued operations are done
@@ -529,9 +580,14 @@ impl Region {
             return;
         }
         let streamed = window.is_some();
-        let (sched, chunk) = (self.sched.clone(), self.current);
+        let Some(sched) = self.dealer.scheduler() else {
+            return;
+        };
+        let chunk = self.current;
         let queued_at = self.unit_queued.take();
-        let queued = queued_at.map_or(self.unit_dealt, |(t, _)| t);
+        let dealt = self.unit_dealt.take().unwrap_or_else(Instant::now);
+        let queued = queued_at.map_or(dealt, |(t, _)| t);
+        let here = sched.clone();
         // Run after the chunk's last operation: it completes the unit, or, when that operation
         // is in flight on a stream, leaves the completion to it (see `Streamed::finish`).
         let done = move || {
@@ -561,7 +617,7 @@ impl Region {
             None if streamed => {
                 let _ = done();
             }
-            None => self.sched.complete(u, self.unit_dealt.elapsed()),
+            None => here.complete(u, dealt.elapsed()),
         }
     }
 
@@ -570,11 +626,12 @@ impl Region {
     pub fn advance(&mut self) -> bool {
         self.complete_unit();
         self.registered = 0;
-        let Some(u) = self.sched.pick() else {
+        let Some(u) = self.dealer.pick() else {
             return false;
         };
         self.unit = Some(u);
-        self.unit_dealt = Instant::now();
+        // The clock is read only for a schedule that hears of completions.
+        self.unit_dealt = self.track.then(Instant::now);
         self.current = Chunk {
             lo: u.lo,
             hi: u.hi,
@@ -598,7 +655,7 @@ impl Region {
                 self.current.lo,
                 self.current.hi,
                 self.current.device,
-                match self.sched.effective() {
+                match self.dealer.effective() {
                     Kind::Static => String::new(),
                     k => format!(" ({})", k.name()),
                 }
@@ -619,7 +676,7 @@ impl Region {
     ) -> Result<()> {
         let k = self.registered;
         self.registered += 1;
-        let what = self.what.clone();
+        let what = &self.construct;
         let resources = self.devices.len();
         let reds = self
             .reductions
@@ -631,7 +688,8 @@ impl Region {
                 format!("reduction variable {k} of the {what} changed between chunks"),
             )),
             None => {
-                let v = reduction::Var::new(&what, (op, ty), original, size, resources)?;
+                let v =
+                    reduction::Var::new(&what.to_string(), (op, ty), original, size, resources)?;
                 reds.vars.push(v);
                 Ok(())
             }
@@ -641,7 +699,7 @@ impl Region {
     /// The current chunk's partial of reduction variable `k`: its device's.
     pub fn reduction_partial(&mut self, k: usize) -> Result<*mut u64> {
         let r = self.unit.map_or(0, |u| u.resource);
-        let what = self.what.clone();
+        let what = &self.construct;
         match self
             .reductions
             .as_mut()
@@ -666,7 +724,7 @@ impl Region {
 
     /// The chunks that queued operations on the current chunk's device before it; the first
     /// call for a chunk records the chunk in its device's history.
-    fn earlier(&mut self) -> Arc<Earlier> {
+    fn earlier(&mut self) -> Option<Arc<Earlier>> {
         if let Some(e) = &self.earlier {
             return e.clone();
         }
@@ -674,12 +732,15 @@ impl Region {
         let h = match self.history.iter().position(|h| h.device == chunk.device) {
             Some(i) => &mut self.history[i],
             None => {
+                if self.history.capacity() == 0 {
+                    self.history.reserve_exact(self.devices.len());
+                }
                 self.history.push(DeviceHistory::new(chunk.device));
                 let last = self.history.len() - 1;
                 &mut self.history[last]
             }
         };
-        let e = Arc::new(h.earlier());
+        let e = (h.count > 0).then(|| Arc::new(h.earlier()));
         h.record(chunk);
         self.earlier = Some(e.clone());
         e
@@ -704,13 +765,18 @@ impl Region {
         if queue.pending() >= MAX_QUEUED {
             queue.run_while_longer_than(MAX_QUEUED / 2);
         }
-        if self.unit_queued.is_none() {
+        if self.track && self.unit_queued.is_none() {
             self.unit_queued = Some((Instant::now(), queue));
         }
         let ev = queue.submit(job);
         match self.lanes.iter_mut().find(|l| std::ptr::eq(l.queue, queue)) {
             Some(l) => l.last = ev,
-            None => self.lanes.push(Lane { queue, last: ev }),
+            None => {
+                if self.lanes.capacity() == 0 {
+                    self.lanes.reserve_exact(self.devices.len());
+                }
+                self.lanes.push(Lane { queue, last: ev })
+            }
         }
     }
 
@@ -723,7 +789,7 @@ impl Region {
     ) -> impl FnOnce() -> Result<()> + Send + 'static {
         let chunk = self.current;
         let earlier = self.earlier();
-        let what = self.what.clone();
+        let what = self.construct.clone();
         let seq = self.queued;
         self.queued += 1;
         let failure = self.failure.clone();
@@ -741,7 +807,10 @@ impl Region {
             r.map_err(|e| {
                 let mut e = e.context(format!("in {} on device {device}", label()));
                 if e.kind == ErrorKind::Extension {
-                    if let Some(m) = earlier.overlap_message(chunk, device) {
+                    if let Some(m) = earlier
+                        .as_ref()
+                        .and_then(|e| e.overlap_message(chunk, device))
+                    {
                         e = e.context(m);
                     }
                 }
@@ -760,13 +829,13 @@ impl Region {
     pub fn submit_streamed(
         &mut self,
         slot: &'static DeviceSlot,
-        mut op: impl FnMut() -> Result<crate::runtime::launch::InFlight<'static>> + Send + 'static,
+        op: impl FnOnce() -> Result<crate::runtime::launch::InFlight<'static>> + Clone + Send + 'static,
     ) {
         // One host device, waited for at the end: its streams would run on an executor while
         // this thread waits, so each chunk runs here instead, as a `target` construct's would
         // (see `submit`). A GPU or remote device still gets streams: copies overlap kernels.
         let here = self.inline_ops && slot.dev.host_addressable();
-        if here || self.sched.deals_by_completions() || !slot.dev.asynchronous() {
+        if here || self.dealer.deals_by_completions() || !slot.dev.asynchronous() {
             return self.submit(slot, move || op()?.complete());
         }
         let window = match self.windows.iter().find(|(d, _)| *d == slot.id) {
@@ -780,7 +849,7 @@ impl Region {
         self.unit_window = Some(window.clone());
         let (seq, what, chunk, failure) = (
             self.queued,
-            self.what.clone(),
+            self.construct.clone(),
             self.current,
             self.failure.clone(),
         );
@@ -789,13 +858,15 @@ impl Region {
         let job = self.job(slot, move || {
             let prev = window.lock().last_kernel.take();
             let (work, last) = crate::runtime::launch::kernels_after(prev, || {
+                // A retry maps again from the program's arguments.
+                let retry = op.clone();
                 match op() {
                     // Sections of earlier chunks in flight on this device (a halo one element
                     // wide, say) stay mapped until those chunks finish: finished, they no longer
                     // overlap. What still overlaps afterwards is the program's error.
                     Err(e) if e.kind == ErrorKind::Extension && !window.lock().ops.is_empty() => {
                         finish_all_but(&window, 0, &failure);
-                        op()
+                        retry()
                     }
                     r => r,
                 }
@@ -838,7 +909,9 @@ impl Region {
         for (_, w) in std::mem::take(&mut self.windows) {
             finish_all_but(&w, 0, &self.failure);
         }
-        self.sched.finish(&self.model);
+        if let Some(sched) = self.dealer.scheduler() {
+            sched.finish(&self.model);
+        }
         let first = self.failure.lock().take();
         match first {
             Some((_, e)) => Err(e),
@@ -871,7 +944,7 @@ mod tests {
     #[test]
     fn without_the_pass_one_chunk_covers_the_range() {
         let rt = rt(4);
-        let mut r = Region::begin(&rt, construct(), 1, 13, &[2, 0, 1], 4).expect("valid");
+        let mut r = Region::begin(&rt, construct(), 1, 13, vec![2, 0, 1], 4).expect("valid");
         assert_eq!(
             r.current(),
             Chunk {
@@ -886,7 +959,7 @@ mod tests {
     #[test]
     fn the_pass_loop_visits_every_chunk() {
         let rt = rt(4);
-        let mut r = Region::begin(&rt, construct(), 1, 13, &[2, 0, 1], 4).expect("valid");
+        let mut r = Region::begin(&rt, construct(), 1, 13, vec![2, 0, 1], 4).expect("valid");
         let mut seen = Vec::new();
         while r.advance() {
             seen.push(r.current());
@@ -916,7 +989,7 @@ mod tests {
     #[test]
     fn bad_device_lists_are_errors_naming_the_construct() {
         let rt = rt(2);
-        let e = Region::begin(&rt, construct(), 0, 10, &[0, 5], 0)
+        let e = Region::begin(&rt, construct(), 0, 10, vec![0, 5], 0)
             .err()
             .expect("device 5 is bad");
         assert!(
@@ -925,7 +998,7 @@ mod tests {
             "{}",
             e.message
         );
-        let e = Region::begin(&rt, construct(), 0, 10, &[-1], 0)
+        let e = Region::begin(&rt, construct(), 0, 10, vec![-1], 0)
             .err()
             .expect("negative");
         assert_eq!(e.kind, ErrorKind::BadDevice);
@@ -946,7 +1019,7 @@ mod tests {
     #[test]
     fn negative_range_lengths_of_data_constructs_are_errors_naming_the_construct() {
         let rt = rt(2);
-        let e = Region::begin(&rt, construct_of_kind(5), 10, 4, &[0, 1], 1)
+        let e = Region::begin(&rt, construct_of_kind(5), 10, 4, vec![0, 1], 1)
             .err()
             .expect("negative length");
         assert_eq!(e.kind, ErrorKind::Invalid);
@@ -958,7 +1031,7 @@ mod tests {
             e.message
         );
         // A loop whose end is below its start runs no iteration, as in C.
-        let mut r = Region::begin(&rt, construct(), 10, 4, &[0, 1], 1).expect("empty loop");
+        let mut r = Region::begin(&rt, construct(), 10, 4, vec![0, 1], 1).expect("empty loop");
         assert!(!r.advance());
         assert_eq!(r.current().len(), 0);
         r.end().expect("nothing queued");
@@ -967,7 +1040,7 @@ mod tests {
     #[test]
     fn ranges_longer_than_an_int64_are_errors_naming_the_construct() {
         let rt = rt(2);
-        let e = Region::begin(&rt, construct_of_kind(3), i64::MIN, 1, &[], 0)
+        let e = Region::begin(&rt, construct_of_kind(3), i64::MIN, 1, vec![], 0)
             .err()
             .expect("too long");
         assert!(
@@ -976,11 +1049,11 @@ mod tests {
             e.message
         );
         // The longest range an int64_t counts is fine, also at the end of i64.
-        let mut r = Region::begin(&rt, construct(), 0, i64::MAX, &[1, 0], 0).expect("valid");
+        let mut r = Region::begin(&rt, construct(), 0, i64::MAX, vec![1, 0], 0).expect("valid");
         assert!(r.advance());
         assert_eq!(r.current().len(), i64::MAX / 2 + 1);
         let mut r =
-            Region::begin(&rt, construct(), i64::MAX - 10, i64::MAX, &[1, 0], 4).expect("valid");
+            Region::begin(&rt, construct(), i64::MAX - 10, i64::MAX, vec![1, 0], 4).expect("valid");
         let mut n = 0;
         while r.advance() {
             n += r.current().len();
@@ -991,8 +1064,7 @@ mod tests {
     #[test]
     fn many_chunks_keep_the_region_and_the_queues_bounded() {
         let rt = static_rt(2);
-        let mut r = Region::begin(rt, construct(), 0, 1 << 40, &[], 1).expect("valid");
-        let (history_cap, lanes_cap) = (r.history.capacity(), r.lanes.capacity());
+        let mut r = Region::begin(rt, construct(), 0, 1 << 40, vec![], 1).expect("valid");
         let done = Arc::new(std::sync::atomic::AtomicU64::new(0));
         for _ in 0..100_000 {
             assert!(r.advance());
@@ -1007,10 +1079,8 @@ mod tests {
         assert_eq!(r.current().lo, 99_999);
         assert_eq!(r.history.len(), 2);
         assert_eq!(r.lanes.len(), 2);
-        assert_eq!(
-            (r.history.capacity(), r.lanes.capacity()),
-            (history_cap, lanes_cap)
-        );
+        // Reserved once for the device list, never grown.
+        assert_eq!((r.history.capacity(), r.lanes.capacity()), (2, 2));
         r.end().expect("all succeed");
         assert_eq!(done.load(std::sync::atomic::Ordering::Relaxed), 100_000);
     }
@@ -1018,7 +1088,7 @@ mod tests {
     #[test]
     fn the_first_failure_in_queuing_order_is_reported() {
         let rt = static_rt(2);
-        let mut r = Region::begin(rt, construct(), 0, 40, &[0, 1], 1).expect("valid");
+        let mut r = Region::begin(rt, construct(), 0, 40, vec![0, 1], 1).expect("valid");
         while r.advance() {
             let c = r.current();
             let slot = &rt.devices[c.device as usize];
@@ -1041,7 +1111,7 @@ mod tests {
     #[test]
     fn overlap_errors_name_the_most_recent_chunks_of_the_device() {
         let rt = static_rt(2);
-        let mut r = Region::begin(rt, construct_of_kind(3), 0, 100, &[0, 1], 1).expect("valid");
+        let mut r = Region::begin(rt, construct_of_kind(3), 0, 100, vec![0, 1], 1).expect("valid");
         while r.advance() {
             let c = r.current();
             let slot = &rt.devices[c.device as usize];
@@ -1065,7 +1135,7 @@ mod tests {
             ]
         );
         // The second chunk of a device names the first, as before.
-        let mut r = Region::begin(rt, construct_of_kind(3), 8, 56, &[1], 8).expect("valid");
+        let mut r = Region::begin(rt, construct_of_kind(3), 8, 56, vec![1], 8).expect("valid");
         while r.advance() {
             let c = r.current();
             r.submit(&rt.devices[1], move || {
@@ -1089,7 +1159,7 @@ mod tests {
     #[test]
     fn a_panicking_operation_is_an_error_of_its_chunk() {
         let rt = static_rt(1);
-        let mut r = Region::begin(rt, construct(), 0, 3, &[0], 1).expect("valid");
+        let mut r = Region::begin(rt, construct(), 0, 3, vec![0], 1).expect("valid");
         while r.advance() {
             let c = r.current();
             r.submit(&rt.devices[0], move || {
@@ -1108,7 +1178,7 @@ mod tests {
     #[test]
     fn empty_device_list_means_all_devices() {
         let rt = rt(3);
-        let mut r = Region::begin(&rt, construct(), 0, 6, &[], 0).expect("valid");
+        let mut r = Region::begin(&rt, construct(), 0, 6, vec![], 0).expect("valid");
         let mut devs = Vec::new();
         while r.advance() {
             devs.push(r.current().device);

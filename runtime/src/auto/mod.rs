@@ -435,7 +435,7 @@ fn spread(
             Ok((r.entry, var))
         })
         .collect::<Result<Vec<_>>>()?;
-    let mut reg = Region::begin(rt, construct, 0, tripcount as i64, devices, 0)?;
+    let mut reg = Region::begin(rt, construct, 0, tripcount as i64, devices.to_vec(), 0)?;
     let mut blocks = 0;
     // Resident bytes the blocks use, and those brought to them from other devices.
     let mut used = 0usize;

@@ -88,13 +88,14 @@ pub extern "C" fn __spread_region_begin(
     guard("__spread_region_begin", || {
         let rt = runtime::get();
         let construct = construct_of(c, "__spread_region_begin");
-        let loc = construct.location();
+        // The location is made only for a report: most regions begin without one.
+        let at = construct.clone();
         // SAFETY: `devices` is null or the lowering's array of `ndevices` ints, the `devices`
         // clause in list order (spread-abi.md §1), alive for the duration of the call.
         let devs = unsafe { mem::array(devices, usize::try_from(ndevices).unwrap_or(0)) };
-        match Region::begin(rt, construct, lb, ub, &devs, chunk) {
+        match Region::begin(rt, construct, lb, ub, devs, chunk) {
             Ok(r) => Box::into_raw(Box::new(r)) as *mut c_void,
-            Err(e) => report::fatal_construct(rt, &e, Some(&loc)),
+            Err(e) => report::fatal_construct(rt, &e, Some(&at.location())),
         }
     })
 }
@@ -170,9 +171,9 @@ pub extern "C" fn __spread_region_end(r: *mut c_void) {
         // SAFETY: `r` came from Box::into_raw in `__spread_region_begin` and is ended exactly once
         // (the driver emits one end per begin, and the pass keeps it out of the chunk loop).
         let region = unsafe { Box::from_raw(r as *mut Region) };
-        let loc = region.construct.location();
+        let at = region.construct.clone();
         if let Err(e) = region.end() {
-            report::fatal_construct(runtime::get(), &e, Some(&loc));
+            report::fatal_construct(runtime::get(), &e, Some(&at.location()));
         }
     })
 }
@@ -208,7 +209,8 @@ pub extern "C" fn __spread_target_kernel(
         // Each attempt maps from the program's arguments (an attempt may be retried once the
         // region's chunks in flight have finished: see `Region::submit_streamed`).
         reg.submit_streamed(slot, move || {
-            slot.enqueue_launch(rt, region_id, &mut args.clone(), &cfg)
+            let mut args = args;
+            slot.enqueue_launch(rt, region_id, &mut args, &cfg)
         });
         0
     })
@@ -236,7 +238,10 @@ fn spread_data(
         return;
     };
     let args = map_args(n, bases, begins, sizes, types, names, mappers);
-    reg.submit_streamed(slot, move || enqueue_data(rt, slot, op, &mut args.clone()));
+    reg.submit_streamed(slot, move || {
+        let mut args = args;
+        enqueue_data(rt, slot, op, &mut args)
+    });
 }
 
 macro_rules! spread_data_entry {

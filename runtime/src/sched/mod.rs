@@ -246,7 +246,6 @@ impl Scheduler {
     ) -> Scheduler {
         let n = resources.len().max(1);
         let total = length(lb, ub);
-        let keys: Vec<String> = resources.iter().map(|r| r.key.clone()).collect();
         let observed = !matches!(mode, Mode::Push { observed: false });
         let even_blocks =
             |chunk: i64| Deal::blocks(bounds_of(lb, ub, &even_split(total, n)), chunk);
@@ -281,6 +280,7 @@ impl Scheduler {
             // No completions to wait for: the chunks are dealt round-robin.
             Kind::Dynamic => (static_deal(dynamic_chunk), Kind::Static, None),
             Kind::Adaptive | Kind::StaticOpt => {
+                let keys: Vec<String> = resources.iter().map(|r| r.key.clone()).collect();
                 let how = if spec.kind == Kind::Adaptive {
                     Learn::Always
                 } else {
@@ -327,6 +327,7 @@ impl Scheduler {
                 }
             }
         };
+        let dynamic = matches!(deal, Deal::Dynamic { .. });
         Scheduler {
             lb,
             ub,
@@ -343,7 +344,9 @@ impl Scheduler {
                 .collect(),
             deal: Mutex::new(deal),
             wake: Condvar::new(),
-            wait_for_room: matches!(mode, Mode::Push { observed: true }),
+            // Only a dynamic deal waits for room: a static or block deal is fixed, and its
+            // completions are worth hearing only to a policy that learns.
+            wait_for_room: matches!(mode, Mode::Push { observed: true }) && dynamic,
             learn,
             effective,
         }
