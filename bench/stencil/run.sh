@@ -49,20 +49,26 @@ for ((r = 0; r < ROUNDS; r++)); do
       fi
       F[$i]=$((${F[$i]:-0} + 1))
     done
-    grep -qx 'check OK' "$out" || { cat "$out"; die "$name: failed 5 times or computed a wrong result"; }
+    if ! grep -qx 'check OK' "$out"; then
+      # Spread must never abort or compute a wrong result; stock's aborts are what they are:
+      # its round is left out (a case with no round left prints "aborted").
+      [[ "$dir" != "$SPREAD_LIB_DIR" ]] && ! grep -q '^check FAIL' "$out" && continue
+      cat "$out"
+      die "$name: failed 5 times or computed a wrong result"
+    fi
     T[$i]+="$(awk '$1 == "seconds" {print $2}' "$out") "
   done
 done
-median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
-devices=$(awk '$1 == "devices" {print $2}' "$OUTDIR/case0.0.txt")
+median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{v[NR] = $1} END {if (NR) print v[int((NR + 1) / 2)]; else print "aborted"}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else print "-"}'; }
+devices=$(awk '$1 == "devices" {print $2}' "$OUTDIR/case2.0.txt")
 echo "hand-split stencil: N=$N, $STEPS steps, $devices devices, $(nproc) cores; median seconds of $ROUNDS rounds"
 printf '%-32s %9s %12s %13s %8s\n' setting seconds "vs stock" "vs Spread" aborts
-stock=$(median "${T[0]}")
-spread=$(median "${T[2]}")
+stock=$(median "${T[0]:-}")
+spread=$(median "${T[2]:-}")
 for i in "${!CASES[@]}"; do
   IFS='|' read -r name _ _ _ <<<"${CASES[$i]}"
-  m=$(median "${T[$i]}")
-  printf '%-32s %9s %12s %13s %8s\n' "$name" "$m" \
-    "$(awk -v a="$m" -v b="$stock" 'BEGIN {printf "%.2f", a / b}')" \
-    "$(awk -v a="$m" -v b="$spread" 'BEGIN {printf "%.2f", a / b}')" "${F[$i]:-0}"
+  m=$(median "${T[$i]:-}")
+  printf '%-32s %9s %12s %13s %8s\n' "$name" "$m" "$(ratio "$m" "$stock")" \
+    "$(ratio "$m" "$spread")" "${F[$i]:-0}"
 done
