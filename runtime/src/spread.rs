@@ -956,6 +956,28 @@ mod tests {
         r.end().expect("nothing pending");
     }
 
+    /// One device without a chunk size: the whole range is one chunk, dealt without a
+    /// scheduler (an empty range none); with a chunk size the scheduler deals the pieces.
+    #[test]
+    fn one_device_without_a_chunk_size_is_one_chunk() {
+        let rt = rt(4);
+        let chunks = |lb, ub, chunk| {
+            let mut r = Region::begin(&rt, construct(), lb, ub, vec![3], chunk).expect("valid");
+            assert_eq!(matches!(r.dealer, Dealer::Whole(_)), chunk == 0);
+            let mut seen = Vec::new();
+            while r.advance() {
+                seen.push(r.current());
+            }
+            r.end().expect("nothing queued");
+            seen
+        };
+        let c = |lo, hi| Chunk { lo, hi, device: 3 };
+        assert_eq!(chunks(-5, 1000, 0), vec![c(-5, 1000)]);
+        assert_eq!(chunks(7, 7, 0), vec![]);
+        assert_eq!(chunks(9, 2, 0), vec![]);
+        assert_eq!(chunks(0, 10, 4), vec![c(0, 4), c(4, 8), c(8, 10)]);
+    }
+
     #[test]
     fn the_pass_loop_visits_every_chunk() {
         let rt = rt(4);
