@@ -195,10 +195,10 @@ impl Dealer {
     }
 
     /// The scheduler, if there is one.
-    fn scheduler(&self) -> Option<Arc<Scheduler>> {
+    fn scheduler(&self) -> Option<&Arc<Scheduler>> {
         match self {
             Dealer::Whole(_) => None,
-            Dealer::Sched(s) => Some(s.clone()),
+            Dealer::Sched(s) => Some(s),
         }
     }
 
@@ -233,7 +233,8 @@ pub struct Region {
     dealer: Dealer,
     devices: Vec<i32>,
     /// The current chunk's unit, its first queued operation's time and queue (none yet), and
-    /// when it was dealt; completed when the next chunk is asked for.
+    /// when it was dealt (both times only when `track`); completed when the next chunk is asked
+    /// for.
     unit: Option<Unit>,
     unit_queued: Option<(Instant, &'static Queue)>,
     unit_dealt: Option<Instant>,
@@ -495,6 +496,7 @@ impl Region {
                 spec,
                 (lb, ub),
                 &list,
+                observed,
             )))
         };
         let track = observed && dealer.needs_completions();
@@ -525,13 +527,15 @@ impl Region {
         })
     }
 
-    /// The scheduler of a region over `list` by `spec`.
+    /// The scheduler of a region over `list` by `spec`; `observed`: the region waits for its
+    /// chunks (no `nowait`).
     fn make_scheduler(
         rt: &Runtime,
         construct: &Construct,
         spec: Spec,
         (lb, ub): (i64, i64),
         list: &[i32],
+        observed: bool,
     ) -> Scheduler {
         let host = rt.initial_device() as i32;
         // Model keys only for the policies that learn: a static construct allocates no strings.
@@ -557,7 +561,6 @@ impl Region {
         let default_chunk = i64::try_from(ub.abs_diff(lb) / per)
             .unwrap_or(i64::MAX)
             .max(1);
-        let observed = construct.flags & FLAG_NOWAIT == 0;
         Scheduler::new(
             &rt.sched_model,
             &model_key,
@@ -580,14 +583,14 @@ impl Region {
             return;
         }
         let streamed = window.is_some();
-        let Some(sched) = self.dealer.scheduler() else {
+        let Some(here) = self.dealer.scheduler() else {
             return;
         };
+        let sched = here.clone();
         let chunk = self.current;
         let queued_at = self.unit_queued.take();
         let dealt = self.unit_dealt.take().unwrap_or_else(Instant::now);
         let queued = queued_at.map_or(dealt, |(t, _)| t);
-        let here = sched.clone();
         // Run after the chunk's last operation: it completes the unit, or, when that operation
         // is in flight on a stream, leaves the completion to it (see `Streamed::finish`).
         let done = move || {

@@ -371,7 +371,7 @@ impl Nowait {
             return Ok(false);
         };
         let r = s.settle(true);
-        self.owned.lock().retain(|o| !Arc::ptr_eq(o, &s));
+        self.forget(std::slice::from_ref(&s));
         match r {
             Some(Err(e)) => Err((e, s.loc.get().cloned())),
             _ => Ok(true),
@@ -407,10 +407,15 @@ impl Nowait {
                 first.get_or_insert((e, s.loc.get().cloned()));
             }
         }
+        self.forget(&chosen);
+        first.map_or(Ok(()), Err)
+    }
+
+    /// Takes finished constructs out of the owned list.
+    fn forget(&self, finished: &[Arc<Started>]) {
         self.owned
             .lock()
-            .retain(|s| !chosen.iter().any(|c| Arc::ptr_eq(c, s)));
-        first.map_or(Ok(()), Err)
+            .retain(|s| !finished.iter().any(|f| Arc::ptr_eq(f, s)));
     }
 }
 
