@@ -5,7 +5,8 @@
 //! pipeline of every host module), the `spread` pass turns each region marked by
 //! `__spread_region_begin` / `__spread_region_end` into a loop over the region's chunks and
 //! redirects the region's kernel launches and data transfers to Spread's runtime
-//! (docs/spread-abi.md §3, docs/pass.md).
+//! (docs/spread-abi.md §3, docs/pass.md); it also marks the target tasks whose body reaches the
+//! offload runtime ([`tasks`]).
 //!
 //! Layout: [`construct`] and [`region`] are plain Rust (construct descriptions, messages,
 //! control-flow checks); `rewrite` does the IR work with inkwell; `ffi` is the only module
@@ -25,9 +26,10 @@
 //! `runtime/tests/layers.rs`):
 //!
 //! 1. IR rewriting: `rewrite` (the transformation, with inkwell)
-//! 2. Region analysis: `region` (control flow between a region's begin and end)
-//! 3. Constructs: `construct` (what a region's construct says, the pass's messages)
-//! 4. LLVM bindings: `ffi` (the shim and the LLVM C API; the only `unsafe` code)
+//! 2. Target tasks: `tasks` (marks the target tasks whose body reaches the offload runtime)
+//! 3. Region analysis: `region` (control flow between a region's begin and end)
+//! 4. Constructs: `construct` (what a region's construct says, the pass's messages)
+//! 5. LLVM bindings: `ffi` (the shim and the LLVM C API; the only `unsafe` code)
 
 // Without LLVM to link against, unit tests only build the plain-Rust modules, some of
 // whose items are then used by the IR code only.
@@ -40,6 +42,8 @@ pub mod region;
 mod ffi;
 #[cfg(any(not(test), feature = "test-llvm"))]
 pub mod rewrite;
+#[cfg(any(not(test), feature = "test-llvm"))]
+pub mod tasks;
 
 /// Called by the shim's `spread` pass for every module without the `openmp-device` flag: runs
 /// [`rewrite::run_on_module`] on it. Returns nonzero when the module changed. A panic aborts

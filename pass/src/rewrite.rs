@@ -29,6 +29,7 @@ use inkwell::{AddressSpace, IntPredicate};
 use crate::construct::{self, Construct, RegionError, RegionStats};
 use crate::ffi;
 use crate::region::{self, BeginKind, Dominators, Graph, Point};
+use crate::tasks::{self, TARGET_TASK_ALLOC};
 
 /// `__spread_region_begin`.
 pub const REGION_BEGIN: &str = "__spread_region_begin";
@@ -41,8 +42,6 @@ pub const CHUNK_NEXT: &str = "__spread_chunk_next";
 pub const REWRITTEN_MD: &str = "spread.rewritten";
 /// The module flag that marks OpenMP device modules, which the pass leaves alone.
 pub const DEVICE_FLAG: &str = "openmp-device";
-/// libomp's allocation of a target task (`nowait` constructs).
-pub const TARGET_TASK_ALLOC: &str = "__kmpc_omp_target_task_alloc";
 
 /// What a redirected libomptarget call is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,14 +73,15 @@ pub fn run_on_module(module: &Module<'_>) -> bool {
     if module.get_flag(DEVICE_FLAG).is_some() {
         return false;
     }
+    let marked = tasks::mark_offloading_tasks(module);
     let Some(begin_fn) = module.get_function(REGION_BEGIN) else {
-        return false;
+        return marked;
     };
     let end_fn = module.get_function(REGION_END);
     let ctx = module.get_context();
     let done_kind = ctx.get_kind_id(REWRITTEN_MD);
     let functions: Vec<FunctionValue<'_>> = module.get_functions().collect();
-    let mut changed = false;
+    let mut changed = marked;
     for func in functions {
         if func.count_basic_blocks() == 0 {
             continue;

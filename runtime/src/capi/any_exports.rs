@@ -317,7 +317,7 @@ pub extern "C" fn __spread_any_async(pick: *mut PickC) -> c_int {
         if kmp::async_handle_slot().is_some() {
             return 0; // in a task team: the team's threads run the instances at once
         }
-        match super::ompt::instance_task(false) {
+        match super::ompt::instance_task() {
             Some(facts) => {
                 BOUND.with(|b| *b.borrow_mut() = Some((ticket, facts)));
                 1
@@ -336,7 +336,7 @@ pub extern "C" fn __spread_any_async(pick: *mut PickC) -> c_int {
 pub extern "C" fn __spread_any_deferred() {
     guard("__spread_any_deferred", || {
         static WARNED: std::sync::Once = std::sync::Once::new();
-        if kmp::level() == 0 && super::ompt::instance_task(false).is_none() {
+        if kmp::level() == 0 && super::ompt::instance_task().is_none() {
             WARNED.call_once(|| {
                 eprintln!(
                     "spread: warning: device(any) nowait instances created outside a parallel region run one after the other, as they are created: Spread's OMPT tool does not run (OMP_TOOL=disabled, another tool, SPREAD_NOWAIT=libomp or libomp's hidden helpers on); create them in '#pragma omp parallel' + '#pragma omp single' to share them over the host and the devices at once"

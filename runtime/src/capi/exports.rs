@@ -200,7 +200,9 @@ fn target_data(
 ) {
     let rt = runtime::get();
     let loc = lazy_loc(loc);
+    let preds = predecessors(rt, nowait);
     let Some(slot) = resolve(rt, device, &|| loc.get().cloned()) else {
+        rt.nowait_finish_predecessors(preds);
         return;
     };
     let mut args = map_args(n, bases, begins, sizes, types, names, mappers);
@@ -216,13 +218,15 @@ fn target_data(
         .types
         .iter()
         .any(|t| t & crate::abi::map::RETURN_PARAM != 0);
-    if nowait
-        && !returns_bases
-        && start_nowait(rt, slot, loc.clone(), || {
+    if nowait && !returns_bases {
+        match start_nowait(rt, slot, loc.clone(), preds, || {
             enqueue_data(rt, slot, op, &mut args)
-        })
-    {
-        return;
+        }) {
+            Ok(()) => return,
+            Err(preds) => rt.nowait_finish_predecessors(preds),
+        }
+    } else {
+        rt.nowait_finish_predecessors(preds);
     }
     match run_data(rt, slot, op, &mut args) {
         Ok(()) => {
@@ -260,35 +264,54 @@ pub(super) fn enqueue_data<'s>(
     }
 }
 
+/// The owned constructs the calling target task depends on (Spread's tool found them when the
+/// task started: `capi::ompt::take_predecessors`), for a `nowait` construct to order itself after;
+/// a construct that is not `nowait`, or under automatic spreading, finishes them first.
+fn predecessors(rt: &Runtime, nowait: bool) -> runtime::nowait::Predecessors {
+    let preds = super::ompt::take_predecessors();
+    if nowait && rt.config.auto.is_none() {
+        return preds;
+    }
+    rt.nowait_finish_predecessors(preds);
+    Default::default()
+}
+
 /// Starts a `nowait` construct the way its task allows (`runtime::nowait`): owned by Spread
-/// when its tool knows the task (and libomp does not order it by `depend` clauses in a task
-/// team), else polled through the task's async handle; false when neither can be (no tool and
-/// no task team: outside a parallel region with libomp's hidden helpers off), and the construct
-/// then runs synchronously, as with libomptarget.
+/// when its tool knows the task, else polled through the task's async handle. Its stream first
+/// waits for `preds` on the device (those on other devices are finished first). When neither
+/// way is open (no tool and no task team: outside a parallel region with libomp's hidden
+/// helpers off) `preds` come back, and the construct runs synchronously, as with libomptarget.
 fn start_nowait(
     rt: &'static Runtime,
     slot: &'static runtime::DeviceSlot,
     loc: LazyLoc,
+    preds: runtime::nowait::Predecessors,
     op: impl FnOnce() -> crate::error::Result<runtime::launch::InFlight<'static>>,
-) -> bool {
+) -> Result<(), runtime::nowait::Predecessors> {
     // The arm of a `device(any)` instance made asynchronous: owned in the instance's name.
     if let Some((instance, release)) = super::any_exports::take_instance() {
+        let waits = rt.nowait_order_after(slot.id, preds);
         rt.nowait()
-            .start(slot, loc, Some(instance), Some(release), op);
-        return true;
+            .start(slot, loc, Some(instance), Some(release), || {
+                runtime::launch::after_events(waits, op)
+            });
+        return Ok(());
     }
     let handle = kmp::async_handle_slot();
-    let owner =
-        super::ompt::nowait_task(handle.is_some()).filter(|t| !t.in_task_team || t.deps.is_empty());
+    let owner = super::ompt::nowait_task();
     if owner.is_none() && handle.is_none() {
-        return false;
+        return Err(preds);
     }
-    if let (Completion::Polled(h), Some(at)) =
-        (rt.nowait().start(slot, loc, owner, None, op), handle)
-    {
+    let waits = rt.nowait_order_after(slot.id, preds);
+    if let (Completion::Polled(h), Some(at)) = (
+        rt.nowait().start(slot, loc, owner, None, || {
+            runtime::launch::after_events(waits, op)
+        }),
+        handle,
+    ) {
         kmp::set_async_handle(at, h);
     }
-    true
+    Ok(())
 }
 
 /// The map arguments and launch configuration of a `KernelArgs`.
@@ -332,7 +355,9 @@ fn target_kernel(
         return FAIL;
     };
     let loc = lazy_loc(loc);
+    let preds = predecessors(rt, ka.flags & KERNEL_FLAG_NOWAIT != 0);
     let Some(slot) = resolve(rt, device, &|| loc.get().cloned()) else {
+        rt.nowait_finish_predecessors(preds);
         return FAIL;
     };
     let (mut args, cfg) = kernel_request(&ka);
@@ -351,12 +376,13 @@ fn target_kernel(
             Err(e) => report::fatal_construct(rt, &e, loc.get()),
         };
     }
-    if ka.flags & KERNEL_FLAG_NOWAIT != 0
-        && start_nowait(rt, slot, loc.clone(), || {
+    if ka.flags & KERNEL_FLAG_NOWAIT != 0 {
+        match start_nowait(rt, slot, loc.clone(), preds, || {
             slot.enqueue_launch(rt, region, &mut args, &cfg)
-        })
-    {
-        return 0;
+        }) {
+            Ok(()) => return 0,
+            Err(preds) => rt.nowait_finish_predecessors(preds),
+        }
     }
     match slot.launch(rt, region, &mut args, &cfg) {
         Ok(()) => {

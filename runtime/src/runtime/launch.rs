@@ -18,6 +18,10 @@ use crate::info::{self, bits};
 use crate::runtime::mapping::{self, Ctx, MapArgs, PostEnd, Undo};
 
 thread_local! {
+    /// Set by [`after_events`]: events the next construct enqueued on this thread waits for
+    /// before its first operation.
+    static FIRST_WAIT: std::cell::RefCell<Vec<crate::device::Event>> =
+        const { std::cell::RefCell::new(Vec::new()) };
     /// While [`kernels_after`] runs: the event the next kernel enqueued on this thread waits for
     /// (`Some(None)`: nothing to wait for), replaced by the end of that kernel.
     static KERNEL_ORDER: std::cell::RefCell<Option<Option<crate::device::Event>>> =
@@ -35,6 +39,19 @@ pub fn kernels_after<R>(
     let r = f();
     let last = KERNEL_ORDER.with(|k| std::mem::replace(&mut *k.borrow_mut(), outer));
     (r, last.flatten())
+}
+
+/// Runs `f` (which enqueues one construct) so that the construct's stream waits for `events`
+/// before anything else it does (its copies included): a `nowait` construct ordered after the
+/// constructs its task depends on, on the device, without a thread waiting for them.
+pub fn after_events<R>(events: Vec<crate::device::Event>, f: impl FnOnce() -> R) -> R {
+    if events.is_empty() {
+        return f();
+    }
+    FIRST_WAIT.with(|w| *w.borrow_mut() = events);
+    let r = f();
+    FIRST_WAIT.with(|w| w.borrow_mut().clear());
+    r
 }
 
 /// What a construct still has to do once the work it enqueued has finished.
@@ -86,6 +103,13 @@ impl<'a> InFlight<'a> {
         self.unless(r)
     }
 
+    /// An event at the current end of the construct's stream (before it is
+    /// [`submitted`](Self::submitted)): later constructs wait for it on the device. `None` when
+    /// the device cannot record one (they then wait for the construct to finish instead).
+    pub fn end_event(&mut self) -> Option<crate::device::Event> {
+        self.cx.slot.dev.record_event(&mut self.cx.stream).ok()
+    }
+
     /// Whether the construct's device work has finished, when the device can tell without
     /// blocking (`None`: only [`complete`](Self::complete) can tell).
     pub fn query(&mut self) -> Result<Option<bool>> {
@@ -129,9 +153,13 @@ impl<'a> InFlight<'a> {
 
 impl DeviceSlot {
     fn ctx(&self, rt: &Runtime) -> Result<Ctx<'_>> {
+        let mut stream = self.stream()?;
+        for ev in FIRST_WAIT.with(|w| std::mem::take(&mut *w.borrow_mut())) {
+            self.dev.wait_event(&mut stream, &ev)?;
+        }
         Ok(Ctx {
             slot: self,
-            stream: self.stream()?,
+            stream,
             usm: rt.usm(),
             filled: Vec::new(),
         })

@@ -11,18 +11,20 @@
 //!   completes at once. Spread's OMPT tool (`capi::ompt`) finishes owned constructs where OpenMP
 //!   requires them complete: when the wait of a `taskwait` in the task that created them ends
 //!   ([`Nowait::at_taskwait`]; every child has run by then), when the wait of a `taskgroup`'s end
-//!   ends ([`Nowait::at_taskgroup_end`]), before the thread that issued them arrives at a barrier
-//!   ([`Nowait::at_barrier`]), before a sibling task whose `depend` clauses name theirs runs
-//!   ([`Nowait::before_dependent`]), and at the program's exit. No thread polls or blocks per
-//!   construct, no hidden helper thread is involved, and constructs from the initial thread
-//!   (outside any parallel region) overlap.
+//!   ends (those of its tasks: [`Nowait::at_taskgroup_end`]), before the thread that issued them
+//!   arrives at a barrier ([`Nowait::at_barrier`]), when the wait at a barrier ends (those that
+//!   tasks started while threads waited there: [`Nowait::at_barrier_end`]), before a sibling
+//!   task whose `depend` clauses name theirs runs ([`Nowait::before_dependent`]; a target task
+//!   the pass marked offloading instead orders its construct after them on the device:
+//!   [`Nowait::predecessors`], [`Nowait::order_after`]), and at the program's exit. No thread
+//!   polls or blocks per construct, no hidden helper thread is involved, and constructs from the
+//!   initial thread (outside any parallel region) overlap.
 //! - **Polled** ([`Completion::Polled`]): libomp's target task keeps an async handle and polls
 //!   it (`__tgt_target_nowait_query`), as with libomptarget; the poll finishes the construct once
 //!   its device work is done, and after [`BLOCK_AFTER_POLLS`] unfinished polls in a row waits
-//!   for it (libomptarget's back-off). Used when Spread's tool does not run, for target tasks with
-//!   `depend` clauses inside a task team (libomp orders them with their siblings), and for
-//!   target tasks a thread runs while it waits at a barrier (nothing would finish an owned
-//!   construct before the barrier ends).
+//!   for it (libomptarget's back-off). Used when Spread's tool does not run, and for target tasks
+//!   with `depend` clauses inside a task team that the pass did not mark offloading (libomp
+//!   orders them with their siblings; any of them may be an `if` clause's host branch).
 //!
 //! Each device has at most `SPREAD_STREAMS` constructs in flight on its streams; a construct
 //! past that bound first finishes one of them (the device works on its own, so this never
@@ -59,21 +61,53 @@ pub struct Dep {
 }
 
 impl Dep {
+    /// `omp_all_memory` (written): every item conflicts with it.
+    pub const ALL_MEMORY: Dep = Dep { addr: 0, out: true };
+
     /// Whether a task with `self` must wait for a task with `other` (one of them writes).
     fn conflicts(&self, other: &Dep) -> bool {
-        self.addr == other.addr && (self.out || other.out)
+        (self.addr == other.addr || self.addr == 0 || other.addr == 0) && (self.out || other.out)
     }
 }
 
 /// What the OMPT tool knows of the task that encountered a `nowait` construct.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct TaskFacts {
     /// The task that created it (its OMPT data's address): a `taskwait` there waits for it.
     pub parent: usize,
     /// Its `depend` clauses.
     pub deps: Vec<Dep>,
-    /// It runs in a task team: libomp orders it with its siblings by their `depend` clauses.
-    pub in_task_team: bool,
+    /// The thread runs it while it waits at a barrier of the team whose parallel data is at
+    /// this address: the construct must be finished before any thread leaves that barrier.
+    pub barrier: Option<usize>,
+    /// The innermost `taskgroup` the task was created in (the group's end waits for it).
+    pub group: Option<Arc<Group>>,
+}
+
+/// A `taskgroup` region (its identity is its address): its end waits for the owned constructs
+/// of the tasks created in it and in the groups nested in it.
+#[derive(Debug)]
+pub struct Group {
+    outer: Option<Arc<Group>>,
+}
+
+impl Group {
+    /// A group opened inside `outer` (`None`: in no group).
+    pub fn open(outer: Option<Arc<Group>>) -> Arc<Group> {
+        Arc::new(Group { outer })
+    }
+
+    /// Whether `self` is `g` or nested in it.
+    pub fn within(self: &Arc<Self>, g: &Arc<Group>) -> bool {
+        let mut at = Some(self);
+        while let Some(x) = at {
+            if Arc::ptr_eq(x, g) {
+                return true;
+            }
+            at = x.outer.as_ref();
+        }
+        false
+    }
 }
 
 /// How the caller completes a `nowait` construct it started.
@@ -126,6 +160,9 @@ pub type OnFinish = Box<dyn FnOnce() + Send>;
 struct Started {
     stage: Mutex<Stage>,
     device: usize,
+    /// The end of its device work on its stream, for constructs that depend on it to wait for
+    /// on the device (recorded for owned constructs with `depend` clauses).
+    end: Option<crate::device::Event>,
     loc: LazyLoc,
     /// For owned constructs: who must see them complete.
     owner: Option<Owner>,
@@ -137,6 +174,10 @@ struct Owner {
     parent: usize,
     thread: usize,
     deps: Vec<Dep>,
+    /// Started while its thread waited at a barrier of this team.
+    barrier: Option<usize>,
+    /// The innermost `taskgroup` its task was created in.
+    group: Option<Arc<Group>>,
 }
 
 impl Started {
@@ -189,6 +230,17 @@ pub struct Nowait {
     owned: Mutex<Vec<Arc<Started>>>,
 }
 
+/// Owned constructs a starting task depends on (see [`Nowait::predecessors`]).
+#[derive(Default)]
+pub struct Predecessors(Vec<Arc<Started>>);
+
+impl Predecessors {
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// The failure of an owned construct, with its location: the program reports it and ends, as
 /// for a failing synchronous construct (libomptarget's `mandatory` policy).
 pub type Failure = (crate::error::Error, Option<SourceLoc>);
@@ -208,7 +260,14 @@ impl Nowait {
         op: impl FnOnce() -> Result<InFlight<'static>>,
     ) -> Completion {
         let ticket = self.ticket(slot);
-        let stage = match op().and_then(InFlight::submitted) {
+        let want_end = owner.as_ref().is_some_and(|o| !o.deps.is_empty());
+        let mut end = None;
+        let stage = match op().and_then(|mut w| {
+            if want_end {
+                end = w.end_event();
+            }
+            w.submitted()
+        }) {
             Ok(work) => Stage::Running(Box::new(Streamed { work, ticket })),
             Err(e) => Stage::Done(Err(e)),
         };
@@ -216,12 +275,15 @@ impl Nowait {
             parent: t.parent,
             thread: thread_index(),
             deps: t.deps,
+            barrier: t.barrier,
+            group: t.group,
         });
         let owned = owner.is_some();
         crate::profile::nowait_started(owned);
         let started = Arc::new(Started {
             stage: Mutex::new(stage),
             device: slot.id,
+            end,
             loc,
             owner,
             on_finish: Mutex::new(on_finish),
@@ -320,10 +382,17 @@ impl Nowait {
         self.finish_owned(|s| s.owner.as_ref().is_some_and(|o| o.parent == task))
     }
 
-    /// The end of a `taskgroup`: every owned construct started so far finishes (the group's
-    /// descendants may run on any thread, and OMPT does not say which constructs belong to it).
-    pub fn at_taskgroup_end(&self) -> std::result::Result<(), Failure> {
-        self.finish_owned(|_| true)
+    /// The end of a `taskgroup`: the owned constructs of the tasks created in `group` (and in
+    /// groups nested in it) finish; every owned construct when the group is not known.
+    pub fn at_taskgroup_end(&self, group: Option<Arc<Group>>) -> std::result::Result<(), Failure> {
+        let Some(g) = group else {
+            return self.finish_owned(|_| true);
+        };
+        self.finish_owned(|s| {
+            s.owner
+                .as_ref()
+                .is_some_and(|o| o.group.as_ref().is_some_and(|x| x.within(&g)))
+        })
     }
 
     /// A barrier: the owned constructs the calling thread started finish before it arrives, so
@@ -331,6 +400,12 @@ impl Nowait {
     pub fn at_barrier(&self) -> std::result::Result<(), Failure> {
         let me = thread_index();
         self.finish_owned(|s| s.owner.as_ref().is_some_and(|o| o.thread == me))
+    }
+
+    /// The wait at a barrier of the team whose parallel data is at `team` ends: the constructs
+    /// that tasks started while threads waited there finish before the calling thread leaves.
+    pub fn at_barrier_end(&self, team: usize) -> std::result::Result<(), Failure> {
+        self.finish_owned(|s| s.owner.as_ref().is_some_and(|o| o.barrier == Some(team)))
     }
 
     /// A task with `deps`, created by `parent`, is about to run (or a `taskwait depend` to
@@ -348,6 +423,59 @@ impl Nowait {
                 o.parent == parent && o.deps.iter().any(|d| deps.iter().any(|e| d.conflicts(e)))
             })
         })
+    }
+
+    /// The owned sibling constructs (created by `parent`) that a task with `deps` depends on
+    /// and that may still run, for its construct to order itself after
+    /// ([`order_after`](Self::order_after)) instead of its thread waiting for them when it starts.
+    pub fn predecessors(&self, parent: usize, deps: &[Dep]) -> Predecessors {
+        if deps.is_empty() {
+            return Predecessors::default();
+        }
+        Predecessors(
+            self.owned
+                .lock()
+                .iter()
+                .filter(|s| {
+                    s.owner.as_ref().is_some_and(|o| {
+                        o.parent == parent
+                            && o.deps.iter().any(|d| deps.iter().any(|e| d.conflicts(e)))
+                    }) && !s.finished()
+                })
+                .cloned()
+                .collect(),
+        )
+    }
+
+    /// Orders a construct about to be enqueued on `device` after `preds`: the ends of those on
+    /// the same device are returned, for its stream to wait for
+    /// ([`launch::after_events`](super::launch::after_events)); the others are finished now.
+    pub fn order_after(
+        &self,
+        device: usize,
+        preds: Predecessors,
+    ) -> std::result::Result<Vec<crate::device::Event>, Failure> {
+        let mut waits = Vec::new();
+        let mut first = None;
+        let mut finished = Vec::new();
+        for s in preds.0 {
+            match &s.end {
+                Some(end) if s.device == device => waits.push(end.clone()),
+                _ => {
+                    if let Some(Err(e)) = s.settle(true) {
+                        first.get_or_insert((e, s.loc.get().cloned()));
+                    }
+                    finished.push(s);
+                }
+            }
+        }
+        self.forget(&finished);
+        first.map_or(Ok(waits), Err)
+    }
+
+    /// Finishes `preds` (their dependent runs other than as an owned construct).
+    pub fn finish_predecessors(&self, preds: Predecessors) -> std::result::Result<(), Failure> {
+        self.order_after(usize::MAX, preds).map(|_| ())
     }
 
     /// The program exits: every owned construct finishes.
@@ -433,13 +561,46 @@ impl Runtime {
     }
 
     /// The end of a `taskgroup` (see [`Nowait::at_taskgroup_end`]).
-    pub fn nowait_at_taskgroup_end(&self) {
-        self.report(self.nowait.at_taskgroup_end());
+    pub fn nowait_at_taskgroup_end(&self, group: Option<Arc<Group>>) {
+        self.report(self.nowait.at_taskgroup_end(group));
     }
 
     /// A barrier (see [`Nowait::at_barrier`]).
     pub fn nowait_at_barrier(&self) {
         self.report(self.nowait.at_barrier());
+    }
+
+    /// Orders a construct on `device` after `preds` (see [`Nowait::order_after`]); the events its
+    /// stream waits for.
+    pub fn nowait_order_after(
+        &self,
+        device: usize,
+        preds: Predecessors,
+    ) -> Vec<crate::device::Event> {
+        if preds.is_empty() {
+            return Vec::new();
+        }
+        match self.nowait.order_after(device, preds) {
+            Ok(w) => w,
+            Err((e, loc)) => crate::runtime::report::fatal_construct(self, &e, loc.as_ref()),
+        }
+    }
+
+    /// Finishes `preds` (see [`Nowait::finish_predecessors`]).
+    pub fn nowait_finish_predecessors(&self, preds: Predecessors) {
+        if !preds.is_empty() {
+            self.report(self.nowait.finish_predecessors(preds));
+        }
+    }
+
+    /// The predecessors of a starting task (see [`Nowait::predecessors`]).
+    pub fn nowait_predecessors(&self, parent: usize, deps: &[Dep]) -> Predecessors {
+        self.nowait.predecessors(parent, deps)
+    }
+
+    /// The wait at a barrier of team `team` ends (see [`Nowait::at_barrier_end`]).
+    pub fn nowait_at_barrier_end(&self, team: usize) {
+        self.report(self.nowait.at_barrier_end(team));
     }
 
     /// A task with `depend` clauses is about to run (see [`Nowait::before_dependent`]).
@@ -509,17 +670,167 @@ mod tests {
     }
 
     fn owned(parent: usize, work: Slow, on_finish: Option<OnFinish>) -> Arc<Started> {
-        Arc::new(Started {
-            stage: Mutex::new(Stage::Running(Box::new(work))),
-            device: 0,
-            loc: LazyLoc::known(None),
-            owner: Some(Owner {
+        construct(
+            Owner {
                 parent,
                 thread: thread_index(),
                 deps: Vec::new(),
-            }),
+                barrier: None,
+                group: None,
+            },
+            0,
+            None,
+            work,
+            on_finish,
+        )
+    }
+
+    fn construct(
+        owner: Owner,
+        device: usize,
+        end: Option<crate::device::Event>,
+        work: Slow,
+        on_finish: Option<OnFinish>,
+    ) -> Arc<Started> {
+        Arc::new(Started {
+            stage: Mutex::new(Stage::Running(Box::new(work))),
+            device,
+            end,
+            loc: LazyLoc::known(None),
+            owner: Some(owner),
             on_finish: Mutex::new(on_finish),
         })
+    }
+
+    /// Slow work whose finishing nobody watches, and its done flag.
+    fn slow() -> (Slow, Arc<AtomicBool>) {
+        let (entered, _) = mpsc::channel();
+        let done = Arc::new(AtomicBool::new(false));
+        (
+            Slow {
+                entered,
+                done: done.clone(),
+            },
+            done,
+        )
+    }
+
+    fn owner(parent: usize) -> Owner {
+        Owner {
+            parent,
+            thread: thread_index(),
+            deps: Vec::new(),
+            barrier: None,
+            group: None,
+        }
+    }
+
+    /// A `taskgroup`'s end finishes the constructs of its tasks and of groups nested in it,
+    /// and leaves those of other groups (another task's group running at the same time).
+    #[test]
+    fn a_taskgroup_end_finishes_its_own_constructs() {
+        let nowait = Nowait::default();
+        let outer = Group::open(None);
+        let inner = Group::open(Some(outer.clone()));
+        let other = Group::open(None);
+        let mut done = Vec::new();
+        for g in [&outer, &inner, &other] {
+            let (w, d) = slow();
+            done.push(d);
+            nowait.push_owned(construct(
+                Owner {
+                    group: Some(g.clone()),
+                    ..owner(1)
+                },
+                0,
+                None,
+                w,
+                None,
+            ));
+        }
+        assert!(nowait.at_taskgroup_end(Some(outer)).is_ok());
+        assert!(done[0].load(Ordering::SeqCst), "the group's own construct");
+        assert!(
+            done[1].load(Ordering::SeqCst),
+            "the nested group's construct"
+        );
+        assert!(!done[2].load(Ordering::SeqCst), "another group's construct");
+        assert!(nowait.any_owned());
+        assert!(nowait.at_taskgroup_end(None).is_ok());
+        assert!(
+            done[2].load(Ordering::SeqCst),
+            "an unknown group finishes everything"
+        );
+    }
+
+    /// The end of a barrier finishes the constructs started while threads waited at a barrier of
+    /// that team, not those of another team.
+    #[test]
+    fn a_barrier_end_finishes_the_constructs_started_in_it() {
+        let nowait = Nowait::default();
+        let (w1, d1) = slow();
+        let (w2, d2) = slow();
+        for (team, w) in [(100, w1), (200, w2)] {
+            nowait.push_owned(construct(
+                Owner {
+                    barrier: Some(team),
+                    ..owner(1)
+                },
+                0,
+                None,
+                w,
+                None,
+            ));
+        }
+        assert!(nowait.at_barrier_end(100).is_ok());
+        assert!(d1.load(Ordering::SeqCst));
+        assert!(!d2.load(Ordering::SeqCst));
+    }
+
+    /// A starting task's predecessors on its construct's device are left running, their ends
+    /// handed to its stream; those on other devices (or without a recorded end) finish first.
+    #[test]
+    fn predecessors_on_the_same_device_are_waited_for_on_the_device() {
+        let nowait = Nowait::default();
+        let w = |addr| Dep { addr, out: true };
+        let mut done = Vec::new();
+        for (device, end, addr) in [
+            (0, Some(crate::device::Event::done()), 8),
+            (1, Some(crate::device::Event::done()), 8),
+            (0, None, 8),
+            (0, Some(crate::device::Event::done()), 16),
+        ] {
+            let (work, d) = slow();
+            done.push(d);
+            nowait.push_owned(construct(
+                Owner {
+                    deps: vec![w(addr)],
+                    ..owner(1)
+                },
+                device,
+                end,
+                work,
+                None,
+            ));
+        }
+        let preds = nowait.predecessors(
+            1,
+            &[Dep {
+                addr: 8,
+                out: false,
+            }],
+        );
+        assert_eq!(preds.0.len(), 3, "the three constructs that write item 8");
+        assert!(
+            nowait.predecessors(2, &[w(8)]).is_empty(),
+            "another task's children"
+        );
+        let waits = nowait.order_after(0, preds).expect("no failure");
+        assert_eq!(waits.len(), 1);
+        assert!(!done[0].load(Ordering::SeqCst), "same device: left running");
+        assert!(done[1].load(Ordering::SeqCst), "another device: finished");
+        assert!(done[2].load(Ordering::SeqCst), "no recorded end: finished");
+        assert!(!done[3].load(Ordering::SeqCst), "another item: untouched");
     }
 
     /// A `taskwait` that comes while another thread (at a barrier, a `taskgroup`'s end) is
@@ -539,7 +850,7 @@ mod tests {
         nowait.push_owned(owned(7, work, Some(release)));
         let other = {
             let nowait = nowait.clone();
-            std::thread::spawn(move || nowait.at_taskgroup_end().is_ok())
+            std::thread::spawn(move || nowait.at_taskgroup_end(None).is_ok())
         };
         started
             .recv()
@@ -566,5 +877,7 @@ mod tests {
         assert!(w(8).conflicts(&r(8)));
         assert!(w(8).conflicts(&w(8)));
         assert!(!w(8).conflicts(&w(16)));
+        assert!(Dep::ALL_MEMORY.conflicts(&r(8)));
+        assert!(r(16).conflicts(&Dep::ALL_MEMORY));
     }
 }
