@@ -572,6 +572,7 @@ extern "C" fn task_schedule(prior: *mut OmptData, status: c_int, next: *mut Ompt
 pub fn take_predecessors() -> Predecessors {
     PREDECESSORS.with(|p| {
         let mut p = p.borrow_mut();
+        // (Checked first: most constructs have none, and asking libomp costs a call.)
         if p.0 != 0 && p.0 == current_task_data() {
             std::mem::take(&mut *p).1
         } else {
