@@ -25,7 +25,7 @@ use crate::ffi;
 
 /// libomp's allocation of a target task.
 pub const TARGET_TASK_ALLOC: &str = "__kmpc_omp_target_task_alloc";
-/// The runtime's marker (`runtime/src/capi/ompt.rs`).
+/// The runtime's marker (`runtime/src/capi/ompt/tasks.rs`).
 pub const OFFLOADING_MARK: &str = "__spread_offloading_task";
 /// The module-local function called instead of the marker when the runtime lacks it.
 const NO_MARK: &str = "spread.offloading.none";

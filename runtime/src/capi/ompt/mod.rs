@@ -28,13 +28,15 @@
 //! constructs are polled through libomp's target tasks as with libomptarget, workers of pinned
 //! kernels are not pinned, and lazy coherence needs `spread_any_flush()`.
 
-use crate::runtime::nowait::{Dep, Group, Predecessors, TaskFacts};
 use crate::sys::affinity::{current_mask, set_mask, CoreSet, KERNEL_SET, SAVED};
 use crate::sys::ompt::{INNER, SYNC_SEEN, TOOL_STATE};
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_int, c_uint, c_void};
+mod tasks;
+
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
+use tasks::{dependences, group_of, task_create, task_schedule};
+pub use tasks::{instance_task, nowait_task, take_predecessors};
 
 /// `ompt_data_t`.
 #[repr(C)]
@@ -42,23 +44,6 @@ use std::sync::Arc;
 pub(super) union OmptData {
     value: u64,
     ptr: *mut c_void,
-}
-
-/// `ompt_dependence_t`.
-#[repr(C)]
-#[derive(Clone, Copy)]
-struct OmptDependence {
-    variable: OmptData,
-    dependence_type: c_int,
-}
-
-impl Default for OmptDependence {
-    fn default() -> Self {
-        OmptDependence {
-            variable: OmptData { value: 0 },
-            dependence_type: 0,
-        }
-    }
 }
 
 /// `ompt_start_tool_result_t`.
@@ -104,29 +89,11 @@ const SYNC_TASKGROUP: c_int = 6;
 const SYNC_BARRIER_IMPLICIT_WORKSHARE: c_int = 8;
 const SYNC_BARRIER_IMPLICIT_PARALLEL: c_int = 9;
 
-/// `ompt_task_status_t` values after which a task's body never runs again.
-const TASK_COMPLETE: c_int = 1;
-const TASK_CANCEL: c_int = 3;
-const TASK_DETACH: c_int = 4;
-/// `ompt_taskwait_complete`: the wait of a `taskwait depend` (its pseudo-task) is over.
-const TASKWAIT_COMPLETE: c_int = 8;
-
-/// `ompt_task_flag_t` values.
-const TASK_EXPLICIT: c_int = 0x04;
-const TASK_TARGET: c_int = 0x08;
-const TASK_TASKWAIT: c_int = 0x10;
-const TASK_UNDEFERRED: c_int = 0x0800_0000;
-
 /// libomp's allocation of a target task, which the program imports if it has `nowait`
 /// constructs (or `depend` clauses on target constructs).
 const TARGET_TASK_ALLOC: &str = "__kmpc_omp_target_task_alloc";
 /// The entry point of `nowait` `device(any)` instances (capi/any_exports.rs).
 const ANY_ASYNC: &str = "__spread_any_async";
-
-/// `ompt_dependence_type_in`; every other type writes.
-const DEPENDENCE_IN: c_int = 1;
-/// `ompt_dependence_type_out_all_memory` and `..._inout_all_memory`: every item.
-const DEPENDENCE_ALL_MEMORY: [c_int; 2] = [34, 35];
 
 /// Low bit of a parallel region's tool data: the region belongs to a kernel or an instance
 /// (its sync points are not the program's).
@@ -134,11 +101,6 @@ const REGION_INNER: u64 = 1;
 /// Bits of an implicit task's tool data.
 const TASK_PINNED: u64 = 1;
 const TASK_INNER: u64 = 2;
-/// The low bits of an explicit task's tool data, whose other bits are the address of its
-/// [`TaskRecord`] (an implicit task's holds `TASK_PINNED` and `TASK_INNER` only).
-const RECORD_TAG: u64 = 4;
-const TAG_BITS: u64 = 7;
-
 const SCOPE_BEGIN: c_int = 1;
 const SCOPE_END: c_int = 2;
 /// `ompt_set_never` and worse: the callback will not be called.
@@ -169,179 +131,18 @@ thread_local! {
     /// The implicit task that just ended was a kernel's or an instance's: libomp reports the end
     /// of its region's barrier after the task's end, with no region data.
     static LEFT_INNER: Cell<bool> = const { Cell::new(false) };
-    /// The target task created next on this thread starts its construct through Spread (the
-    /// pass said so: [`__spread_offloading_task`]).
-    static NEXT_OFFLOADS: Cell<bool> = const { Cell::new(false) };
-    /// The `taskgroup` regions open on this thread, innermost last, with the tool data address
-    /// of the task that opened each.
-    static OPEN_GROUPS: RefCell<Vec<(usize, Arc<Group>)>> = const { RefCell::new(Vec::new()) };
-    /// The target task this thread runs (its tool data's address) and the owned constructs it
-    /// depends on, which its construct orders itself after ([`take_predecessors`]).
-    static PREDECESSORS: RefCell<(usize, Predecessors)> =
-        RefCell::new((0, Predecessors::default()));
     /// The barriers of the program this thread waits in (it runs the team's tasks meanwhile),
     /// innermost last: their team's parallel data (0: not known).
     static BARRIERS: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
 }
 
-/// What the tool keeps about an explicit task from its creation to its end (its tool data
-/// points at it; [`task_schedule`] frees it when the task ends).
-struct TaskRecord {
-    /// The tool data address of the task that created it: a `taskwait` there waits for it.
-    parent: usize,
-    /// A target task.
-    target: bool,
-    /// A target task whose body starts its construct through Spread, never a host fallback of
-    /// its own (an `if` clause's): its construct may order itself after the constructs it
-    /// depends on on the device. Marked by the pass ([`__spread_offloading_task`]).
-    offloading: bool,
-    /// Deferred in a task team: its `depend` items are looked at when it starts, not when it
-    /// is created.
-    deferred: bool,
-    /// Its `depend` items, set once (by `dependences`) before libomp publishes the task.
-    deps: std::sync::OnceLock<Vec<Dep>>,
-    /// Whether it has started (its items looked at).
-    started: AtomicBool,
-    /// The innermost `taskgroup` it was created in.
-    group: Option<Arc<Group>>,
-}
-
-/// The record an explicit task's tool data points at.
-///
-/// # Safety
-/// `data` is libomp's tool data of a task that has not ended (its record is alive).
-unsafe fn record<'a>(data: *mut OmptData) -> Option<&'a TaskRecord> {
-    if data.is_null() {
-        return None;
-    }
-    // SAFETY: the caller's; `task_create` writes a record's address tagged with RECORD_TAG, and
-    // other tool data never carries that tag.
-    let value = unsafe { (*data).value };
-    if value & TAG_BITS != RECORD_TAG || value < 4096 {
-        return None;
-    }
-    // SAFETY: a live record (the caller's promise), boxed by `task_create`.
-    Some(unsafe { &*((value & !TAG_BITS) as *const TaskRecord) })
-}
-
-/// Frees the record of a task that has ended.
-///
-/// # Safety
-/// `data` is the tool data of a task whose body has ended and whose record nobody reads any more.
-unsafe fn free_record(data: *mut OmptData) {
-    // SAFETY: the caller's.
-    if unsafe { record(data) }.is_none() {
-        return;
-    }
-    // SAFETY: checked above: a record boxed by `task_create`, owned by this tool data, which is
-    // cleared so that it is freed once.
-    unsafe {
-        let value = (*data).value;
-        (*data).value = 0;
-        drop(Box::from_raw((value & !TAG_BITS) as *mut TaskRecord));
-    }
-}
-
-/// The innermost `taskgroup` of the task whose tool data is at `task`: one it opened on this
-/// thread, else the one it was created in.
-fn group_of(task: *mut OmptData) -> Option<Arc<Group>> {
-    let open = OPEN_GROUPS.with(|g| {
-        g.borrow()
-            .iter()
-            .rev()
-            .find(|(t, _)| *t == task as usize)
-            .map(|(_, g)| g.clone())
-    });
-    // SAFETY: the task runs on this thread (it creates a task or starts a construct), so its
-    // record is alive.
-    open.or_else(|| unsafe { record(task) }.and_then(|r| r.group.clone()))
-}
-
-/// Marks the target task the calling thread creates next as one whose body starts its
-/// construct through Spread (called by code the pass adds before an offloading target task's
-/// allocation; see `TaskRecord::offloading`).
-#[no_mangle]
-pub extern "C" fn __spread_offloading_task() {
-    NEXT_OFFLOADS.with(|n| n.set(true));
+/// The team of the innermost barrier the calling thread waits in (`Some(0)`: not known).
+fn barrier_team() -> Option<usize> {
+    BARRIERS.with(|b| b.borrow().last().copied())
 }
 
 fn inner() -> bool {
     INNER.with(Cell::get) > 0 || crate::any::in_instance()
-}
-
-/// The facts an owned `nowait` construct needs about the target task the calling thread is
-/// running (`runtime::nowait`): `None` when Spread cannot own it (the tool does not run, the
-/// thread waits at a barrier whose team is not known, the task is not a target task, or its
-/// `depend` clauses are not known here).
-pub fn nowait_task() -> Option<TaskFacts> {
-    current_task(true)
-}
-
-/// The same facts about the explicit task the calling thread is running, target task or not (a
-/// `device(any)` instance, whose `target nowait` Spread owns in the instance's name).
-pub fn instance_task() -> Option<TaskFacts> {
-    current_task(false)
-}
-
-/// The flags and tool data of the task the calling thread runs (`ompt_get_task_info`).
-fn task_info() -> Option<(c_int, *mut OmptData)> {
-    let get = GET_TASK_INFO.load(Ordering::Acquire);
-    if get == 0 {
-        return None;
-    }
-    // SAFETY: the address of libomp's `ompt_get_task_info`, whose C signature (omp-tools.h) is
-    // `GetTaskInfo`'s.
-    let get = unsafe { std::mem::transmute::<usize, GetTaskInfo>(get) };
-    let mut flags: c_int = 0;
-    let mut data: *mut OmptData = std::ptr::null_mut();
-    let found = get(
-        0,
-        &mut flags,
-        &mut data,
-        std::ptr::null_mut(),
-        std::ptr::null_mut(),
-        std::ptr::null_mut(),
-    );
-    (found != 0 && !data.is_null()).then_some((flags, data))
-}
-
-/// The address of the tool data of the task the calling thread runs (0: not known).
-fn current_task_data() -> usize {
-    task_info().map_or(0, |(_, d)| d as usize)
-}
-
-fn current_task(target: bool) -> Option<TaskFacts> {
-    if !OWNS_NOWAIT.load(Ordering::Acquire) {
-        return None;
-    }
-    let barrier = BARRIERS.with(|b| b.borrow().last().copied());
-    if barrier == Some(0) {
-        return None;
-    }
-    let (flags, data) = task_info()?;
-    if target && flags & TASK_TARGET == 0 {
-        return None;
-    }
-    if flags & (TASK_TARGET | TASK_EXPLICIT) == 0 {
-        return None; // an implicit or initial task: nobody created it
-    }
-    // SAFETY: the calling thread runs that task: its record is alive.
-    let rec = unsafe { record(data) }?;
-    if target && !rec.target {
-        return None;
-    }
-    let deps = rec.deps.get().cloned().unwrap_or_default();
-    if rec.deferred && rec.target && !rec.offloading && !deps.is_empty() {
-        // libomp orders it with its siblings (its body may be an `if` clause's host fallback,
-        // which must not run before the constructs it depends on are finished): polled.
-        return None;
-    }
-    Some(TaskFacts {
-        parent: rec.parent,
-        deps,
-        barrier,
-        group: group_of(data),
-    })
 }
 
 /// libomp asks for an OMPT tool when it initializes: Spread offers its own unless another tool
@@ -428,157 +229,6 @@ extern "C" fn tool_initialize(lookup: Lookup, _device: c_int, _data: *mut OmptDa
 
 extern "C" fn tool_finalize(_data: *mut OmptData) {
     OWNS_NOWAIT.store(false, Ordering::Release);
-}
-
-/// `ompt_callback_task_create`: every explicit task gets its [`TaskRecord`]: the task that
-/// created it (a target task's construct, or a `device(any)` instance's, belongs to that task's
-/// `taskwait`), its `taskgroup`, whether it is a target task, whether the pass marked it
-/// offloading, and whether libomp defers it in a task team (then its `depend` clauses are looked
-/// at when it starts, not now).
-extern "C" fn task_create(
-    encountering: *mut OmptData,
-    _frame: *const c_void,
-    new_task: *mut OmptData,
-    flags: c_int,
-    has_dependences: c_int,
-    _codeptr: *const c_void,
-) {
-    if new_task.is_null() || encountering.is_null() {
-        return;
-    }
-    let target = flags & TASK_TARGET != 0;
-    let rec = TaskRecord {
-        parent: encountering as usize,
-        target,
-        offloading: target && NEXT_OFFLOADS.with(|n| n.replace(false)),
-        deferred: has_dependences != 0
-            && flags & (TASK_UNDEFERRED | TASK_TASKWAIT) == 0
-            && crate::sys::kmp::num_threads() > 1,
-        deps: std::sync::OnceLock::new(),
-        started: AtomicBool::new(false),
-        group: group_of(encountering),
-    };
-    let addr = Box::into_raw(Box::new(rec)) as u64;
-    // SAFETY: libomp passes the new task's tool data, which only this tool writes; a boxed
-    // record is aligned to 8, so the tag's bits are free.
-    unsafe { (*new_task).value = addr | RECORD_TAG };
-}
-
-/// `ompt_callback_dependences`, when a task with `depend` clauses is created (and for a
-/// `taskwait depend`). A task that runs at once (outside a task team, undeferred, the wait of a
-/// `taskwait depend`) first lets the owned constructs it depends on finish; a deferred one keeps
-/// its items until it starts ([`task_schedule`]): waiting here would hold up the thread that
-/// creates the team's tasks. A target task's items are kept for its construct.
-extern "C" fn dependences(task: *mut OmptData, deps: *const OmptDependence, n: c_int) {
-    if deps.is_null() || n <= 0 {
-        return;
-    }
-    // SAFETY: the task is being created on this thread: its record is alive.
-    let Some(rec) = (unsafe { record(task) }) else {
-        return;
-    };
-    // SAFETY: libomp passes its `ompt_dependence_t` array of `n` entries (non-null, checked above),
-    // alive for the duration of the callback.
-    let deps = unsafe { crate::sys::mem::array(deps, usize::try_from(n).unwrap_or(0)) };
-    let items: Vec<Dep> = deps
-        .into_iter()
-        .map(|d| {
-            if DEPENDENCE_ALL_MEMORY.contains(&d.dependence_type) {
-                return Dep::ALL_MEMORY;
-            }
-            Dep {
-                // SAFETY: libomp fills `variable` with the item's address (`ptr`).
-                addr: unsafe { d.variable.ptr } as usize,
-                out: d.dependence_type != DEPENDENCE_IN,
-            }
-        })
-        .collect();
-    if !rec.deferred {
-        rec.started.store(true, Ordering::Relaxed);
-        wait_for_predecessors(rec.parent, &items);
-    }
-    // (Set once: libomp reports a task's dependences once, before it publishes the task.)
-    let _ = rec.deps.set(items);
-}
-
-/// A task with `depend` items `deps`, created by `parent`, starts on this thread: the owned
-/// sibling constructs it depends on finish first.
-fn wait_for_predecessors(parent: usize, deps: &[Dep]) {
-    if let Some(rt) = crate::runtime::existing() {
-        if rt.nowait_any_owned() {
-            rt.nowait_before_dependent(parent, deps);
-        }
-    }
-}
-
-/// `ompt_callback_task_schedule`: a deferred task with `depend` clauses starts, or a task ends.
-///
-/// libomp released a starting task once its predecessors' tasks completed, but an owned
-/// construct's task completes before its device work does: an offloading target task's
-/// construct orders itself after that work on the device ([`take_predecessors`]); any other
-/// task waits for it here. An ending task's record is freed.
-extern "C" fn task_schedule(prior: *mut OmptData, status: c_int, next: *mut OmptData) {
-    if status == TASKWAIT_COMPLETE {
-        // libomp waited for the tasks a `taskwait depend` depends on, and they have started
-        // their constructs (the sibling tasks may have been deferred when it began): their
-        // device work is waited for now.
-        // SAFETY: the pseudo-task's record lives until it is freed here.
-        if let Some(rec) = unsafe { record(prior) } {
-            if let Some(deps) = rec.deps.get() {
-                wait_for_predecessors(rec.parent, deps);
-            }
-        }
-        // SAFETY: nothing uses the pseudo-task after its wait.
-        unsafe { free_record(prior) };
-        return;
-    }
-    if matches!(status, TASK_COMPLETE | TASK_CANCEL | TASK_DETACH) && !prior.is_null() {
-        // An offloading target task that ended without its construct taking its predecessors
-        // (no construct ran): they finish now.
-        let left = PREDECESSORS.with(|p| {
-            let mut p = p.borrow_mut();
-            (p.0 == prior as usize).then(|| std::mem::take(&mut *p).1)
-        });
-        if let (Some(left), Some(rt)) = (left, crate::runtime::existing()) {
-            rt.nowait_finish_predecessors(left);
-        }
-        // SAFETY: the task's body has ended: nothing reads its record any more (its children
-        // copied what they need, its constructs hold only its address).
-        unsafe { free_record(prior) };
-    }
-    // SAFETY: the task about to run on this thread: its record is alive.
-    let Some(rec) = (unsafe { record(next) }) else {
-        return;
-    };
-    if !rec.deferred || rec.started.swap(true, Ordering::Relaxed) {
-        return; // looked at when it was created, or resumed after a task switch
-    }
-    let Some(deps) = rec.deps.get().filter(|d| !d.is_empty()) else {
-        return;
-    };
-    if !(rec.target && rec.offloading) {
-        return wait_for_predecessors(rec.parent, deps);
-    }
-    if let Some(rt) = crate::runtime::existing() {
-        if rt.nowait_any_owned() {
-            let preds = rt.nowait_predecessors(rec.parent, deps);
-            PREDECESSORS.with(|p| *p.borrow_mut() = (next as usize, preds));
-        }
-    }
-}
-
-/// The owned constructs the target task this thread runs depends on (see [`task_schedule`]),
-/// taken by its construct: it orders itself after them, or finishes them first.
-pub fn take_predecessors() -> Predecessors {
-    PREDECESSORS.with(|p| {
-        let mut p = p.borrow_mut();
-        // (Checked first: most constructs have none, and asking libomp costs a call.)
-        if p.0 != 0 && p.0 == current_task_data() {
-            std::mem::take(&mut *p).1
-        } else {
-            Predecessors::default()
-        }
-    })
 }
 
 /// `ompt_callback_sync_region_wait`, around the wait of a `taskwait`, the end of a `taskgroup`
@@ -742,22 +392,7 @@ extern "C" fn sync_region(
     _codeptr: *const c_void,
 ) {
     if kind == SYNC_TASKGROUP && OWNS_NOWAIT.load(Ordering::Acquire) {
-        OPEN_GROUPS.with(|g| {
-            let mut g = g.borrow_mut();
-            if endpoint == SCOPE_BEGIN {
-                let outer = g
-                    .iter()
-                    .rev()
-                    .find(|(t, _)| *t == task as usize)
-                    .map(|(_, x)| x.clone())
-                    // SAFETY: the task opening the group runs on this thread: its record (if
-                    // it is explicit) is alive.
-                    .or_else(|| unsafe { record(task) }.and_then(|r| r.group.clone()));
-                g.push((task as usize, Group::open(outer)));
-            } else if g.last().is_some_and(|(t, _)| *t == task as usize) {
-                g.pop();
-            }
-        });
+        tasks::taskgroup(endpoint == SCOPE_BEGIN, task);
     }
     if !LAZY.load(Ordering::Relaxed)
         || endpoint != SCOPE_END
