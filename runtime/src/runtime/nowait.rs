@@ -670,19 +670,7 @@ mod tests {
     }
 
     fn owned(parent: usize, work: Slow, on_finish: Option<OnFinish>) -> Arc<Started> {
-        construct(
-            Owner {
-                parent,
-                thread: thread_index(),
-                deps: Vec::new(),
-                barrier: None,
-                group: None,
-            },
-            0,
-            None,
-            work,
-            on_finish,
-        )
+        construct(owner(parent), 0, None, work, on_finish)
     }
 
     fn construct(
