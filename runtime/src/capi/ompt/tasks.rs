@@ -53,6 +53,13 @@ const DEPENDENCE_ALL_MEMORY: [c_int; 2] = [34, 35];
 /// The low bits of an explicit task's tool data, whose other bits are the address of its
 /// [`TaskRecord`] (an implicit task's holds `TASK_PINNED` and `TASK_INNER` only).
 const RECORD_TAG: u64 = 4;
+/// A record whose task is deferred with `depend` items: looked at when it starts (the tag saves
+/// reading the record, often in another core's cache, at every other task's start).
+const DEFERRED_TAG: u64 = 5;
+/// No record: the other bits are the address of the creating task's tool data (a task that is
+/// neither a target task nor has `depend` items, created outside any taskgroup: all the tool
+/// needs of it is who created it, and a task-dense program does not pay an allocation per task).
+const LIGHT_TAG: u64 = 6;
 const TAG_BITS: u64 = 7;
 
 thread_local! {
@@ -101,11 +108,21 @@ unsafe fn record<'a>(data: *mut OmptData) -> Option<&'a TaskRecord> {
     // SAFETY: the caller's; `task_create` writes a record's address tagged with RECORD_TAG, and
     // other tool data never carries that tag.
     let value = unsafe { (*data).value };
-    if value & TAG_BITS != RECORD_TAG || value < 4096 {
+    if !matches!(value & TAG_BITS, RECORD_TAG | DEFERRED_TAG) || value < 4096 {
         return None;
     }
     // SAFETY: a live record (the caller's promise), boxed by `task_create`.
     Some(unsafe { &*((value & !TAG_BITS) as *const TaskRecord) })
+}
+
+/// The creator of a task without a record (see [`LIGHT_TAG`]).
+///
+/// # Safety
+/// `data` is libomp's tool data of a task.
+unsafe fn light_parent(data: *mut OmptData) -> Option<usize> {
+    // SAFETY: the caller's.
+    let value = unsafe { (*data).value };
+    (value & TAG_BITS == LIGHT_TAG && value >= 4096).then_some((value & !TAG_BITS) as usize)
 }
 
 /// Frees the record of a task that has ended.
@@ -205,6 +222,15 @@ fn current_task(target: bool) -> Option<TaskFacts> {
     if flags & (TASK_TARGET | TASK_EXPLICIT) == 0 {
         return None; // an implicit or initial task: nobody created it
     }
+    // SAFETY: libomp's tool data of the task the calling thread runs.
+    if let Some(parent) = unsafe { light_parent(data) } {
+        return (!target).then(|| TaskFacts {
+            parent,
+            deps: Vec::new(),
+            barrier,
+            group: group_of(data),
+        });
+    }
     // SAFETY: the calling thread runs that task: its record is alive.
     let rec = unsafe { record(data) }?;
     if target && !rec.target {
@@ -241,6 +267,13 @@ pub(super) extern "C" fn task_create(
         return;
     }
     let target = flags & TASK_TARGET != 0;
+    let group = group_of(encountering);
+    if !target && has_dependences == 0 && group.is_none() {
+        // SAFETY: libomp passes the new task's tool data, which only this tool writes; the
+        // creating task's tool data is aligned to 8, so the tag's bits are free.
+        unsafe { (*new_task).value = encountering as u64 | LIGHT_TAG };
+        return;
+    }
     let rec = TaskRecord {
         parent: encountering as usize,
         target,
@@ -250,12 +283,17 @@ pub(super) extern "C" fn task_create(
             && crate::sys::kmp::num_threads() > 1,
         deps: std::sync::OnceLock::new(),
         started: AtomicBool::new(false),
-        group: group_of(encountering),
+        group,
+    };
+    let tag = if rec.deferred {
+        DEFERRED_TAG
+    } else {
+        RECORD_TAG
     };
     let addr = Box::into_raw(Box::new(rec)) as u64;
     // SAFETY: libomp passes the new task's tool data, which only this tool writes; a boxed
     // record is aligned to 8, so the tag's bits are free.
-    unsafe { (*new_task).value = addr | RECORD_TAG };
+    unsafe { (*new_task).value = addr | tag };
 }
 
 /// `ompt_callback_dependences`, when a task with `depend` clauses is created (and for a
@@ -340,11 +378,15 @@ pub(super) extern "C" fn task_schedule(prior: *mut OmptData, status: c_int, next
         // copied what they need, its constructs hold only its address).
         unsafe { free_record(prior) };
     }
+    // SAFETY: libomp's tool data of the task about to run (checked for null first).
+    if next.is_null() || unsafe { (*next).value } & TAG_BITS != DEFERRED_TAG {
+        return; // only deferred tasks with `depend` items have anything to do when they start
+    }
     // SAFETY: the task about to run on this thread: its record is alive.
     let Some(rec) = (unsafe { record(next) }) else {
         return;
     };
-    if !rec.deferred || rec.started.swap(true, Ordering::Relaxed) {
+    if rec.started.swap(true, Ordering::Relaxed) {
         return; // looked at when it was created, or resumed after a task switch
     }
     let Some(deps) = rec.deps.get().filter(|d| !d.is_empty()) else {
