@@ -219,11 +219,10 @@ fn target_data(
         .iter()
         .any(|t| t & crate::abi::map::RETURN_PARAM != 0);
     if nowait && !returns_bases {
-        match start_nowait(rt, slot, loc.clone(), preds, || {
+        if start_nowait(rt, slot, loc.clone(), preds, || {
             enqueue_data(rt, slot, op, &mut args)
         }) {
-            Ok(()) => return,
-            Err(preds) => rt.nowait_finish_predecessors(preds),
+            return;
         }
     } else {
         rt.nowait_finish_predecessors(preds);
@@ -278,16 +277,17 @@ fn predecessors(rt: &Runtime, nowait: bool) -> runtime::nowait::Predecessors {
 
 /// Starts a `nowait` construct the way its task allows (`runtime::nowait`): owned by Spread
 /// when its tool knows the task, else polled through the task's async handle. Its stream first
-/// waits for `preds` on the device (those on other devices are finished first). When neither
-/// way is open (no tool and no task team: outside a parallel region with libomp's hidden
-/// helpers off) `preds` come back, and the construct runs synchronously, as with libomptarget.
+/// waits for `preds` on the device (those on other devices are finished first). False when
+/// neither way is open (no tool and no task team: outside a parallel region with libomp's hidden
+/// helpers off): `preds` are finished, and the construct runs synchronously, as with
+/// libomptarget.
 fn start_nowait(
     rt: &'static Runtime,
     slot: &'static runtime::DeviceSlot,
     loc: LazyLoc,
     preds: runtime::nowait::Predecessors,
     op: impl FnOnce() -> crate::error::Result<runtime::launch::InFlight<'static>>,
-) -> Result<(), runtime::nowait::Predecessors> {
+) -> bool {
     // The arm of a `device(any)` instance made asynchronous: owned in the instance's name.
     if let Some((instance, release)) = super::any_exports::take_instance() {
         let waits = rt.nowait_order_after(slot.id, preds);
@@ -295,12 +295,13 @@ fn start_nowait(
             .start(slot, loc, Some(instance), Some(release), || {
                 runtime::launch::after_events(waits, op)
             });
-        return Ok(());
+        return true;
     }
     let handle = kmp::async_handle_slot();
     let owner = super::ompt::nowait_task();
     if owner.is_none() && handle.is_none() {
-        return Err(preds);
+        rt.nowait_finish_predecessors(preds);
+        return false;
     }
     let waits = rt.nowait_order_after(slot.id, preds);
     if let (Completion::Polled(h), Some(at)) = (
@@ -311,7 +312,7 @@ fn start_nowait(
     ) {
         kmp::set_async_handle(at, h);
     }
-    Ok(())
+    true
 }
 
 /// The map arguments and launch configuration of a `KernelArgs`.
@@ -376,13 +377,12 @@ fn target_kernel(
             Err(e) => report::fatal_construct(rt, &e, loc.get()),
         };
     }
-    if ka.flags & KERNEL_FLAG_NOWAIT != 0 {
-        match start_nowait(rt, slot, loc.clone(), preds, || {
+    if ka.flags & KERNEL_FLAG_NOWAIT != 0
+        && start_nowait(rt, slot, loc.clone(), preds, || {
             slot.enqueue_launch(rt, region, &mut args, &cfg)
-        }) {
-            Ok(()) => return 0,
-            Err(preds) => rt.nowait_finish_predecessors(preds),
-        }
+        })
+    {
+        return 0;
     }
     match slot.launch(rt, region, &mut args, &cfg) {
         Ok(()) => {

@@ -180,6 +180,17 @@ struct Owner {
     group: Option<Arc<Group>>,
 }
 
+impl Owner {
+    /// Whether a sibling task (created by `parent`) with `deps` must wait for this construct.
+    fn precedes(&self, parent: usize, deps: &[Dep]) -> bool {
+        self.parent == parent
+            && self
+                .deps
+                .iter()
+                .any(|d| deps.iter().any(|e| d.conflicts(e)))
+    }
+}
+
 impl Started {
     /// Finishes the construct if its device work is done (or, with `block`, once it is) and
     /// returns its outcome; `None` while it still runs. The construct is finished, its
@@ -418,11 +429,7 @@ impl Nowait {
         if deps.is_empty() {
             return Ok(());
         }
-        self.finish_owned(|s| {
-            s.owner.as_ref().is_some_and(|o| {
-                o.parent == parent && o.deps.iter().any(|d| deps.iter().any(|e| d.conflicts(e)))
-            })
-        })
+        self.finish_owned(|s| s.owner.as_ref().is_some_and(|o| o.precedes(parent, deps)))
     }
 
     /// The owned sibling constructs (created by `parent`) that a task with `deps` depends on
@@ -437,10 +444,7 @@ impl Nowait {
                 .lock()
                 .iter()
                 .filter(|s| {
-                    s.owner.as_ref().is_some_and(|o| {
-                        o.parent == parent
-                            && o.deps.iter().any(|d| deps.iter().any(|e| d.conflicts(e)))
-                    }) && !s.finished()
+                    s.owner.as_ref().is_some_and(|o| o.precedes(parent, deps)) && !s.finished()
                 })
                 .cloned()
                 .collect(),

@@ -420,17 +420,11 @@ pub fn take_predecessors() -> Predecessors {
 /// A `taskgroup` opens (`begin`) or closes in the task whose tool data is at `task`, on this
 /// thread: tasks created in it belong to it, and so do their constructs.
 pub(super) fn taskgroup(begin: bool, task: *mut OmptData) {
+    // Outside the borrow below: `group_of` reads the open groups too.
+    let outer = begin.then(|| group_of(task));
     OPEN_GROUPS.with(|g| {
         let mut g = g.borrow_mut();
-        if begin {
-            let outer = g
-                .iter()
-                .rev()
-                .find(|(t, _)| *t == task as usize)
-                .map(|(_, x)| x.clone())
-                // SAFETY: the task opening the group runs on this thread: its record (if it is
-                // explicit) is alive.
-                .or_else(|| unsafe { record(task) }.and_then(|r| r.group.clone()));
+        if let Some(outer) = outer {
             g.push((task as usize, Group::open(outer)));
         } else if g.last().is_some_and(|(t, _)| *t == task as usize) {
             g.pop();
