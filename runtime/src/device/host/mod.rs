@@ -41,6 +41,8 @@ pub struct HostDevice {
     pool: Arc<Pool>,
     /// Whether `num_teams(N)` forms exactly N teams (`SPREAD_TEAMS=exact`, [`league`]).
     exact_teams: bool,
+    /// The host share ([`HostDevice::host_share`]): its memory is the host's.
+    host_memory: bool,
 }
 
 /// How a host device runs a kernel, on whichever thread runs the kernel's stream.
@@ -158,6 +160,7 @@ impl HostDevice {
             id,
             pool: Pool::new(kernels.clone(), DEFAULT_EXECUTORS),
             exact_teams: false,
+            host_memory: false,
             kernels,
             info: DeviceInfo {
                 kind: DeviceKind::Host,
@@ -179,6 +182,19 @@ impl HostDevice {
                 ],
             },
         }
+    }
+
+    /// The host share: the host's own cores as an asynchronous device whose memory is the host's
+    /// (mapping uses data where it is, as under unified shared memory). Task sharing runs the
+    /// host instances that a thread creating its tasks at once would otherwise run itself on it
+    /// (`Runtime::host_share`), so that the creating thread goes on placing instances. It is
+    /// not numbered among the devices the program sees.
+    pub fn host_share(id: usize, threads_override: Option<usize>) -> Self {
+        let mut d = Self::new(id, threads_override);
+        d.host_memory = true;
+        d.info.name = "host share (x86_64 image, host memory)".into();
+        d.info.details[0].1 = "host share (x86_64 image, host memory)".into();
+        d
     }
 
     /// The device with at most `n` executor threads (`SPREAD_STREAMS`): streams submitted at
@@ -425,6 +441,10 @@ impl Device for HostDevice {
         true
     }
 
+    fn uses_host_memory(&self) -> bool {
+        self.host_memory
+    }
+
     fn stop_idle_threads(&self) {
         self.pool.stop_if_idle();
     }
@@ -461,7 +481,11 @@ impl HostKernels for Kernels {
             // nthreads-var sizes a `target parallel` kernel's region; a `teams` region's parallel
             // regions ignore it and take the thread count pushed for the teams construct.
             kmp::set_num_threads(n);
-            if cfg.teams {
+            // Not for a league of one: clang passes `num_teams` 1 for a `target` whose body is
+            // a lone `parallel` construct too, which forks no teams, and a push it does not
+            // consume stays on this thread: its next `teams` construct would then skip
+            // libomp's own defaults and abort (`kmp_csupport.cpp(539)`, th_set_nproc >= 1).
+            if cfg.teams && cfg.num_teams[0] != 1 {
                 kmp::push_teams_threads(n);
             }
             old
