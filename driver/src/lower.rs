@@ -1177,8 +1177,21 @@ fn lower_any(
     } else {
         flags.join(" | ")
     };
+    // Host arms read the thread count from a scalar, which their `target` takes by value: the
+    // pick itself would be mapped (an aggregate), and a `target nowait` on the host share uses
+    // mapped data where it is, in a frame that is gone by the time the arm runs.
+    let threads = format!("__spread_any_t_{n}");
+    let threads_decl = if plan
+        .arms
+        .iter()
+        .any(|arm| arm.pragma(&threads).is_some_and(|d| d.contains(&threads)))
+    {
+        format!(" const int32_t {threads} = {p}.__spread_threads;")
+    } else {
+        String::new()
+    };
     head.push_str(&format!(
-        " __spread_any_pick_t {p} = __spread_any_acquire(&__spread_any_s_{n}, __spread_any_cost_{n}, {maps}, {nmaps}, {flags}); switch ({p}.__spread_arm) {{"
+        " __spread_any_pick_t {p} = __spread_any_acquire(&__spread_any_s_{n}, __spread_any_cost_{n}, {maps}, {nmaps}, {flags});{threads_decl} switch ({p}.__spread_arm) {{"
     ));
     pieces.push(Piece::Text(head));
     // the line each arm's directives are attributed to: its if_device entry's
@@ -1193,7 +1206,6 @@ fn lower_any(
             })
             .map_or(line, |(_, l)| *l)
     };
-    let threads = format!("{p}.__spread_threads");
     let last = plan.arms.len() - 1;
     let mut last_async = false;
     for (a, arm) in plan.arms.iter().enumerate() {
@@ -1215,16 +1227,12 @@ fn lower_any(
             line: aline,
             text: d,
         });
-        // Arms that run only on the host's own cores have nothing to overlap.
-        let async_arm = t.nowait
-            && plan
-                .versions
-                .iter()
-                .any(|v| v.arm == a && v.arch != any::Arch::Host);
+        let async_arm = t.nowait;
         if async_arm {
-            // A `nowait` instance the runtime can complete asynchronously (outside a task team,
-            // on a device) runs its arm as a `target nowait`, so that the instances a thread
-            // creates outside a parallel region overlap (docs/task-sharing-lowering.md).
+            // A `nowait` instance the runtime can complete asynchronously (outside a task team;
+            // on a device, or on the host share for a host arm) runs its arm as a `target
+            // nowait`, so that the instances a thread creates outside a parallel region overlap
+            // (docs/task-sharing-lowering.md).
             pieces.push(Piece::Text(format!(" if (__spread_any_async(&{p})) {{")));
             pieces.extend(directive_pieces(guard, aline, format!("{tgt} nowait")));
             pieces.extend(set.clone());

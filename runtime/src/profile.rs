@@ -69,6 +69,8 @@ struct Device {
     chunk_iters: u64,
     handoffs: u64,
     ran_by_waiter: u64,
+    /// What the summary calls it instead of its number.
+    label: Option<&'static str>,
 }
 
 struct Profile {
@@ -112,6 +114,11 @@ fn with_device(device: usize, f: impl FnOnce(&mut Device)) {
         }
         f(&mut d[device]);
     }
+}
+
+/// Names `device` in the summary (the host share, which has no device number users see).
+pub fn label_device(device: usize, label: &'static str) {
+    with_device(device, |d| d.label = Some(label));
 }
 
 /// An operation of `device` starts now.
@@ -251,7 +258,8 @@ pub fn summary() -> Option<String> {
         };
         let _ = writeln!(
             out,
-            "spread: {id:>6} {busy_s:>9.4} {idle:>9.4} {pct:>5.1}% {:>8} {:>8.4} {:>9} {:>9} {:>7} {:>11} {:>9} {:>9}",
+            "spread: {:>6} {busy_s:>9.4} {idle:>9.4} {pct:>5.1}% {:>8} {:>8.4} {:>9} {:>9} {:>7} {:>11} {:>9} {:>9}",
+            d.label.map_or_else(|| id.to_string(), str::to_string),
             d.kernels,
             d.kernel_time.as_secs_f64(),
             mib(d.bytes[0] + d.bytes[3]),

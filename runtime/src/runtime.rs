@@ -99,7 +99,14 @@ pub struct Runtime {
     nowait: nowait::Nowait,
     /// The rates the model-based schedules learnt (and the profile they were loaded from).
     pub sched_model: Arc<crate::sched::model::Model>,
+    /// The host share, created when task sharing first asks for it.
+    host_share: OnceLock<DeviceSlot>,
 }
+
+/// The device number task sharing's lowering gets for an instance on the host share
+/// ([`Runtime::host_share`]): no device the program sees has it, and [`Runtime::device`] knows it
+/// only once the host share exists.
+pub const HOST_SHARE_DEVICE: i64 = 0x5350_4853;
 
 static RUNTIME: OnceLock<Runtime> = OnceLock::new();
 
@@ -200,7 +207,27 @@ impl Runtime {
             requires: AtomicI64::new(0),
             nowait: nowait::Nowait::default(),
             sched_model: Arc::new(sched_model),
+            host_share: OnceLock::new(),
         }
+    }
+
+    /// The host share: the host's own cores as an asynchronous device with the host's memory
+    /// ([`HostDevice::host_share`](crate::device::host::HostDevice::host_share)), numbered
+    /// [`HOST_SHARE_DEVICE`] in constructs and `devices.len() + 1` inside the runtime (after the
+    /// initial device). `None` when it cannot run the program's constructs: no x86_64 image.
+    pub fn host_share(&self) -> Option<&DeviceSlot> {
+        let slot = self.host_share.get_or_init(|| {
+            let id = self.devices.len() + 1;
+            crate::profile::label_device(id, "share");
+            let dev = crate::device::host::HostDevice::host_share(id, self.config.host_threads);
+            DeviceSlot::new(id, Box::new(dev), &self.config)
+        });
+        (slot.ensure_images(self).is_ok() && slot.loaded_any()).then_some(slot)
+    }
+
+    /// Every device slot: the devices, then the host share if it exists.
+    pub fn slots(&self) -> impl Iterator<Item = &DeviceSlot> {
+        self.devices.iter().chain(self.host_share.get())
     }
 
     /// Number of offload devices (`omp_get_num_devices()`).
@@ -273,6 +300,9 @@ impl Runtime {
 
     /// The device numbered `id`, or the libomptarget error for a bad number.
     pub fn device(&self, id: i64) -> Result<&DeviceSlot> {
+        if let (HOST_SHARE_DEVICE, Some(slot)) = (id, self.host_share.get()) {
+            return Ok(slot);
+        }
         usize::try_from(id)
             .ok()
             .and_then(|i| self.devices.get(i))
@@ -398,7 +428,7 @@ impl Runtime {
             .filter(|(_, i)| i.desc == desc && i.active)
         {
             img.active = false;
-            for slot in &self.devices {
+            for slot in self.slots() {
                 let mut imgs = slot.images.lock();
                 let unloaded = imgs.loaded.get_mut(idx).and_then(Option::take);
                 if unloaded.is_some() {
@@ -432,7 +462,7 @@ impl Runtime {
             if let Err(e) = self.sched_model.save() {
                 eprintln!("spread: warning: {e}");
             }
-            for slot in &self.devices {
+            for slot in self.slots() {
                 for q in &slot.queues {
                     q.stop_if_idle();
                 }

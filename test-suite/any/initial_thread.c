@@ -6,7 +6,10 @@
 // The results are checked after the taskwait (and after a taskgroup), the tokens come back
 // (a second round needs them), and a host task that depends on an instance sees its output
 // (under SPREAD_COHERENCE=lazy after spread_any_flush(), as docs/task-sharing.md asks: a host
-// task is not one of lazy coherence's sync points).
+// task is not one of lazy coherence's sync points). A host instance does not hold the creating
+// thread either: it runs on the host share while the creator goes on to a device instance, and
+// the two meet (before the host share, the host instance ran on the creating thread and waited
+// in vain for an instance not yet created).
 //
 // REQUIRES: spread
 // RUN: %spread-cc -O1 %s -o %t
@@ -59,6 +62,34 @@ int main(void) {
            met[0] && met[1] && met[2] && met[3] ? "overlap" : "FAIL: ran one after another");
     ok &= !bad;
   }
+  // A host instance, then a device instance, both from the initial thread: they run at once.
+  static int hc;
+  int *hcp = &hc;
+  int hmet[2] = {0};
+  static double h[2 * N];
+  for (int i = 0; i < 2 * N; i++)
+    h[i] = i;
+#pragma omp target device(any) is_device_ptr(hcp) map(tofrom : h[0 : N], hmet[0 : 1]) nowait
+#pragma omp if_device(host) parallel for
+  for (int i = 0; i < N; i++) {
+    if (i == 0)
+      hmet[0] = meet(hcp, 2);
+    h[i] = 3 * h[i];
+  }
+#pragma omp target device(any) is_device_ptr(hcp) map(tofrom : h[N : N], hmet[1 : 1]) nowait
+#pragma omp if_device(cpu) parallel for
+  for (int i = N; i < 2 * N; i++) {
+    if (i == N)
+      hmet[1] = meet(hcp, 2);
+    h[i] = 3 * h[i];
+  }
+#pragma omp taskwait
+  int hbad = 0;
+  for (int i = 0; i < 2 * N; i++)
+    hbad += h[i] != 3.0 * i;
+  printf("host and device instance: %s, %s\n", hbad ? "FAIL: wrong values" : "values OK",
+         hmet[0] && hmet[1] ? "overlap" : "FAIL: ran one after another");
+  ok &= !hbad && hmet[0] && hmet[1];
   // A host task that depends on an instance reads its output.
   double seen = -1, x = 1;
 #pragma omp target device(any) map(tofrom : x) nowait depend(out : x)
@@ -79,4 +110,5 @@ int main(void) {
 
 // CHECK: round 0: values OK, overlap
 // CHECK: round 1: values OK, overlap
+// CHECK: host and device instance: values OK, overlap
 // CHECK: dependent host task: OK

@@ -90,7 +90,7 @@ double local(int n, int k, struct S *p) {
 // CHECK-NEXT: {{^}}#line 22 "{{.*}}any_lowering.c"{{$}}
 // CHECK-NEXT: {{^}}#pragma omp task shared(vx, vy, vz, x, y, z){{$}}
 // CHECK-NEXT: {{^}}#line 22 "{{.*}}any_lowering.c"{{$}}
-// CHECK-NEXT: {{^}} { __spread_any_deferred(); const int64_t __spread_any_cost_0[] = { (2), (40) }; const __spread_any_map_t __spread_any_map_0[] = { { (const void *)&(vx)[k], (int64_t)(64) * (int64_t)sizeof((vx)[k]), __SPREAD_ANY_MAP_TO | __SPREAD_ANY_MAP_FROM }, { (const void *)&(vy)[k], (int64_t)(64) * (int64_t)sizeof((vy)[k]), __SPREAD_ANY_MAP_TO | __SPREAD_ANY_MAP_FROM }, { (const void *)&(vz)[k], (int64_t)(64) * (int64_t)sizeof((vz)[k]), __SPREAD_ANY_MAP_TO | __SPREAD_ANY_MAP_FROM }, { (const void *)&(x)[0], (int64_t)(n) * (int64_t)sizeof((x)[0]), __SPREAD_ANY_MAP_TO }, { (const void *)&(y)[0], (int64_t)(n) * (int64_t)sizeof((y)[0]), __SPREAD_ANY_MAP_TO }, { (const void *)&(z)[0], (int64_t)(n) * (int64_t)sizeof((z)[0]), __SPREAD_ANY_MAP_TO } }; __spread_any_pick_t __spread_any_p_0 = __spread_any_acquire(&__spread_any_s_0, __spread_any_cost_0, __spread_any_map_0, 6, __SPREAD_ANY_NOWAIT); switch (__spread_any_p_0.__spread_arm) { case 0: { if (__spread_any_async(&__spread_any_p_0)) {{[{]}}{{$}}
+// CHECK-NEXT: {{^}} { __spread_any_deferred(); const int64_t __spread_any_cost_0[] = { (2), (40) }; const __spread_any_map_t __spread_any_map_0[] = { { (const void *)&(vx)[k], (int64_t)(64) * (int64_t)sizeof((vx)[k]), __SPREAD_ANY_MAP_TO | __SPREAD_ANY_MAP_FROM }, { (const void *)&(vy)[k], (int64_t)(64) * (int64_t)sizeof((vy)[k]), __SPREAD_ANY_MAP_TO | __SPREAD_ANY_MAP_FROM }, { (const void *)&(vz)[k], (int64_t)(64) * (int64_t)sizeof((vz)[k]), __SPREAD_ANY_MAP_TO | __SPREAD_ANY_MAP_FROM }, { (const void *)&(x)[0], (int64_t)(n) * (int64_t)sizeof((x)[0]), __SPREAD_ANY_MAP_TO }, { (const void *)&(y)[0], (int64_t)(n) * (int64_t)sizeof((y)[0]), __SPREAD_ANY_MAP_TO }, { (const void *)&(z)[0], (int64_t)(n) * (int64_t)sizeof((z)[0]), __SPREAD_ANY_MAP_TO } }; __spread_any_pick_t __spread_any_p_0 = __spread_any_acquire(&__spread_any_s_0, __spread_any_cost_0, __spread_any_map_0, 6, __SPREAD_ANY_NOWAIT); const int32_t __spread_any_t_0 = __spread_any_p_0.__spread_threads; switch (__spread_any_p_0.__spread_arm) { case 0: { if (__spread_any_async(&__spread_any_p_0)) {{[{]}}{{$}}
 // CHECK-NEXT: {{^}}#pragma omp target device(__spread_any_p_0.__spread_device) map(tofrom:vx[k:64],vy[k:64],vz[k:64]) map(to: x[0:n], y[0:n], z[0:n]) nowait{{$}}
 // CHECK-NEXT: {{^}}#line 23 "{{.*}}any_lowering.c"{{$}}
 // CHECK-NEXT: {{^}}#pragma omp teams distribute parallel for{{$}}
@@ -119,11 +119,25 @@ double local(int n, int k, struct S *p) {
 // CHECK-NEXT: {{^}}     Fx += dx*inv3; Fy += dy*inv3; Fz += dz*inv3;{{$}}
 // CHECK-NEXT: {{^}}   }{{$}}
 // CHECK-NEXT: {{^}}   vx[i] += dt*Fx; vy[i] += dt*Fy; vz[i] += dt*Fz;{{$}}
-// CHECK-NEXT: {{^}}} } } break; case 1: default: {{[{]}}{{$}}
+// CHECK-NEXT: {{^}}} } } break; case 1: default: { if (__spread_any_async(&__spread_any_p_0)) {{[{]}}{{$}}
+// CHECK-NEXT: {{^}}#line 24 "{{.*}}any_lowering.c"{{$}}
+// CHECK-NEXT: {{^}}#pragma omp target device(__spread_any_p_0.__spread_device) map(tofrom:vx[k:64],vy[k:64],vz[k:64]) map(to: x[0:n], y[0:n], z[0:n]) nowait{{$}}
+// CHECK-NEXT: {{^}}#line 24 "{{.*}}any_lowering.c"{{$}}
+// CHECK-NEXT: {{^}}#pragma omp parallel for num_threads(__spread_any_t_0){{$}}
+// CHECK-NEXT: {{^}}for (int i = k; i < k+64; ++i) {{[{]}}{{$}}
+// CHECK-NEXT: {{^}}   float Fx = 0.0f; float Fy = 0.0f; float Fz = 0.0f;{{$}}
+// CHECK-NEXT: {{^}}#pragma omp simd reduction(+:Fx,Fy,Fz){{$}}
+// CHECK-NEXT: {{^}}   for (int j = 0; j < n; j++) {{[{]}}{{$}}
+// CHECK-NEXT: {{^}}     float dx = x[j] - x[i], dy = y[j] - y[i], dz = z[j] - z[i];{{$}}
+// CHECK-NEXT: {{^}}     float inv = 1.0f/sqrtf(dx*dx+dy*dy+dz*dz+1e-9f); float inv3 = inv*inv*inv;{{$}}
+// CHECK-NEXT: {{^}}     Fx += dx*inv3; Fy += dy*inv3; Fz += dz*inv3;{{$}}
+// CHECK-NEXT: {{^}}   }{{$}}
+// CHECK-NEXT: {{^}}   vx[i] += dt*Fx; vy[i] += dt*Fy; vz[i] += dt*Fz;{{$}}
+// CHECK-NEXT: {{^}}} } else {{[{]}}{{$}}
 // CHECK-NEXT: {{^}}#line 24 "{{.*}}any_lowering.c"{{$}}
 // CHECK-NEXT: {{^}}#pragma omp target device(__spread_any_p_0.__spread_device) map(tofrom:vx[k:64],vy[k:64],vz[k:64]) map(to: x[0:n], y[0:n], z[0:n]){{$}}
 // CHECK-NEXT: {{^}}#line 24 "{{.*}}any_lowering.c"{{$}}
-// CHECK-NEXT: {{^}}#pragma omp parallel for num_threads(__spread_any_p_0.__spread_threads){{$}}
+// CHECK-NEXT: {{^}}#pragma omp parallel for num_threads(__spread_any_t_0){{$}}
 // CHECK-NEXT: {{^}}#line 24 "{{.*}}any_lowering.c"{{$}}
 // CHECK-EMPTY:
 // CHECK-NEXT: {{^}}for (int i = k; i < k+BS; ++i) {{[{]}}{{$}}
@@ -135,10 +149,10 @@ double local(int n, int k, struct S *p) {
 // CHECK-NEXT: {{^}}     Fx += dx*inv3; Fy += dy*inv3; Fz += dz*inv3;{{$}}
 // CHECK-NEXT: {{^}}   }{{$}}
 // CHECK-NEXT: {{^}}   vx[i] += dt*Fx; vy[i] += dt*Fy; vz[i] += dt*Fz;{{$}}
-// CHECK-NEXT: {{^}}} } break; } __spread_any_release(&__spread_any_p_0); } } }{{$}}
+// CHECK-NEXT: {{^}}} } } break; } __spread_any_release(&__spread_any_p_0); } } }{{$}}
 // CHECK-NEXT: {{^}}}{{$}}
 // CHECK-LABEL: {{^}}void fig1(
-// CHECK-NEXT: {{^}}{ static const __spread_any_version_t __spread_any_v_1[] = { { __SPREAD_ANY_NVIDIA, 90, 0, 0 }, { __SPREAD_ANY_CPU, 0, 1, 0 }, { __SPREAD_ANY_HOST, 0, 2, __SPREAD_ANY_FALLBACK } }; static const __spread_any_site_t __spread_any_s_1 = { "{{.*}}any_lowering.c", 40, 20, 3, __spread_any_v_1 }; { const int64_t __spread_any_cost_1[] = { (10), (50), 0 }; const __spread_any_map_t __spread_any_map_1[] = { { (const void *)&(a)[0], (int64_t)(n) * (int64_t)sizeof((a)[0]), __SPREAD_ANY_MAP_TO | __SPREAD_ANY_MAP_FROM }, { (const void *)&(b)[0], (int64_t)(n) * (int64_t)sizeof((b)[0]), __SPREAD_ANY_MAP_TO } }; __spread_any_pick_t __spread_any_p_1 = __spread_any_acquire(&__spread_any_s_1, __spread_any_cost_1, __spread_any_map_1, 2, 0); switch (__spread_any_p_1.__spread_arm) { case 0: {{[{]}}{{$}}
+// CHECK-NEXT: {{^}}{ static const __spread_any_version_t __spread_any_v_1[] = { { __SPREAD_ANY_NVIDIA, 90, 0, 0 }, { __SPREAD_ANY_CPU, 0, 1, 0 }, { __SPREAD_ANY_HOST, 0, 2, __SPREAD_ANY_FALLBACK } }; static const __spread_any_site_t __spread_any_s_1 = { "{{.*}}any_lowering.c", 40, 20, 3, __spread_any_v_1 }; { const int64_t __spread_any_cost_1[] = { (10), (50), 0 }; const __spread_any_map_t __spread_any_map_1[] = { { (const void *)&(a)[0], (int64_t)(n) * (int64_t)sizeof((a)[0]), __SPREAD_ANY_MAP_TO | __SPREAD_ANY_MAP_FROM }, { (const void *)&(b)[0], (int64_t)(n) * (int64_t)sizeof((b)[0]), __SPREAD_ANY_MAP_TO } }; __spread_any_pick_t __spread_any_p_1 = __spread_any_acquire(&__spread_any_s_1, __spread_any_cost_1, __spread_any_map_1, 2, 0); const int32_t __spread_any_t_1 = __spread_any_p_1.__spread_threads; switch (__spread_any_p_1.__spread_arm) { case 0: {{[{]}}{{$}}
 // CHECK-EMPTY:
 // CHECK-NEXT: {{^}}#pragma omp target device(__spread_any_p_1.__spread_device) map(tofrom: a[0:n]) map(to: b[0:n]){{$}}
 // CHECK-NEXT: {{^}}#line 42 "{{.*}}any_lowering.c"{{$}}
@@ -156,7 +170,7 @@ double local(int n, int k, struct S *p) {
 // CHECK-NEXT: {{^}}#line 40 "{{.*}}any_lowering.c"{{$}}
 // CHECK-NEXT: {{^}}#pragma omp target device(__spread_any_p_1.__spread_device) map(tofrom: a[0:n]) map(to: b[0:n]){{$}}
 // CHECK-NEXT: {{^}}#line 40 "{{.*}}any_lowering.c"{{$}}
-// CHECK-NEXT: {{^}}#pragma omp parallel for num_threads(__spread_any_p_1.__spread_threads){{$}}
+// CHECK-NEXT: {{^}}#pragma omp parallel for num_threads(__spread_any_t_1){{$}}
 // CHECK-EMPTY:
 // CHECK-EMPTY:
 // CHECK-EMPTY:
@@ -164,7 +178,7 @@ double local(int n, int k, struct S *p) {
 // CHECK-NEXT: {{^}}    a[i] += b[i]; } break; } __spread_any_release(&__spread_any_p_1); } }{{$}}
 // CHECK-NEXT: {{^}}}{{$}}
 // CHECK-LABEL: {{^}}void single(
-// CHECK-NEXT: {{^}}{ static const __spread_any_version_t __spread_any_v_2[] = { { __SPREAD_ANY_NVIDIA, 0, 0, 0 }, { __SPREAD_ANY_CPU, 0, 0, 0 }, { __SPREAD_ANY_HOST, 0, 1, 0 } }; static const __spread_any_site_t __spread_any_s_2 = { "{{.*}}any_lowering.c", 50, 20, 3, __spread_any_v_2 }; { const int64_t __spread_any_cost_2[] = { 0, 0, 0 }; const __spread_any_map_t __spread_any_map_2[] = { { (const void *)&(a)[0], (int64_t)(n) * (int64_t)sizeof((a)[0]), __SPREAD_ANY_MAP_TO | __SPREAD_ANY_MAP_FROM } }; __spread_any_pick_t __spread_any_p_2 = __spread_any_acquire(&__spread_any_s_2, __spread_any_cost_2, __spread_any_map_2, 1, 0); switch (__spread_any_p_2.__spread_arm) { case 0: {{[{]}}{{$}}
+// CHECK-NEXT: {{^}}{ static const __spread_any_version_t __spread_any_v_2[] = { { __SPREAD_ANY_NVIDIA, 0, 0, 0 }, { __SPREAD_ANY_CPU, 0, 0, 0 }, { __SPREAD_ANY_HOST, 0, 1, 0 } }; static const __spread_any_site_t __spread_any_s_2 = { "{{.*}}any_lowering.c", 50, 20, 3, __spread_any_v_2 }; { const int64_t __spread_any_cost_2[] = { 0, 0, 0 }; const __spread_any_map_t __spread_any_map_2[] = { { (const void *)&(a)[0], (int64_t)(n) * (int64_t)sizeof((a)[0]), __SPREAD_ANY_MAP_TO | __SPREAD_ANY_MAP_FROM } }; __spread_any_pick_t __spread_any_p_2 = __spread_any_acquire(&__spread_any_s_2, __spread_any_cost_2, __spread_any_map_2, 1, 0); const int32_t __spread_any_t_2 = __spread_any_p_2.__spread_threads; switch (__spread_any_p_2.__spread_arm) { case 0: {{[{]}}{{$}}
 // CHECK-NEXT: {{^}}#line 50 "{{.*}}any_lowering.c"{{$}}
 // CHECK-NEXT: {{^}}#pragma omp target device(__spread_any_p_2.__spread_device) map(tofrom: a[0:n]){{$}}
 // CHECK-NEXT: {{^}}#line 50 "{{.*}}any_lowering.c"{{$}}
@@ -174,7 +188,7 @@ double local(int n, int k, struct S *p) {
 // CHECK-NEXT: {{^}}#line 50 "{{.*}}any_lowering.c"{{$}}
 // CHECK-NEXT: {{^}}#pragma omp target device(__spread_any_p_2.__spread_device) map(tofrom: a[0:n]){{$}}
 // CHECK-NEXT: {{^}}#line 50 "{{.*}}any_lowering.c"{{$}}
-// CHECK-NEXT: {{^}}#pragma omp parallel for num_threads(__spread_any_p_2.__spread_threads){{$}}
+// CHECK-NEXT: {{^}}#pragma omp parallel for num_threads(__spread_any_t_2){{$}}
 // CHECK-NEXT: {{^}}#line 50 "{{.*}}any_lowering.c"{{$}}
 // CHECK-EMPTY:
 // CHECK-NEXT: {{^}}  for (int i = 0; i < n; i++){{$}}
@@ -183,7 +197,7 @@ double local(int n, int k, struct S *p) {
 // CHECK-NEXT: {{^}}#line 53 "{{.*}}any_lowering.c"{{$}}
 // CHECK-NEXT: {{^}}#pragma omp task shared(a){{$}}
 // CHECK-NEXT: {{^}}#line 53 "{{.*}}any_lowering.c"{{$}}
-// CHECK-NEXT: {{^}} { __spread_any_deferred(); const int64_t __spread_any_cost_3[] = { (5), (5), (5) }; const __spread_any_map_t __spread_any_map_3[] = { { (const void *)&(a)[0], (int64_t)(n) * (int64_t)sizeof((a)[0]), __SPREAD_ANY_MAP_TO | __SPREAD_ANY_MAP_FROM } }; __spread_any_pick_t __spread_any_p_3 = __spread_any_acquire(&__spread_any_s_3, __spread_any_cost_3, __spread_any_map_3, 1, __SPREAD_ANY_NOWAIT); switch (__spread_any_p_3.__spread_arm) { case 0: { if (__spread_any_async(&__spread_any_p_3)) {{[{]}}{{$}}
+// CHECK-NEXT: {{^}} { __spread_any_deferred(); const int64_t __spread_any_cost_3[] = { (5), (5), (5) }; const __spread_any_map_t __spread_any_map_3[] = { { (const void *)&(a)[0], (int64_t)(n) * (int64_t)sizeof((a)[0]), __SPREAD_ANY_MAP_TO | __SPREAD_ANY_MAP_FROM } }; __spread_any_pick_t __spread_any_p_3 = __spread_any_acquire(&__spread_any_s_3, __spread_any_cost_3, __spread_any_map_3, 1, __SPREAD_ANY_NOWAIT); const int32_t __spread_any_t_3 = __spread_any_p_3.__spread_threads; switch (__spread_any_p_3.__spread_arm) { case 0: { if (__spread_any_async(&__spread_any_p_3)) {{[{]}}{{$}}
 // CHECK-NEXT: {{^}}#line 53 "{{.*}}any_lowering.c"{{$}}
 // CHECK-NEXT: {{^}}#pragma omp target device(__spread_any_p_3.__spread_device) map(tofrom: a[0:n]) nowait{{$}}
 // CHECK-NEXT: {{^}}#line 53 "{{.*}}any_lowering.c"{{$}}
@@ -195,15 +209,21 @@ double local(int n, int k, struct S *p) {
 // CHECK-NEXT: {{^}}#line 53 "{{.*}}any_lowering.c"{{$}}
 // CHECK-NEXT: {{^}}#pragma omp teams distribute parallel for simd num_teams(4){{$}}
 // CHECK-NEXT: {{^}}  for (int i = 0; i < n; i++){{$}}
-// CHECK-NEXT: {{^}}    a[i] += s; } } break; case 1: default: {{[{]}}{{$}}
+// CHECK-NEXT: {{^}}    a[i] += s; } } break; case 1: default: { if (__spread_any_async(&__spread_any_p_3)) {{[{]}}{{$}}
+// CHECK-NEXT: {{^}}#line 53 "{{.*}}any_lowering.c"{{$}}
+// CHECK-NEXT: {{^}}#pragma omp target device(__spread_any_p_3.__spread_device) map(tofrom: a[0:n]) nowait{{$}}
+// CHECK-NEXT: {{^}}#line 53 "{{.*}}any_lowering.c"{{$}}
+// CHECK-NEXT: {{^}}#pragma omp parallel for simd num_threads(__spread_any_t_3){{$}}
+// CHECK-NEXT: {{^}}  for (int i = 0; i < n; i++){{$}}
+// CHECK-NEXT: {{^}}    a[i] += s; } else {{[{]}}{{$}}
 // CHECK-NEXT: {{^}}#line 53 "{{.*}}any_lowering.c"{{$}}
 // CHECK-NEXT: {{^}}#pragma omp target device(__spread_any_p_3.__spread_device) map(tofrom: a[0:n]){{$}}
 // CHECK-NEXT: {{^}}#line 53 "{{.*}}any_lowering.c"{{$}}
-// CHECK-NEXT: {{^}}#pragma omp parallel for simd num_threads(__spread_any_p_3.__spread_threads){{$}}
+// CHECK-NEXT: {{^}}#pragma omp parallel for simd num_threads(__spread_any_t_3){{$}}
 // CHECK-NEXT: {{^}}#line 53 "{{.*}}any_lowering.c"{{$}}
 // CHECK-EMPTY:
 // CHECK-NEXT: {{^}}  for (int i = 0; i < n; i++){{$}}
-// CHECK-NEXT: {{^}}    a[i] += s; } break; } __spread_any_release(&__spread_any_p_3); } }{{$}}
+// CHECK-NEXT: {{^}}    a[i] += s; } } break; } __spread_any_release(&__spread_any_p_3); } }{{$}}
 // CHECK-NEXT: {{^}}#pragma omp taskwait{{$}}
 // CHECK-NEXT: {{^}}}{{$}}
 // CHECK-LABEL: {{^}}double blocks(
@@ -242,11 +262,16 @@ double local(int n, int k, struct S *p) {
 // CHECK-NEXT: {{^}}#line 78 "{{.*}}any_lowering.c"{{$}}
 // CHECK-NEXT: {{^}}#pragma omp task shared(a, p, v, s){{$}}
 // CHECK-NEXT: {{^}}#line 78 "{{.*}}any_lowering.c"{{$}}
-// CHECK-NEXT: {{^}} { __spread_any_deferred(); const int64_t __spread_any_cost_6[] = { 0, 0 }; const __spread_any_map_t __spread_any_map_6[] = { { (const void *)&(a), (int64_t)sizeof(a), __SPREAD_ANY_MAP_FROM }, { (const void *)&(p->w)[1], (int64_t)(2) * (int64_t)sizeof((p->w)[1]), __SPREAD_ANY_MAP_TO | __SPREAD_ANY_MAP_FROM }, { (const void *)&(v), (int64_t)sizeof(v), __SPREAD_ANY_MAP_TO | __SPREAD_ANY_MAP_FROM } }; __spread_any_pick_t __spread_any_p_6 = __spread_any_acquire(&__spread_any_s_6, __spread_any_cost_6, __spread_any_map_6, 3, __SPREAD_ANY_NOWAIT); switch (__spread_any_p_6.__spread_arm) { case 0: {{[{]}}{{$}}
+// CHECK-NEXT: {{^}} { __spread_any_deferred(); const int64_t __spread_any_cost_6[] = { 0, 0 }; const __spread_any_map_t __spread_any_map_6[] = { { (const void *)&(a), (int64_t)sizeof(a), __SPREAD_ANY_MAP_FROM }, { (const void *)&(p->w)[1], (int64_t)(2) * (int64_t)sizeof((p->w)[1]), __SPREAD_ANY_MAP_TO | __SPREAD_ANY_MAP_FROM }, { (const void *)&(v), (int64_t)sizeof(v), __SPREAD_ANY_MAP_TO | __SPREAD_ANY_MAP_FROM } }; __spread_any_pick_t __spread_any_p_6 = __spread_any_acquire(&__spread_any_s_6, __spread_any_cost_6, __spread_any_map_6, 3, __SPREAD_ANY_NOWAIT); const int32_t __spread_any_t_6 = __spread_any_p_6.__spread_threads; switch (__spread_any_p_6.__spread_arm) { case 0: { if (__spread_any_async(&__spread_any_p_6)) {{[{]}}{{$}}
+// CHECK-NEXT: {{^}}#pragma omp target device(__spread_any_p_6.__spread_device) map(from: a) map(tofrom: p->w[1:2], v) map(alloc: a[0:]) map(tofrom: s) nowait{{$}}
+// CHECK-NEXT: {{^}}#line 79 "{{.*}}any_lowering.c"{{$}}
+// CHECK-NEXT: {{^}}#pragma omp parallel for reduction(+: s) num_threads(__spread_any_t_6){{$}}
+// CHECK-NEXT: {{^}}  for (int i = 0; i < 256; i++) { a[i] = i * k; s += a[i]; } } else {{[{]}}{{$}}
+// CHECK-NEXT: {{^}}#line 79 "{{.*}}any_lowering.c"{{$}}
 // CHECK-NEXT: {{^}}#pragma omp target device(__spread_any_p_6.__spread_device) map(from: a) map(tofrom: p->w[1:2], v) map(alloc: a[0:]) map(tofrom: s){{$}}
 // CHECK-NEXT: {{^}}#line 79 "{{.*}}any_lowering.c"{{$}}
-// CHECK-NEXT: {{^}}#pragma omp parallel for reduction(+: s) num_threads(__spread_any_p_6.__spread_threads){{$}}
-// CHECK-NEXT: {{^}}  for (int i = 0; i < 256; i++) { a[i] = i * k; s += a[i]; } } break; case 1: default: { if (__spread_any_async(&__spread_any_p_6)) {{[{]}}{{$}}
+// CHECK-NEXT: {{^}}#pragma omp parallel for reduction(+: s) num_threads(__spread_any_t_6){{$}}
+// CHECK-NEXT: {{^}}  for (int i = 0; i < 256; i++) { a[i] = i * k; s += a[i]; } } } break; case 1: default: { if (__spread_any_async(&__spread_any_p_6)) {{[{]}}{{$}}
 // CHECK-NEXT: {{^}}#line 79 "{{.*}}any_lowering.c"{{$}}
 // CHECK-NEXT: {{^}}#pragma omp target device(__spread_any_p_6.__spread_device) map(from: a) map(tofrom: p->w[1:2], v) map(alloc: a[0:]) map(tofrom: s) nowait{{$}}
 // CHECK-NEXT: {{^}}#line 79 "{{.*}}any_lowering.c"{{$}}

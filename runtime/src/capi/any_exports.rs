@@ -51,6 +51,9 @@ impl Default for MapC {
     }
 }
 
+/// [`runtime::HOST_SHARE_DEVICE`] as the pick's `int32_t` device field holds it.
+const HOST_SHARE_DEVICE_C: i32 = runtime::HOST_SHARE_DEVICE as i32;
+
 /// `__spread_any_pick_t`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
@@ -311,19 +314,28 @@ pub extern "C" fn __spread_any_async(pick: *mut PickC) -> c_int {
         };
         let ticket = p.ticket as usize as u64;
         let rt = runtime::get();
-        if ticket == 0 || i64::from(p.device) == rt.initial_device() {
-            return 0;
-        }
-        if kmp::async_handle_slot().is_some() {
+        if ticket == 0 || kmp::async_handle_slot().is_some() {
             return 0; // in a task team: the team's threads run the instances at once
         }
-        match super::ompt::instance_task() {
-            Some(facts) => {
-                BOUND.with(|b| *b.borrow_mut() = Some((ticket, facts)));
-                1
+        let Some(facts) = super::ompt::instance_task() else {
+            return 0;
+        };
+        if i64::from(p.device) == rt.initial_device() {
+            // A host instance would run on this thread, which would place nothing more until
+            // it ends: the host share runs it with the host's memory instead.
+            if rt.host_share().is_none() {
+                return 0;
             }
-            None => 0,
+            let moved = PickC {
+                device: HOST_SHARE_DEVICE_C,
+                ..p
+            };
+            // SAFETY: `pick` is the lowering's `__spread_any_pick_t` read above (not null),
+            // which its arm reads the device number from after this call.
+            unsafe { mem::write_one(pick, moved) };
         }
+        BOUND.with(|b| *b.borrow_mut() = Some((ticket, facts)));
+        1
     })
 }
 

@@ -382,6 +382,12 @@ pub trait Device: Send + Sync {
     /// other directly.
     fn host_addressable(&self) -> bool;
 
+    /// Whether the device's memory is the host's own: mapping uses data where it is, as under
+    /// `requires unified_shared_memory`, and nothing is copied (the host share).
+    fn uses_host_memory(&self) -> bool {
+        false
+    }
+
     /// Whether operations on a submitted stream run after the call that submitted it has
     /// returned (every backend's devices: a GPU, a device on another node, a host device's
     /// executor threads), so that a spread region's chunks are enqueued by the dealing thread.

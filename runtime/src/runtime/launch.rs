@@ -160,7 +160,7 @@ impl DeviceSlot {
         Ok(Ctx {
             slot: self,
             stream,
-            usm: rt.usm(),
+            usm: rt.usm() || self.dev.uses_host_memory(),
             filled: Vec::new(),
         })
     }

@@ -365,6 +365,11 @@ impl Drop for StreamTicket<'_> {
 
 // Loading the program's images.
 impl DeviceSlot {
+    /// Whether it has loaded an image (and so can run some of the program's constructs).
+    pub(super) fn loaded_any(&self) -> bool {
+        self.loaded_any.load(Ordering::Acquire)
+    }
+
     /// Whether the program registered images but none this device can run (say, nvptx only on
     /// a host device).
     pub(super) fn runs_no_image(&self, rt: &Runtime) -> bool {
