@@ -127,6 +127,7 @@ struct Server {
 }
 
 struct Waiter {
+    site: usize,
     cands: Vec<Candidate>,
     assigned: usize,
     grant: Option<Grant>,
@@ -204,20 +205,25 @@ impl Dispatcher {
             .copied()
             .filter(|c| st.servers[c.server].queue.is_empty() && self.fits(&st, c))
             .collect();
+        let mut sooner = None;
         if let Some(c) = self.choose(&st, site, &free) {
-            self.take(&mut st, &c, false);
-            return Grant {
-                ticket,
-                cand: c,
-                assigned: None,
-                stolen: false,
-            };
+            sooner = self.sooner_when_busy(&st, site, &c, &cands);
+            if sooner.is_none() {
+                self.take(&mut st, &c, false);
+                return Grant {
+                    ticket,
+                    cand: c,
+                    assigned: None,
+                    stolen: false,
+                };
+            }
         }
-        let assigned = self.assign(&st, site, &cands);
+        let assigned = sooner.unwrap_or_else(|| self.assign(&st, site, &cands));
         st.servers[assigned].queue.push_back(ticket);
         st.waiters.insert(
             ticket,
             Waiter {
+                site,
                 cands,
                 assigned,
                 grant: None,
@@ -381,6 +387,73 @@ impl Dispatcher {
         }
     }
 
+    /// When `c` ends (from now) if the instance joins `c`'s server with `ahead` instances
+    /// running or queued before it: the work ahead divided by how many the server runs at once,
+    /// plus its own time, less what data already there saves. `None` when the site never ran
+    /// there.
+    fn finish(st: &State, site: usize, c: &Candidate, ahead: usize) -> Option<f64> {
+        Self::estimate(st, site, c.server).map(|t| Self::finish_taking(st, c, t, ahead))
+    }
+
+    /// [`finish`](Self::finish) for an instance that takes `t` seconds there.
+    fn finish_taking(st: &State, c: &Candidate, t: f64, ahead: usize) -> f64 {
+        let s = &st.servers[c.server];
+        let width = if c.cost > 0 {
+            POOL / c.cost.max(1)
+        } else {
+            s.spec.slots.max(1)
+        }
+        .min(s.spec.max_running.max(1));
+        ahead as f64 * t / f64::from(width.max(1)) + t - c.saved
+    }
+
+    /// Model policy: a busy candidate of the instance that would still end it sooner than `free`
+    /// (which can start it now), by the measured times; the instance then waits for it. A thread
+    /// that creates instances faster than they run (outside a parallel region, where nothing
+    /// holds it) would otherwise send every instance the fastest server cannot take at once to a
+    /// slower one: STREAM's copies made its device three times slower than the host, and it got
+    /// most instances.
+    fn sooner_when_busy(
+        &self,
+        st: &State,
+        site: usize,
+        free: &Candidate,
+        cands: &[Candidate],
+    ) -> Option<usize> {
+        if self.policy != Policy::Model {
+            return None;
+        }
+        let own = Self::finish(st, site, free, 0)?;
+        cands
+            .iter()
+            .filter(|b| b.server != free.server)
+            .filter_map(|b| {
+                let s = &st.servers[b.server];
+                let ahead = s.running as usize + s.queue.len();
+                Self::finish(st, site, b, ahead).map(|f| (f, b.server))
+            })
+            .filter(|&(f, _)| f < own)
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, server)| server)
+    }
+
+    /// Model policy: whether idle server `s` should take queued instance `ticket` (as `c`):
+    /// when it never ran the site there, or would end it no later than its own queue would.
+    fn worth_stealing(&self, st: &State, ticket: u64, w: &Waiter, c: &Candidate) -> bool {
+        if self.policy != Policy::Model {
+            return true;
+        }
+        let Some(here) = Self::finish(st, w.site, c, 0) else {
+            return true;
+        };
+        let Some(home) = w.cands.iter().find(|x| x.server == w.assigned) else {
+            return true;
+        };
+        let s = &st.servers[w.assigned];
+        let ahead = s.running as usize + s.queue.iter().take_while(|&&t| t != ticket).count();
+        Self::finish(st, w.site, home, ahead).is_none_or(|there| here <= there)
+    }
+
     /// The queue an instance that cannot start anywhere waits in.
     fn assign(&self, st: &State, site: usize, cands: &[Candidate]) -> usize {
         let first = cands.first().map_or(0, |c| c.server);
@@ -400,17 +473,11 @@ impl Dispatcher {
                 } else {
                     known.iter().sum::<f64>() / known.len() as f64
                 };
-                // When it would start there and end: the work ahead divided by how many it runs
-                // at once, plus its own time.
+                // When it would end there, behind what runs and waits there.
                 let finish = |c: &Candidate| {
                     let s = &st.servers[c.server];
                     let t = Self::estimate(st, site, c.server).unwrap_or(typical);
-                    let width = if c.cost > 0 {
-                        f64::from(POOL / c.cost.max(1))
-                    } else {
-                        f64::from(s.spec.slots.max(1))
-                    };
-                    (s.running as f64 + s.queue.len() as f64) * t / width + t - c.saved
+                    Self::finish_taking(st, c, t, s.running as usize + s.queue.len())
                 };
                 cands
                     .iter()
@@ -451,7 +518,10 @@ impl Dispatcher {
                         continue;
                     }
                     if let Some(c) = w.cands.iter().find(|c| c.server == s) {
-                        if self.fits(st, c) && best.is_none_or(|(bt, _)| t < bt) {
+                        if self.fits(st, c)
+                            && best.is_none_or(|(bt, _)| t < bt)
+                            && self.worth_stealing(st, t, w, c)
+                        {
                             best = Some((t, *c));
                         }
                     }

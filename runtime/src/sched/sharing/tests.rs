@@ -259,3 +259,71 @@ fn acquire_with_finishes_own_instances_and_misses_no_grant() {
         assert_eq!(d.tallies()[0].instances, 2);
     }
 }
+
+/// Measures `site` at `fast` and `slow` seconds-ish on servers 0 and 1 (one instance each).
+fn measured(d: &Dispatcher, site: usize, fast: u64, slow: u64) {
+    let both = || vec![cand(0, 0), cand(1, 0)];
+    let a = d.acquire(site, both());
+    let b = d.acquire(site, both());
+    let took = |g: &Grant| Duration::from_millis(if g.cand.server == 0 { fast } else { slow });
+    d.release(site, &a, took(&a));
+    d.release(site, &b, took(&b));
+}
+
+#[test]
+fn the_model_waits_for_a_busy_server_that_ends_sooner() {
+    let d = Arc::new(Dispatcher::new(
+        servers(&[(Kind::Host, 1), (Kind::Cpu, 1)]),
+        Pools::PerServer,
+        Policy::Model,
+        true,
+    ));
+    // Server 0 takes 10 ms an instance, server 1 takes 40.
+    measured(&d, 3, 10, 40);
+    let both = || vec![cand(0, 0), cand(1, 0)];
+    let a = d.acquire(3, both());
+    assert_eq!(a.cand.server, 0);
+    // Server 0 is busy, server 1 free, but 0 ends the next one in about 20 ms against 40: wait.
+    let d2 = Arc::clone(&d);
+    let h = std::thread::spawn(move || d2.acquire(3, vec![cand(0, 0), cand(1, 0)]));
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(!h.is_finished(), "the instance went to the slow server");
+    d.release(3, &a, Duration::from_millis(10));
+    let b = h.join().unwrap();
+    assert_eq!((b.cand.server, b.stolen), (0, false));
+    // With two ahead on server 0 (about 30 ms) server 1's 40 ms is still later: the third
+    // instance waits too, and server 1, idle, does not steal it (it would end it later).
+    let c = {
+        let d3 = Arc::clone(&d);
+        let h = std::thread::spawn(move || d3.acquire(3, vec![cand(0, 0), cand(1, 0)]));
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!h.is_finished());
+        d.release(3, &b, Duration::from_millis(10));
+        h.join().unwrap()
+    };
+    assert_eq!((c.cand.server, c.stolen), (0, false));
+    d.release(3, &c, Duration::from_millis(10));
+    assert_eq!(
+        d.tallies()[1].instances,
+        1,
+        "only the measuring instance ran on server 1"
+    );
+}
+
+#[test]
+fn the_model_sends_work_to_a_free_server_of_similar_speed() {
+    let d = Dispatcher::new(
+        servers(&[(Kind::Host, 1), (Kind::Cpu, 1)]),
+        Pools::PerServer,
+        Policy::Model,
+        true,
+    );
+    measured(&d, 4, 10, 12);
+    let both = || vec![cand(0, 0), cand(1, 0)];
+    let a = d.acquire(4, both());
+    // Server 0 would end the next one in about 20 ms, server 1 in 12: it starts there now.
+    let b = d.acquire(4, both());
+    assert_ne!(a.cand.server, b.cand.server);
+    d.release(4, &a, Duration::ZERO);
+    d.release(4, &b, Duration::ZERO);
+}
