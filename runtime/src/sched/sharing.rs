@@ -407,8 +407,10 @@ impl Dispatcher {
         ahead as f64 * t / f64::from(width.max(1)) + t - c.saved
     }
 
-    /// Model policy: a busy candidate of the instance that would still end it sooner than `free`
-    /// (which can start it now), by the measured times; the instance then waits for it. A thread
+    /// Model policy: a busy candidate of another kind that would still end the instance sooner
+    /// than `free` (which can start it now), by the measured times; the instance then waits for
+    /// it. Servers of one kind run the same version: what tells their times apart is what else
+    /// ran meanwhile, so an instance never waits for one of them while another is free. A thread
     /// that creates instances faster than they run (outside a parallel region, where nothing
     /// holds it) would otherwise send every instance the fastest server cannot take at once to a
     /// slower one: STREAM's copies made its device three times slower than the host, and it got
@@ -424,9 +426,10 @@ impl Dispatcher {
             return None;
         }
         let own = Self::finish(st, site, free, 0)?;
+        let kind = st.servers[free.server].spec.kind;
         cands
             .iter()
-            .filter(|b| b.server != free.server)
+            .filter(|b| st.servers[b.server].spec.kind != kind)
             .filter_map(|b| {
                 let s = &st.servers[b.server];
                 let ahead = s.running as usize + s.queue.len();
@@ -438,9 +441,12 @@ impl Dispatcher {
     }
 
     /// Model policy: whether idle server `s` should take queued instance `ticket` (as `c`):
-    /// when it never ran the site there, or would end it no later than its own queue would.
+    /// when it is of the kind the instance waits for, never ran the site, or would end it no
+    /// later than its own queue would.
     fn worth_stealing(&self, st: &State, ticket: u64, w: &Waiter, c: &Candidate) -> bool {
-        if self.policy != Policy::Model {
+        if self.policy != Policy::Model
+            || st.servers[c.server].spec.kind == st.servers[w.assigned].spec.kind
+        {
             return true;
         }
         let Some(here) = Self::finish(st, w.site, c, 0) else {

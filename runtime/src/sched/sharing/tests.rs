@@ -327,3 +327,22 @@ fn the_model_sends_work_to_a_free_server_of_similar_speed() {
     d.release(4, &a, Duration::ZERO);
     d.release(4, &b, Duration::ZERO);
 }
+
+#[test]
+fn servers_of_one_kind_are_not_waited_for() {
+    let d = Dispatcher::new(
+        servers(&[(Kind::Cpu, 1), (Kind::Cpu, 1)]),
+        Pools::PerServer,
+        Policy::Model,
+        true,
+    );
+    // Server 1 measured four times slower (say, it waited for the others): with server 0
+    // busy the next instance still starts on server 1 at once.
+    measured(&d, 5, 10, 40);
+    let both = || vec![cand(0, 0), cand(1, 0)];
+    let a = d.acquire(5, both());
+    let b = d.acquire(5, both());
+    assert_eq!((a.cand.server, b.cand.server), (0, 1));
+    d.release(5, &a, Duration::ZERO);
+    d.release(5, &b, Duration::ZERO);
+}
