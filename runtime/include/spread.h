@@ -351,8 +351,9 @@ void __spread_any_release(__spread_any_pick_t *);
 /* First call of a `nowait` instance's task: warns once when instances created outside a
  * parallel region cannot overlap (Spread's OMPT tool does not run). */
 void __spread_any_deferred(void);
-/* Whether a `nowait` instance's arm runs as a `target nowait` (a device, outside a task team,
- * Spread's tool running); its release then waits for that construct to finish. */
+/* Whether a `nowait` instance's arm runs as a `target nowait` (outside a task team, Spread's
+ * tool running; a host pick is moved to the host share, an asynchronous host device with the
+ * host's memory, by rewriting __spread_device); its release then waits for that construct. */
 int __spread_any_async(__spread_any_pick_t *);
 
 /* What one device did for device(any) instances since the program started (or the last
