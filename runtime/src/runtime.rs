@@ -214,8 +214,13 @@ impl Runtime {
     /// The host share: the host's own cores as an asynchronous device with the host's memory
     /// ([`HostDevice::host_share`](crate::device::host::HostDevice::host_share)), numbered
     /// [`HOST_SHARE_DEVICE`] in constructs and `devices.len() + 1` inside the runtime (after the
-    /// initial device). `None` when it cannot run the program's constructs: no x86_64 image.
+    /// initial device). `None` when it cannot run the program's constructs: no x86_64 image, or
+    /// `declare target` variables, which the image's code would read and write in its own copy
+    /// where a host version must see the host's.
     pub fn host_share(&self) -> Option<&DeviceSlot> {
+        if self.has_declare_target_variables() {
+            return None;
+        }
         let slot = self.host_share.get_or_init(|| {
             let id = self.devices.len() + 1;
             crate::profile::label_device(id, "share");
@@ -223,6 +228,20 @@ impl Runtime {
             DeviceSlot::new(id, Box::new(dev), &self.config)
         });
         (slot.ensure_images(self).is_ok() && slot.loaded_any()).then_some(slot)
+    }
+
+    /// Whether a registered image has `declare target` variables. Device code names `to`/`enter`
+    /// variables in the image's own copy; `link` ones go through a pointer the mapping sets,
+    /// which the host share's in-place mapping leaves unset (it crashed).
+    fn has_declare_target_variables(&self) -> bool {
+        const NOT_A_COPY: i32 = entry_flags::INDIRECT | entry_flags::REGISTER_REQUIRES;
+        self.images.read().iter().any(|img| {
+            img.active
+                && img
+                    .entries
+                    .iter()
+                    .any(|e| e.size > 0 && e.flags & NOT_A_COPY == 0)
+        })
     }
 
     /// Every device slot: the devices, then the host share if it exists.
