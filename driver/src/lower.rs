@@ -1181,11 +1181,8 @@ fn lower_any(
     // pick itself would be mapped (an aggregate), and a `target nowait` on the host share uses
     // mapped data where it is, in a frame that is gone by the time the arm runs.
     let threads = format!("__spread_any_t_{n}");
-    let threads_decl = if plan
-        .arms
-        .iter()
-        .any(|arm| arm.pragma(&threads).is_some_and(|d| d.contains(&threads)))
-    {
+    let sets: Vec<Option<String>> = plan.arms.iter().map(|arm| arm.pragma(&threads)).collect();
+    let threads_decl = if sets.iter().flatten().any(|d| d.contains(&threads)) {
         format!(" const int32_t {threads} = {p}.__spread_threads;")
     } else {
         String::new()
@@ -1207,8 +1204,7 @@ fn lower_any(
             .map_or(line, |(_, l)| *l)
     };
     let last = plan.arms.len() - 1;
-    let mut last_async = false;
-    for (a, arm) in plan.arms.iter().enumerate() {
+    for (a, set) in sets.into_iter().enumerate() {
         let aline = arm_line(a);
         if a == last {
             pieces.push(Piece::Text(format!(" case {a}: default: {{")));
@@ -1223,12 +1219,11 @@ fn lower_any(
         if !red_maps[a].is_empty() {
             tgt.push_str(&format!(" map(tofrom: {})", red_maps[a].join(", ")));
         }
-        let set = arm.pragma(&threads).map(|d| Piece::Directive {
+        let set = set.map(|d| Piece::Directive {
             line: aline,
             text: d,
         });
-        let async_arm = t.nowait;
-        if async_arm {
+        if t.nowait {
             // A `nowait` instance the runtime can complete asynchronously (outside a task team;
             // on a device, or on the host share for a host arm) runs its arm as a `target
             // nowait`, so that the instances a thread creates outside a parallel region overlap
@@ -1243,15 +1238,14 @@ fn lower_any(
         pieces.extend(set);
         if a != last {
             pieces.extend(copy.iter().cloned());
-            if async_arm {
+            if t.nowait {
                 pieces.push(Piece::Text(" }".into()));
             }
             pieces.push(Piece::Text(" } break;".into()));
-        } else if async_arm {
-            last_async = true;
         }
     }
-    let close_async = if last_async { " }" } else { "" };
+    // The last arm's `else` closes after the statement, which stays in place.
+    let close_async = if t.nowait { " }" } else { "" };
     let tail = format!("{close_async} }} break; }} __spread_any_release(&{p}); }} }}");
     Ok(AnyLowering {
         edits: vec![

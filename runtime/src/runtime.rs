@@ -46,6 +46,8 @@ struct RegisteredImage {
     entries: Arc<Vec<EntryInfo>>,
     /// Its `declare target indirect` functions (from `entries`).
     indirect: Arc<Vec<image::IndirectFunction>>,
+    /// Whether `entries` has `declare target` variables (see [`Runtime::host_share`]).
+    variables: bool,
     /// The pass plugin's kernel descriptors (`__spread_kinfo_<kernel>`), by kernel name.
     descriptors: Vec<(String, Vec<u8>)>,
     active: bool,
@@ -234,14 +236,10 @@ impl Runtime {
     /// variables in the image's own copy; `link` ones go through a pointer the mapping sets,
     /// which the host share's in-place mapping leaves unset (it crashed).
     fn has_declare_target_variables(&self) -> bool {
-        const NOT_A_COPY: i32 = entry_flags::INDIRECT | entry_flags::REGISTER_REQUIRES;
-        self.images.read().iter().any(|img| {
-            img.active
-                && img
-                    .entries
-                    .iter()
-                    .any(|e| e.size > 0 && e.flags & NOT_A_COPY == 0)
-        })
+        self.images
+            .read()
+            .iter()
+            .any(|img| img.active && img.variables)
     }
 
     /// Every device slot: the devices, then the host share if it exists.
@@ -368,8 +366,13 @@ impl Runtime {
                     global: e.name.clone(),
                 })
                 .collect();
+            let variables = entries.iter().any(|e| {
+                e.size > 0
+                    && e.flags & (entry_flags::INDIRECT | entry_flags::REGISTER_REQUIRES) == 0
+            });
             let descriptors = image::symbols_with_prefix(&bytes, KERNEL_DESCRIPTOR_PREFIX);
             regs.push(RegisteredImage {
+                variables,
                 desc,
                 descriptors,
                 target,

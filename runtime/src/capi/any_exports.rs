@@ -330,9 +330,9 @@ pub extern "C" fn __spread_any_async(pick: *mut PickC) -> c_int {
                 device: HOST_SHARE_DEVICE_C,
                 ..p
             };
-            // SAFETY: `pick` is the lowering's `__spread_any_pick_t` read above (not null),
+            // SAFETY: `pick` is the lowering's `__spread_any_pick_t` local read above (not null),
             // which its arm reads the device number from after this call.
-            unsafe { mem::write_one(pick, moved) };
+            unsafe { mem::write_array(pick, &[moved]) };
         }
         BOUND.with(|b| *b.borrow_mut() = Some((ticket, facts)));
         1

@@ -374,7 +374,7 @@ impl DeviceSlot {
     /// a host device).
     pub(super) fn runs_no_image(&self, rt: &Runtime) -> bool {
         // Every construct asks: once an image is loaded the answer stays no, without locks.
-        if self.loaded_any.load(Ordering::Acquire) {
+        if self.loaded_any() {
             return false;
         }
         let regs = rt.images.read();

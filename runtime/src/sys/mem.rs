@@ -203,20 +203,6 @@ pub unsafe fn range<T: Copy>(begin: *const T, end: *const T) -> Vec<T> {
     unsafe { std::slice::from_raw_parts(begin, n) }.to_vec()
 }
 
-/// Writes one `T` where the program passed a pointer to it (unaligned); nothing for null.
-///
-/// # Safety
-///
-/// `ptr` is null or points at a writable `T` (it need not be aligned) that nothing else reads
-/// or writes meanwhile.
-pub unsafe fn write_one<T: Copy>(ptr: *mut T, value: T) {
-    if ptr.is_null() {
-        return;
-    }
-    // SAFETY: the caller's contract; unaligned writes are allowed.
-    unsafe { std::ptr::write_unaligned(ptr, value) }
-}
-
 /// Reads one `T` the program passed by pointer (unaligned); `None` for a null pointer.
 ///
 /// # Safety

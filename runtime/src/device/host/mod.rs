@@ -190,10 +190,15 @@ impl HostDevice {
     /// (`Runtime::host_share`), so that the creating thread goes on placing instances. It is
     /// not numbered among the devices the program sees.
     pub fn host_share(id: usize, threads_override: Option<usize>) -> Self {
+        const WHAT: &str = "host share (x86_64 image, host memory)";
         let mut d = Self::new(id, threads_override);
         d.host_memory = true;
-        d.info.name = "host share (x86_64 image, host memory)".into();
-        d.info.details[0].1 = "host share (x86_64 image, host memory)".into();
+        d.info.name = WHAT.into();
+        for (key, value) in &mut d.info.details {
+            if key == "Device Type" {
+                *value = WHAT.into();
+            }
+        }
         d
     }
 
