@@ -13,6 +13,7 @@
 //! nothing and is bounded by the server's slots (`SPREAD_ANY_SLOTS`); with no candidate the
 //! construct's host version runs on the host, with a warning once per construct.
 
+pub mod arm;
 pub mod coherence;
 
 /// The dispatcher lives in the scheduling core.

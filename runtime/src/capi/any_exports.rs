@@ -292,6 +292,11 @@ fn handed_over(ticket: u64) -> bool {
     })
 }
 
+/// Whether the `target nowait` starting on this thread is an instance's asynchronous arm.
+pub(super) fn instance_bound() -> bool {
+    BOUND.with(|b| b.borrow().is_some())
+}
+
 /// For a `target nowait` starting on this thread: the `device(any)` instance it runs for, if its
 /// arm was made asynchronous (the construct is then owned in the instance's name and releases
 /// the instance when it finishes).

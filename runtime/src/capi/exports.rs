@@ -377,6 +377,10 @@ fn target_kernel(
             Err(e) => report::fatal_construct(rt, &e, loc.get()),
         };
     }
+    if ka.flags & KERNEL_FLAG_NOWAIT != 0 && super::any_exports::instance_bound() {
+        // The arm outlives its task: what it names from the task's own data is copied now.
+        crate::any::arm::privatize_task_data_here(&mut args);
+    }
     if ka.flags & KERNEL_FLAG_NOWAIT != 0
         && start_nowait(rt, slot, loc.clone(), preds, || {
             slot.enqueue_launch(rt, region, &mut args, &cfg)
