@@ -430,7 +430,7 @@ impl DeviceSlot {
                     return Err(e);
                 }
             };
-            let globals = match self.image_globals(img, &*loaded) {
+            let globals = match self.image_globals(img, &*loaded, rt.usm()) {
                 Ok(g) => g,
                 Err(e) => {
                     imgs.loaded.pop();
@@ -460,11 +460,16 @@ impl DeviceSlot {
     }
 
     /// The device addresses of the declare-target globals of `img` in `loaded`; fails, having
-    /// changed nothing, when one is missing.
+    /// changed nothing, when one is missing. Under `requires unified_shared_memory` (`usm`) each
+    /// global's device copy is given the host's value, as libomptarget does: clang then makes
+    /// every declare-target variable a `link` one, whose device reference pointer must hold the
+    /// host variable's address (the host reference pointer's value); before, it stayed null and
+    /// the kernel crashed where stock runs.
     fn image_globals<'i>(
         &self,
         img: &'i RegisteredImage,
         loaded: &dyn LoadedImage,
+        usm: bool,
     ) -> Result<Vec<(&'i EntryInfo, usize)>> {
         let mut out = Vec::new();
         for e in img.entries.iter() {
@@ -500,6 +505,11 @@ impl DeviceSlot {
                         ),
                     ));
                 }
+            }
+            if usm && e.flags & entry_flags::INDIRECT == 0 {
+                let mut st = self.stream()?;
+                self.dev.copy_to_device(tgt, e.addr, e.size, &mut st)?;
+                self.dev.synchronize(&mut st)?;
             }
             out.push((e, tgt));
         }
