@@ -92,15 +92,30 @@ impl Mark {
 
     /// Marks the point reached; resumes the batches parked on it.
     fn signal(&self) {
+        let _none = self.signal_keeping(None);
+    }
+
+    /// As [`Mark::signal`], except that one batch of `pool` parked on the mark is returned
+    /// instead of queued: an executor that reaches the end of its batch runs it next itself. A
+    /// chain of constructs on one device (a kernel after the kernel it depends on) then stays
+    /// on one thread instead of waking another executor per link and waiting for a core for it
+    /// (Somier's half buffers: six such links per device and buffer).
+    fn signal_keeping(&self, pool: Option<&Arc<Pool>>) -> Option<Arc<Batch>> {
         let parked = {
             let mut st = self.state.lock();
             st.done = true;
             std::mem::take(&mut st.parked)
         };
         self.reached.notify_all();
+        let mut kept = None;
         for b in parked {
-            b.pool.push(b.clone());
+            if kept.is_none() && pool.is_some_and(|p| Arc::ptr_eq(p, &b.pool)) {
+                kept = Some(b);
+            } else {
+                b.pool.push(b.clone());
+            }
         }
+        kept
     }
 }
 
@@ -172,21 +187,45 @@ impl Batch {
         true
     }
 
-    /// Runs the batch's operations on an executor until it ends or parks on a mark.
+    /// Runs the batch's operations on an executor until it ends or parks on a mark, then the
+    /// batches of the same device its end resumed ([`Mark::signal_keeping`]), one after another.
     fn run(self: &Arc<Self>) {
         crate::profile::batch(self.pool.kernels.device(), true);
+        let mut next = self.run_part();
+        while let Some(b) = next {
+            next = b.run_part();
+        }
+    }
+
+    /// Runs the batch's operations until it ends or parks; a batch its last operations resumed
+    /// for this executor to run next.
+    fn run_part(self: &Arc<Self>) -> Option<Arc<Batch>> {
+        let mut next = None;
         loop {
             let Some(op) = self.ops.lock().pop_front() else {
-                self.end.signal();
-                return;
-            };
-            if let Op::Wait(ev) = &op {
-                if let Some(mark) = host_mark(ev) {
-                    if mark.park(self) {
-                        return; // resumed by the mark's signal, on some executor
+                return match next {
+                    Some(b) => {
+                        self.end.signal();
+                        Some(b)
                     }
+                    None => self.end.signal_keeping(Some(&self.pool)),
+                };
+            };
+            match &op {
+                Op::Wait(ev) => {
+                    if let Some(mark) = host_mark(ev) {
+                        if mark.park(self) {
+                            return None; // resumed by the mark's signal, on some executor
+                        }
+                        continue;
+                    }
+                }
+                // The batch's last operation (an event the next construct waits for).
+                Op::Signal(m) if next.is_none() && self.ops.lock().is_empty() => {
+                    next = m.signal_keeping(Some(&self.pool));
                     continue;
                 }
+                _ => {}
             }
             let failed = self.failed.lock().is_some();
             if let Err(e) = run_op(&*self.pool.kernels, op, failed) {
@@ -485,6 +524,8 @@ mod tests {
         log: Mutex<Vec<usize>>,
         gate: Arc<(Mutex<bool>, Condvar)>,
         started: AtomicUsize,
+        /// The thread each logged kernel ran on.
+        threads: Mutex<Vec<std::thread::ThreadId>>,
     }
 
     impl HostKernels for Log {
@@ -502,6 +543,7 @@ mod tests {
                 return Err(Error::new(ErrorKind::Backend, "kernel 9 fails"));
             }
             self.log.lock().push(params[0]);
+            self.threads.lock().push(std::thread::current().id());
             Ok(())
         }
         fn runs_here(&self, cfg: &LaunchConfig) -> bool {
@@ -517,6 +559,7 @@ mod tests {
             log: Mutex::new(Vec::new()),
             gate: Arc::new((Mutex::new(false), Condvar::new())),
             started: AtomicUsize::new(0),
+            threads: Mutex::new(Vec::new()),
         });
         (Pool::new(log.clone(), max), log)
     }
@@ -632,6 +675,60 @@ mod tests {
         a.synchronize(&p).expect("a");
         assert_eq!(*log.log.lock(), vec![10, 20]);
         drop(log);
+    }
+
+    #[test]
+    fn the_executor_that_reaches_a_mark_runs_the_batch_parked_on_it() {
+        for _ in 0..10 {
+            let (p, log) = pool(4);
+            let mut a = HostStream::default();
+            a.push(remote_kernel(7, 10)); // waits for the gate
+            let ev = a.record();
+            a.submit(&p);
+            let mut b = HostStream::default();
+            b.push(Op::Wait(ev.clone()));
+            b.push(remote_kernel(1, 20));
+            b.submit(&p);
+            // b parks on a's mark (on another executor: a's is held by the gate).
+            let mark = host_mark(&ev).expect("a host mark");
+            while mark.state.lock().parked.is_empty() {
+                std::thread::yield_now();
+            }
+            open(&log);
+            b.synchronize(&p).expect("b");
+            a.synchronize(&p).expect("a");
+            assert_eq!(*log.log.lock(), vec![10, 20]);
+            let t = log.threads.lock();
+            assert_eq!(t[0], t[1], "b ran on a's executor, not after a hand-off");
+        }
+    }
+
+    #[test]
+    fn a_reached_mark_hands_one_batch_of_the_callers_pool_back() {
+        let (p1, l1) = pool(1);
+        let (p2, l2) = pool(1);
+        let batch = |p: &Arc<Pool>, v| {
+            Arc::new(Batch {
+                ops: Mutex::new(VecDeque::from([remote_kernel(1, v)])),
+                failed: Mutex::new(None),
+                end: Arc::new(Mark::default()),
+                pool: p.clone(),
+            })
+        };
+        let (x1, x2, y) = (batch(&p1, 1), batch(&p1, 2), batch(&p2, 3));
+        let m = Mark::default();
+        for b in [&x1, &x2, &y] {
+            assert!(m.park(b));
+        }
+        let kept = m.signal_keeping(Some(&p1)).expect("one of p1's batches");
+        assert!(Arc::ptr_eq(&kept, &x1));
+        // The others were queued on their own pools, which run them.
+        y.wait().expect("y ran on p2");
+        x2.wait().expect("x2 ran on p1");
+        assert_eq!((*l1.log.lock()).clone(), vec![2]);
+        assert_eq!(*l2.log.lock(), vec![3]);
+        assert!(!kept.done(), "the kept batch is left to the caller");
+        assert!(m.signal_keeping(None).is_none(), "nothing parked any more");
     }
 
     #[test]
