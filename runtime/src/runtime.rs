@@ -808,6 +808,7 @@ mod tests {
             slot,
             crate::location::LazyLoc::known(None),
             None,
+            false,
             None,
             move || slot.enqueue_begin(rt, &mut args(&[(a, 64, map::TO)])),
         );

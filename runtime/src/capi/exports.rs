@@ -219,7 +219,8 @@ fn target_data(
         .iter()
         .any(|t| t & crate::abi::map::RETURN_PARAM != 0);
     if nowait && !returns_bases {
-        if start_nowait(rt, slot, loc.clone(), preds, || {
+        let ranges = args.host_ranges();
+        if start_nowait(rt, slot, loc.clone(), preds, &ranges, || {
             enqueue_data(rt, slot, op, &mut args)
         }) {
             return;
@@ -286,13 +287,14 @@ fn start_nowait(
     slot: &'static runtime::DeviceSlot,
     loc: LazyLoc,
     preds: runtime::nowait::Predecessors,
+    ranges: &[(usize, usize)],
     op: impl FnOnce() -> crate::error::Result<runtime::launch::InFlight<'static>>,
 ) -> bool {
     // The arm of a `device(any)` instance made asynchronous: owned in the instance's name.
     if let Some((instance, release)) = super::any_exports::take_instance() {
         let waits = rt.nowait_order_after(slot.id, preds);
         rt.nowait()
-            .start(slot, loc, Some(instance), Some(release), || {
+            .start(slot, loc, Some(instance), false, Some(release), || {
                 runtime::launch::after_events(waits, op)
             });
         return true;
@@ -303,9 +305,20 @@ fn start_nowait(
         rt.nowait_finish_predecessors(preds);
         return false;
     }
+    let pins_parent = owner.as_ref().is_some_and(|o| o.uses_parent_memory(ranges));
+    // A construct that uses the private data of the task that created it (a firstprivate array
+    // of an explicit task, named in the region): libomp frees that data once the task has ended
+    // and its children have completed. In a task team the task may end before its target task
+    // even starts: the construct then runs in its target task, which completes after the device
+    // work (libomptarget keeps the target task incomplete as long). Run at once (no task team),
+    // it is owned and finishes before the task ends (`Nowait::at_task_end`).
+    if pins_parent && handle.is_some() {
+        rt.nowait_finish_predecessors(preds);
+        return false;
+    }
     let waits = rt.nowait_order_after(slot.id, preds);
     if let (Completion::Polled(h), Some(at)) = (
-        rt.nowait().start(slot, loc, owner, None, || {
+        rt.nowait().start(slot, loc, owner, pins_parent, None, || {
             runtime::launch::after_events(waits, op)
         }),
         handle,
@@ -382,7 +395,7 @@ fn target_kernel(
         crate::any::arm::privatize_task_data_here(&mut args);
     }
     if ka.flags & KERNEL_FLAG_NOWAIT != 0
-        && start_nowait(rt, slot, loc.clone(), preds, || {
+        && start_nowait(rt, slot, loc.clone(), preds, &args.host_ranges(), || {
             slot.enqueue_launch(rt, region, &mut args, &cfg)
         })
     {

@@ -82,6 +82,18 @@ pub struct TaskFacts {
     pub barrier: Option<usize>,
     /// The innermost `taskgroup` the task was created in (the group's end waits for it).
     pub group: Option<Arc<Group>>,
+    /// The private data (`[start, end)`: its firstprivate copies) of the explicit task that
+    /// created the target task, which libomp frees when that task ends.
+    pub parent_memory: Option<(usize, usize)>,
+}
+
+impl TaskFacts {
+    /// Whether a construct whose host data lies in `ranges` (`[start, end)` each) uses the
+    /// private data of the task that created it.
+    pub fn uses_parent_memory(&self, ranges: &[(usize, usize)]) -> bool {
+        self.parent_memory
+            .is_some_and(|(lo, hi)| ranges.iter().any(|&(b, e)| b < hi && lo < e))
+    }
 }
 
 /// A `taskgroup` region (its identity is its address): its end waits for the owned constructs
@@ -178,6 +190,9 @@ struct Owner {
     barrier: Option<usize>,
     /// The innermost `taskgroup` its task was created in.
     group: Option<Arc<Group>>,
+    /// It uses the private data of `parent`, an explicit task: it finishes before that task
+    /// ends ([`Nowait::at_task_end`]).
+    pins_parent: bool,
 }
 
 impl Owner {
@@ -206,6 +221,9 @@ impl Started {
                 unreachable!("matched above");
             };
             *stage = Stage::Done(w.finish());
+            if self.owner.as_ref().is_some_and(|o| o.pins_parent) {
+                PINNING.fetch_sub(1, Ordering::AcqRel);
+            }
             if let Some(f) = self.on_finish.lock().take() {
                 f();
             }
@@ -241,6 +259,10 @@ pub struct Nowait {
     owned: Mutex<Vec<Arc<Started>>>,
 }
 
+/// Owned constructs with `pins_parent` whose device work may still run: a task's end looks at
+/// the owned list only when there are some ([`Nowait::at_task_end`]).
+static PINNING: AtomicUsize = AtomicUsize::new(0);
+
 /// Owned constructs a starting task depends on (see [`Nowait::predecessors`]).
 #[derive(Default)]
 pub struct Predecessors(Vec<Arc<Started>>);
@@ -262,11 +284,15 @@ impl Nowait {
     /// `owner` (from Spread's OMPT tool, when the construct can be owned: see the module's docs)
     /// makes it owned; otherwise it is polled. A failure to enqueue is the construct's outcome
     /// (reported by its poll or synchronization point).
+    ///
+    /// `pins_parent`: the construct uses the private data of the explicit task that created it
+    /// (see [`TaskFacts::uses_parent_memory`]); owned, it finishes before that task ends.
     pub fn start(
         &self,
         slot: &'static DeviceSlot,
         loc: LazyLoc,
         owner: Option<TaskFacts>,
+        pins_parent: bool,
         on_finish: Option<OnFinish>,
         op: impl FnOnce() -> Result<InFlight<'static>>,
     ) -> Completion {
@@ -288,8 +314,13 @@ impl Nowait {
             deps: t.deps,
             barrier: t.barrier,
             group: t.group,
+            pins_parent: pins_parent && matches!(stage, Stage::Running(..)),
         });
         let owned = owner.is_some();
+        let pins_parent = pins_parent && owned && matches!(stage, Stage::Running(..));
+        if pins_parent {
+            PINNING.fetch_add(1, Ordering::AcqRel);
+        }
         crate::profile::nowait_started(owned);
         let started = Arc::new(Started {
             stage: Mutex::new(stage),
@@ -403,6 +434,21 @@ impl Nowait {
             s.owner
                 .as_ref()
                 .is_some_and(|o| o.group.as_ref().is_some_and(|x| x.within(&g)))
+        })
+    }
+
+    /// The explicit task whose OMPT data is at `task` ends: its owned child constructs that use
+    /// its private data finish first, before libomp frees that data. (libomptarget keeps the
+    /// data instead: a task's memory lives until its children, the target tasks, complete, and
+    /// those complete with their device work; an owned construct's task completes at once.)
+    pub fn at_task_end(&self, task: usize) -> std::result::Result<(), Failure> {
+        if PINNING.load(Ordering::Acquire) == 0 {
+            return Ok(());
+        }
+        self.finish_owned(|s| {
+            s.owner
+                .as_ref()
+                .is_some_and(|o| o.pins_parent && o.parent == task)
         })
     }
 
@@ -564,6 +610,11 @@ impl Runtime {
         self.report(self.nowait.at_taskwait(task));
     }
 
+    /// The end of an explicit task (see [`Nowait::at_task_end`]).
+    pub fn nowait_at_task_end(&self, task: usize) {
+        self.report(self.nowait.at_task_end(task));
+    }
+
     /// The end of a `taskgroup` (see [`Nowait::at_taskgroup_end`]).
     pub fn nowait_at_taskgroup_end(&self, group: Option<Arc<Group>>) {
         self.report(self.nowait.at_taskgroup_end(group));
@@ -714,7 +765,55 @@ mod tests {
             deps: Vec::new(),
             barrier: None,
             group: None,
+            pins_parent: false,
         }
+    }
+
+    /// A task's end finishes its constructs that use its private data, and only those.
+    #[test]
+    fn a_task_end_finishes_the_constructs_that_use_its_data() {
+        let nowait = Nowait::default();
+        let mut done = Vec::new();
+        for (parent, pins) in [(7, true), (7, false), (8, true)] {
+            let (w, d) = slow();
+            done.push(d);
+            if pins {
+                PINNING.fetch_add(1, Ordering::AcqRel); // as `start` counts them
+            }
+            nowait.push_owned(construct(
+                Owner {
+                    pins_parent: pins,
+                    ..owner(parent)
+                },
+                0,
+                None,
+                w,
+                None,
+            ));
+        }
+        assert!(nowait.at_task_end(7).is_ok());
+        assert!(done[0].load(Ordering::SeqCst), "uses the ending task's data");
+        assert!(!done[1].load(Ordering::SeqCst), "the task's other construct");
+        assert!(!done[2].load(Ordering::SeqCst), "another task's");
+        assert!(nowait.at_task_end(8).is_ok());
+        assert!(done[2].load(Ordering::SeqCst));
+        assert!(nowait.at_taskwait(7).is_ok());
+        assert!(done[1].load(Ordering::SeqCst));
+    }
+
+    #[test]
+    fn task_facts_see_their_parents_data() {
+        let facts = |m| TaskFacts {
+            parent: 1,
+            deps: Vec::new(),
+            barrier: None,
+            group: None,
+            parent_memory: m,
+        };
+        let f = facts(Some((0x1000, 0x1100)));
+        assert!(f.uses_parent_memory(&[(0x5000, 0x6000), (0x10f8, 0x1108)]));
+        assert!(!f.uses_parent_memory(&[(0x1100, 0x1200), (0x800, 0x1000)]));
+        assert!(!facts(None).uses_parent_memory(&[(0x1000, 0x1100)]));
     }
 
     /// A `taskgroup`'s end finishes the constructs of its tasks and of groups nested in it,

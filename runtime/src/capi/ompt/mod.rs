@@ -71,6 +71,9 @@ type GetTaskInfo = extern "C" fn(
     *mut c_int,
 ) -> c_int;
 
+/// `ompt_get_task_memory_t`.
+type GetTaskMemory = extern "C" fn(*mut *mut c_void, *mut usize, c_int) -> c_int;
+
 const CALLBACK_PARALLEL_BEGIN: c_int = 3;
 const CALLBACK_TASK_CREATE: c_int = 5;
 const CALLBACK_TASK_SCHEDULE: c_int = 6;
@@ -118,6 +121,8 @@ static OWNS_NOWAIT: AtomicBool = AtomicBool::new(false);
 static LAZY: AtomicBool = AtomicBool::new(false);
 /// libomp's `ompt_get_task_info`, as an address (0: none).
 static GET_TASK_INFO: AtomicUsize = AtomicUsize::new(0);
+/// libomp's `ompt_get_task_memory` (0: not known), for owned constructs.
+static GET_TASK_MEMORY: AtomicUsize = AtomicUsize::new(0);
 
 /// Whether `device(any)` runs with lazy coherence, whose outputs the tool brings home at sync
 /// points. (Read here, not from the runtime's settings: libomp starts its tool before the
@@ -214,6 +219,8 @@ extern "C" fn tool_initialize(lookup: Lookup, _device: c_int, _data: *mut OmptDa
         && on(CALLBACK_SYNC_REGION_WAIT, sync_region_wait as *const c_void);
     if owns {
         GET_TASK_INFO.store(get as usize, Ordering::Release);
+        let memory = lookup(c"ompt_get_task_memory".as_ptr());
+        GET_TASK_MEMORY.store(memory as usize, Ordering::Release);
     }
     OWNS_NOWAIT.store(owns, Ordering::Release);
     // Lazy coherence brings outputs home there; owned constructs learn their `taskgroup`.

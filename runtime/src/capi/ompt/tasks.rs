@@ -8,7 +8,9 @@
 //! hands them to its construct ([`take_predecessors`]), which orders itself after them on the
 //! device.
 
-use super::{barrier_team, GetTaskInfo, OmptData, GET_TASK_INFO, OWNS_NOWAIT};
+use super::{
+    barrier_team, GetTaskInfo, GetTaskMemory, OmptData, GET_TASK_INFO, GET_TASK_MEMORY, OWNS_NOWAIT,
+};
 use crate::runtime::nowait::{Dep, Group, Predecessors, TaskFacts};
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_int, c_void};
@@ -95,6 +97,8 @@ struct TaskRecord {
     started: AtomicBool,
     /// The innermost `taskgroup` it was created in.
     group: Option<Arc<Group>>,
+    /// For a target task: the private data of the explicit task that created it.
+    parent_memory: Option<(usize, usize)>,
 }
 
 /// The record an explicit task's tool data points at.
@@ -202,6 +206,24 @@ fn task_info() -> Option<(c_int, *mut OmptData)> {
     (found != 0 && !data.is_null()).then_some((flags, data))
 }
 
+/// The private data (`[start, end)`) of the explicit task the calling thread runs
+/// (`ompt_get_task_memory`): its firstprivate copies, freed by libomp when the task ends.
+fn task_memory() -> Option<(usize, usize)> {
+    let get = GET_TASK_MEMORY.load(Ordering::Acquire);
+    if get == 0 {
+        return None;
+    }
+    // SAFETY: the address of libomp's `ompt_get_task_memory`, whose C signature (omp-tools.h)
+    // is `GetTaskMemory`'s.
+    let get = unsafe { std::mem::transmute::<usize, GetTaskMemory>(get) };
+    let mut addr: *mut c_void = std::ptr::null_mut();
+    let mut size: usize = 0;
+    // libomp 19 fills in the block and returns 0 (its success path does not say so): what it
+    // wrote decides (it writes nothing for an implicit task).
+    let _ = get(&mut addr, &mut size, 0);
+    (!addr.is_null() && size > 0).then(|| (addr as usize, addr as usize + size))
+}
+
 /// The address of the tool data of the task the calling thread runs (0: not known).
 fn current_task_data() -> usize {
     task_info().map_or(0, |(_, d)| d as usize)
@@ -229,6 +251,7 @@ fn current_task(target: bool) -> Option<TaskFacts> {
             deps: Vec::new(),
             barrier,
             group: group_of(data),
+            parent_memory: None,
         });
     }
     // SAFETY: the calling thread runs that task: its record is alive.
@@ -247,6 +270,7 @@ fn current_task(target: bool) -> Option<TaskFacts> {
         deps,
         barrier,
         group: group_of(data),
+        parent_memory: rec.parent_memory,
     })
 }
 
@@ -284,6 +308,8 @@ pub(super) extern "C" fn task_create(
         deps: std::sync::OnceLock::new(),
         started: AtomicBool::new(false),
         group,
+        // The creating task runs this callback: its data is what the target task names.
+        parent_memory: if target { task_memory() } else { None },
     };
     let tag = if rec.deferred {
         DEFERRED_TAG
@@ -371,8 +397,13 @@ pub(super) extern "C" fn task_schedule(prior: *mut OmptData, status: c_int, next
             let mut p = p.borrow_mut();
             (p.0 == prior as usize).then(|| std::mem::take(&mut *p).1)
         });
-        if let (Some(left), Some(rt)) = (left, crate::runtime::existing()) {
-            rt.nowait_finish_predecessors(left);
+        if let Some(rt) = crate::runtime::existing() {
+            if let Some(left) = left {
+                rt.nowait_finish_predecessors(left);
+            }
+            // Owned constructs that use the ending task's private data finish before libomp
+            // frees it.
+            rt.nowait_at_task_end(prior as usize);
         }
         // SAFETY: the task's body has ended: nothing reads its record any more (its children
         // copied what they need, its constructs hold only its address).

@@ -47,6 +47,18 @@ pub struct MapArgs {
 }
 
 impl MapArgs {
+    /// The host bytes each entry names, `[begin, begin + size)` (literals, empty entries and
+    /// entries whose size is a dimension count left out).
+    pub fn host_ranges(&self) -> Vec<(usize, usize)> {
+        (0..self.len())
+            .filter(|&i| self.types[i] & (map::LITERAL | map::NON_CONTIG) == 0)
+            .filter_map(|i| {
+                let size = usize::try_from(self.sizes[i]).ok().filter(|&s| s > 0)?;
+                Some((self.begins[i], self.begins[i].saturating_add(size)))
+            })
+            .collect()
+    }
+
     /// Number of map entries (`arg_num`).
     pub fn len(&self) -> usize {
         self.types.len()
