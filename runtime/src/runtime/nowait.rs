@@ -792,8 +792,14 @@ mod tests {
             ));
         }
         assert!(nowait.at_task_end(7).is_ok());
-        assert!(done[0].load(Ordering::SeqCst), "uses the ending task's data");
-        assert!(!done[1].load(Ordering::SeqCst), "the task's other construct");
+        assert!(
+            done[0].load(Ordering::SeqCst),
+            "uses the ending task's data"
+        );
+        assert!(
+            !done[1].load(Ordering::SeqCst),
+            "the task's other construct"
+        );
         assert!(!done[2].load(Ordering::SeqCst), "another task's");
         assert!(nowait.at_task_end(8).is_ok());
         assert!(done[2].load(Ordering::SeqCst));
