@@ -25,17 +25,9 @@ pub fn privatize_task_data(args: &mut MapArgs, in_object: impl Fn(usize) -> bool
     let mut changed = 0;
     for i in 0..n {
         let ty = args.types[i];
-        let untouched = map::PTR_AND_OBJ
-            | map::LITERAL
-            | map::PRIVATE
-            | map::MEMBER_OF
-            | map::NON_CONTIG
-            | map::RETURN_PARAM;
         if ty & map::IMPLICIT == 0
             || ty & map::TARGET_PARAM == 0
-            || ty & untouched != 0
-            || args.sizes[i] <= 0
-            || args.mapper(i) != 0
+            || !args.is_plain_section(i)
             || (i + 1..n).any(|j| map::parent_index(args.types[j]) == Some(i))
             || in_object(args.begins[i])
         {

@@ -78,18 +78,6 @@ fn overlaps(objs: &BTreeMap<usize, Object>, begin: usize, size: usize) -> bool {
         .is_some_and(|(_, o)| o.end > begin)
 }
 
-/// Whether an entry is a plain array section a resident object can stand for.
-fn plain(args: &MapArgs, i: usize) -> bool {
-    let t = args.types[i];
-    let odd = map::PTR_AND_OBJ
-        | map::RETURN_PARAM
-        | map::PRIVATE
-        | map::LITERAL
-        | map::NON_CONTIG
-        | map::MEMBER_OF;
-    t & odd == 0 && args.sizes[i] > 0 && args.mapper(i) == 0
-}
-
 /// The host bytes of each entry of a launch that lies in a resident object (`None` for the
 /// others): its section, or the whole object for a zero-length map of a pointer into one (the
 /// kernel may touch any of it).
@@ -132,7 +120,7 @@ pub fn data(rt: &Runtime, kind: DataKind, device: i64, args: &MapArgs) -> Option
     if args.is_empty() {
         return None;
     }
-    let all_plain = (0..args.len()).all(|i| plain(args, i));
+    let all_plain = (0..args.len()).all(|i| args.is_plain_section(i));
     // End and update concern resident data when every entry lies in an object.
     let all_held = || {
         let objs = objects().lock();

@@ -219,9 +219,8 @@ fn target_data(
         .iter()
         .any(|t| t & crate::abi::map::RETURN_PARAM != 0);
     if nowait && !returns_bases {
-        let ranges = args.host_ranges();
-        if start_nowait(rt, slot, loc.clone(), preds, &ranges, || {
-            enqueue_data(rt, slot, op, &mut args)
+        if start_nowait(rt, slot, loc.clone(), preds, &mut args, |a| {
+            enqueue_data(rt, slot, op, a)
         }) {
             return;
         }
@@ -287,15 +286,15 @@ fn start_nowait(
     slot: &'static runtime::DeviceSlot,
     loc: LazyLoc,
     preds: runtime::nowait::Predecessors,
-    ranges: &[(usize, usize)],
-    op: impl FnOnce() -> crate::error::Result<runtime::launch::InFlight<'static>>,
+    args: &mut MapArgs,
+    op: impl FnOnce(&mut MapArgs) -> crate::error::Result<runtime::launch::InFlight<'static>>,
 ) -> bool {
     // The arm of a `device(any)` instance made asynchronous: owned in the instance's name.
     if let Some((instance, release)) = super::any_exports::take_instance() {
         let waits = rt.nowait_order_after(slot.id, preds);
         rt.nowait()
             .start(slot, loc, Some(instance), false, Some(release), || {
-                runtime::launch::after_events(waits, op)
+                runtime::launch::after_events(waits, || op(args))
             });
         return true;
     }
@@ -305,7 +304,9 @@ fn start_nowait(
         rt.nowait_finish_predecessors(preds);
         return false;
     }
-    let pins_parent = owner.as_ref().is_some_and(|o| o.uses_parent_memory(ranges));
+    let pins_parent = owner
+        .as_ref()
+        .is_some_and(|o| o.uses_parent_memory(args.host_ranges()));
     // A construct that uses the private data of the task that created it (a firstprivate array
     // of an explicit task, named in the region): libomp frees that data once the task has ended
     // and its children have completed. In a task team the task may end before its target task
@@ -319,7 +320,7 @@ fn start_nowait(
     let waits = rt.nowait_order_after(slot.id, preds);
     if let (Completion::Polled(h), Some(at)) = (
         rt.nowait().start(slot, loc, owner, pins_parent, None, || {
-            runtime::launch::after_events(waits, op)
+            runtime::launch::after_events(waits, || op(args))
         }),
         handle,
     ) {
@@ -390,13 +391,14 @@ fn target_kernel(
             Err(e) => report::fatal_construct(rt, &e, loc.get()),
         };
     }
-    if ka.flags & KERNEL_FLAG_NOWAIT != 0 && super::any_exports::instance_bound() {
+    let nowait = ka.flags & KERNEL_FLAG_NOWAIT != 0;
+    if nowait && super::any_exports::instance_bound() {
         // The arm outlives its task: what it names from the task's own data is copied now.
         crate::any::arm::privatize_task_data_here(&mut args);
     }
-    if ka.flags & KERNEL_FLAG_NOWAIT != 0
-        && start_nowait(rt, slot, loc.clone(), preds, &args.host_ranges(), || {
-            slot.enqueue_launch(rt, region, &mut args, &cfg)
+    if nowait
+        && start_nowait(rt, slot, loc.clone(), preds, &mut args, |a| {
+            slot.enqueue_launch(rt, region, a, &cfg)
         })
     {
         return 0;

@@ -90,9 +90,9 @@ pub struct TaskFacts {
 impl TaskFacts {
     /// Whether a construct whose host data lies in `ranges` (`[start, end)` each) uses the
     /// private data of the task that created it.
-    pub fn uses_parent_memory(&self, ranges: &[(usize, usize)]) -> bool {
+    pub fn uses_parent_memory(&self, mut ranges: impl Iterator<Item = (usize, usize)>) -> bool {
         self.parent_memory
-            .is_some_and(|(lo, hi)| ranges.iter().any(|&(b, e)| b < hi && lo < e))
+            .is_some_and(|(lo, hi)| ranges.any(|(b, e)| b < hi && lo < e))
     }
 }
 
@@ -308,19 +308,20 @@ impl Nowait {
             Ok(work) => Stage::Running(Box::new(Streamed { work, ticket })),
             Err(e) => Stage::Done(Err(e)),
         };
+        // Counted while its device work may run (`settle` takes it off).
+        let pins_parent = pins_parent && owner.is_some() && matches!(stage, Stage::Running(..));
+        if pins_parent {
+            PINNING.fetch_add(1, Ordering::AcqRel);
+        }
         let owner = owner.map(|t| Owner {
             parent: t.parent,
             thread: thread_index(),
             deps: t.deps,
             barrier: t.barrier,
             group: t.group,
-            pins_parent: pins_parent && matches!(stage, Stage::Running(..)),
+            pins_parent,
         });
         let owned = owner.is_some();
-        let pins_parent = pins_parent && owned && matches!(stage, Stage::Running(..));
-        if pins_parent {
-            PINNING.fetch_add(1, Ordering::AcqRel);
-        }
         crate::profile::nowait_started(owned);
         let started = Arc::new(Started {
             stage: Mutex::new(stage),
@@ -817,9 +818,9 @@ mod tests {
             parent_memory: m,
         };
         let f = facts(Some((0x1000, 0x1100)));
-        assert!(f.uses_parent_memory(&[(0x5000, 0x6000), (0x10f8, 0x1108)]));
-        assert!(!f.uses_parent_memory(&[(0x1100, 0x1200), (0x800, 0x1000)]));
-        assert!(!facts(None).uses_parent_memory(&[(0x1000, 0x1100)]));
+        assert!(f.uses_parent_memory([(0x5000, 0x6000), (0x10f8, 0x1108)].into_iter()));
+        assert!(!f.uses_parent_memory([(0x1100, 0x1200), (0x800, 0x1000)].into_iter()));
+        assert!(!facts(None).uses_parent_memory([(0x1000, 0x1100)].into_iter()));
     }
 
     /// A `taskgroup`'s end finishes the constructs of its tasks and of groups nested in it,

@@ -49,14 +49,26 @@ pub struct MapArgs {
 impl MapArgs {
     /// The host bytes each entry names, `[begin, begin + size)` (literals, empty entries and
     /// entries whose size is a dimension count left out).
-    pub fn host_ranges(&self) -> Vec<(usize, usize)> {
+    pub fn host_ranges(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
         (0..self.len())
             .filter(|&i| self.types[i] & (map::LITERAL | map::NON_CONTIG) == 0)
             .filter_map(|i| {
                 let size = usize::try_from(self.sizes[i]).ok().filter(|&s| s > 0)?;
                 Some((self.begins[i], self.begins[i].saturating_add(size)))
             })
-            .collect()
+    }
+
+    /// Whether entry `i` is a plain, non-empty section of host data: not a pointer to attach,
+    /// a literal or private copy, a struct member, a strided update, a `use_device_*` entry,
+    /// nor an entry with a mapper.
+    pub fn is_plain_section(&self, i: usize) -> bool {
+        let odd = map::PTR_AND_OBJ
+            | map::RETURN_PARAM
+            | map::PRIVATE
+            | map::LITERAL
+            | map::NON_CONTIG
+            | map::MEMBER_OF;
+        self.types[i] & odd == 0 && self.sizes[i] > 0 && self.mapper(i) == 0
     }
 
     /// Number of map entries (`arg_num`).
