@@ -176,6 +176,22 @@ bool isDistributeInit(StringRef N) {
          (N.starts_with("__kmpc_distribute_static_init_") && ivTypeOf(N));
 }
 
+// An OpenMP runtime entry point. clang links the device runtime into nvptx
+// modules as builtin bitcode when it finds libomptarget-nvptx-<arch>.bc (as
+// a fat-binary build with LIBRARY_PATH pointing at LLVM's lib does), so these
+// can be definitions at PipelineStart: they are still the runtime's, not the
+// program's.
+bool isRuntimeEntry(const Function &F) {
+  StringRef N = F.getName();
+  return N.starts_with("__kmpc_") || N.starts_with("omp_") ||
+         N.starts_with("ompx_") || N.starts_with("__llvm_omp_");
+}
+
+// A function of the program itself (defined here, not the runtime's).
+bool isProgramFunction(const Function *F) {
+  return F && !F->isDeclaration() && !isRuntimeEntry(*F);
+}
+
 bool isForkTeams(const CallBase *CB) {
   return calleeName(CB) == "__kmpc_fork_teams";
 }
@@ -355,7 +371,7 @@ bool findChain(Function &K, Chain &C, std::string &Why) {
     else if (isForkCall(CB) || isParallel51(CB)) {
       Why = NoLoop + " (a parallel region without teams)";
       return false;
-    } else if (Callee && !Callee->isDeclaration())
+    } else if (isProgramFunction(Callee))
       Target = Callee;
     if (!Target)
       continue;
@@ -384,8 +400,7 @@ bool findChain(Function &K, Chain &C, std::string &Why) {
              isUserReduction(CB->getCalledFunction()->getName())) {
       Why = UserReduction;
       return false;
-    } else if (CB->getCalledFunction() &&
-               !CB->getCalledFunction()->isDeclaration()) {
+    } else if (isProgramFunction(CB->getCalledFunction())) {
       Why = NoLoop + " (the teams region calls '" +
             demangle(calleeName(CB).str()) + "')";
       return false;
@@ -1022,6 +1037,12 @@ public:
       // The static inits only write through the slots they are given and do
       // not keep them: tell alias analysis, so that LICM can hoist the loads
       // of the stride slot out of the loop and SCEV sees an induction.
+      // The device runtime's bodies (linked in as builtin bitcode, see
+      // isRuntimeEntry) would be inlined into the chain and hide the loop
+      // from the analysis: the clone sees the runtime as declarations, as
+      // in a module compiled with -nogpulib.
+      if (isRuntimeEntry(F) && !F.isDeclaration())
+        F.deleteBody();
       if (F.isDeclaration() && isDistributeInit(F.getName()))
         for (unsigned I = 0; I < F.arg_size(); ++I)
           if (F.getArg(I)->getType()->isPointerTy())

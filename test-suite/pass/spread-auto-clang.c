@@ -21,6 +21,13 @@
 // RUN: %clang-plain -O2 -fopenmp --offload-arch=sm_90 --offload-device-only -nogpulib -fpass-plugin=%spread-pass \
 // RUN:   -Rpass=spread-auto -Rpass-missed=spread-auto -S %s -o %t-O2.ptx 2>&1 | FileCheck --implicit-check-not=remark %s
 // RUN: FileCheck --check-prefix=PTX %s < %t-O2.ptx
+// With the device runtime linked in as builtin bitcode (what clang does for a fat binary when
+// LIBRARY_PATH finds libomptarget-nvptx-sm_90.bc), its entry points are definitions at
+// PipelineStart: still the same remarks (found on an H200: the GPU was left out of every spread).
+// RUN: %clang-plain -O2 -fopenmp --offload-arch=sm_90 --offload-device-only -nogpulib \
+// RUN:   -Xclang -mlink-builtin-bitcode -Xclang %llvm-lib/libomptarget-nvptx-sm_90.bc -fpass-plugin=%spread-pass -Rpass=spread-auto -Rpass-missed=spread-auto -S %s -o %t-rtl.ptx 2>&1 \
+// RUN:   | FileCheck --implicit-check-not=remark %s
+// RUN: FileCheck --check-prefix=PTX %s < %t-rtl.ptx
 //
 // Without the plugin, nothing of it.
 // RUN: %clang-plain -fopenmp -fopenmp-targets=x86_64-unknown-linux-gnu --offload-device-only -S -emit-llvm %s -o - \

@@ -144,10 +144,16 @@ pub fn target_kernel(
         return Outcome::NotMine;
     };
     match decide(rt, known, wanted, device, region, args, cfg, &resident) {
-        Ok((devices, plan)) => {
+        Ok((devices, plan, left_out)) => {
             if rt.config.info_auto {
+                // Why a device is not among them (a GPU whose image has no window, say).
+                let why = if left_out.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (left out: {})", left_out.join("; "))
+                };
                 eprintln!(
-                    "spread: auto: {} spread over devices {:?}: {} iterations",
+                    "spread: auto: {} spread over devices {:?}: {} iterations{why}",
                     at(),
                     devices,
                     plan.tripcount()
@@ -173,7 +179,8 @@ pub fn target_kernel(
     }
 }
 
-/// The devices and the plan of a launch that can be spread, or why it cannot.
+/// The devices and the plan of a launch that can be spread, with why each other device was left
+/// out, or why it cannot be spread.
 #[allow(clippy::too_many_arguments)]
 fn decide(
     rt: &Runtime,
@@ -184,7 +191,7 @@ fn decide(
     args: &MapArgs,
     cfg: &LaunchConfig,
     resident: &[Option<(usize, usize)>],
-) -> std::result::Result<(Vec<i32>, Plan), String> {
+) -> std::result::Result<(Vec<i32>, Plan, Vec<String>), String> {
     let info = known?;
     if let Some(why) = churn().lock().get(&region).and_then(churn::Churn::reason) {
         return Err(why);
@@ -203,7 +210,7 @@ fn decide(
             cfg.tripcount, rt.config.auto_min
         ));
     }
-    let mut devices = devices_for(rt, wanted, region)?;
+    let (mut devices, left_out) = devices_for(rt, wanted, region)?;
     devices.truncate(usize::try_from(fit).unwrap_or(usize::MAX));
     let entries: Vec<Entry> = (0..args.len())
         .map(|i| {
@@ -231,7 +238,7 @@ fn decide(
     if let Some(why) = present_anywhere(rt, &devices, &others) {
         return Err(why);
     }
-    Ok((devices, plan))
+    Ok((devices, plan, left_out))
 }
 
 /// A data construct under `SPREAD_AUTO`: arrays a construct without a `device` clause keeps
@@ -252,12 +259,12 @@ pub fn data(
 }
 
 /// The devices to spread over: `SPREAD_AUTO`'s list or every device, less those without the
-/// kernel or its window; at least two.
+/// kernel or its window (each with the reason); at least two.
 fn devices_for(
     rt: &Runtime,
     wanted: &[i32],
     region: usize,
-) -> std::result::Result<Vec<i32>, String> {
+) -> std::result::Result<(Vec<i32>, Vec<String>), String> {
     let listed: Vec<i32> = if wanted.is_empty() {
         (0..rt.num_devices() as i32).collect()
     } else {
@@ -282,7 +289,7 @@ fn devices_for(
         }
         return Err(why);
     }
-    Ok(out)
+    Ok((out, skipped))
 }
 
 /// The device address of the kernel's window on `slot` (looked up once per device and kernel),
