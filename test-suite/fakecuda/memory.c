@@ -18,6 +18,7 @@
 // CHECK: memory accounting: OK
 // CHECK: devices_and_host managed: OK
 // CHECK: devices_and_host coherent: OK
+// CHECK: devices_and_host pinned granted: OK
 // CHECK: too big for omp_target_alloc: OK
 // LOG: peer 0 -> 1 4000
 // OOM: mapping 100 MiB
@@ -138,6 +139,19 @@ int main(int argc, char **argv) {
   omp_alloctrait_t coherent[] = {{omp_atk_memory_access, omp_atv_coherent},
                                  {omp_atk_alignment, 256}};
   fails += check("devices_and_host coherent", use_space(omp_init_allocator(sp, 2, coherent)));
+  /* `pinned` without an access model: page-locked memory (coherent), not the managed default,
+   * whose pages migrate (an H200 run found it granted managed memory, not pinned). */
+  omp_alloctrait_t pinned[] = {{omp_atk_pinned, omp_atv_true}, {omp_atk_fallback, omp_atv_null_fb}};
+  omp_allocator_handle_t pal = omp_init_allocator(sp, 2, pinned);
+  double *pp = pal == omp_null_allocator ? NULL : omp_alloc(64, pal);
+  omp_alloctrait_t got[16];
+  int ngot = pp ? spread_get_alloc_traits(pp, got, 16) : 0;
+  ok = 0;
+  for (int i = 0; i < ngot; i++)
+    ok |= got[i].key == omp_atk_pinned && got[i].value == omp_atv_true;
+  if (pp)
+    omp_free(pp, pal);
+  fails += check("devices_and_host pinned granted", ok && use_space(pal));
 
   void *too_big = omp_target_alloc((size_t)100 << 20, 1);
   fails += check("too big for omp_target_alloc", too_big == NULL);

@@ -190,7 +190,14 @@ pub fn plan(rt: &Runtime, space: &MemSpace, req: &Request) -> Result<Grant> {
         .find(|&d| rt.device(d as i64).is_ok_and(|s| !s.dev.host_addressable()));
     if let (None, Some(g)) = (a.device_exclusive(), gpu) {
         let location = req.preferred_location.unwrap_or(rt.initial_device());
-        return Ok(match req.memory_access.unwrap_or(MemoryAccess::Managed) {
+        // `pinned` without an access model asks for page-locked memory, which managed memory
+        // (whose pages migrate) is not: the coherent kind is the pinned one.
+        let default = if req.pinned {
+            MemoryAccess::Coherent
+        } else {
+            MemoryAccess::Managed
+        };
+        return Ok(match req.memory_access.unwrap_or(default) {
             MemoryAccess::Managed => Grant {
                 access: MemoryAccess::Managed,
                 pinned: false, // managed pages migrate
