@@ -22,7 +22,10 @@
  *
  * At the end `target exit data map(from:)` brings back every device's interior rows. Both
  * versions are compared with a serial host run, element by element: the arithmetic is the
- * same, so they must be bit-identical (`verified: OK`, or `verified: FAILED` and exit status 1).
+ * same, so on host devices they are bit-identical; a GPU's image fuses multiplies and adds
+ * (ptxas contracts them by default), which moves the last bit (2.2e-16 on an H200 after 50
+ * steps). `verified: OK` when the largest difference is at most VERIFY_TOL, else
+ * `verified: FAILED` and exit status 1; a wrong halo row is off by 1e-3 or more.
  *
  * usage: heat2d [--ni N] [--nj N] [--steps S] [--devices LIST|all] [--runs R]
  *               [--version host|peer|all] [--tfac F] [--quiet]
@@ -42,9 +45,11 @@
 #include <string.h>
 
 #define MAX_DEVICES 64
+/* Largest difference from the serial run a version may have (values lie in [0, 1]). */
+#define VERIFY_TOL 1e-12
 
 /* One grid point of the stencil; the serial run and the kernels share it, so the results are
- * bit-identical. */
+ * bit-identical on host devices and within VERIFY_TOL on a GPU. */
 #pragma omp declare target
 static inline double heat_point(const double *in, long c, long lda, double tfac) {
   double d2tdx2 = in[c - 1] - 2.0 * in[c] + in[c + 1];
@@ -391,7 +396,7 @@ int main(int argc, char **argv) {
         st = st1;
       }
     }
-    int ok = err == 0.0;
+    int ok = err <= VERIFY_TOL;
     failed |= !ok;
     char ratio[16] = "-";
     if (!peer)
