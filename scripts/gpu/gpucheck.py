@@ -397,7 +397,7 @@ class Check:
                 name, tout, targs = (t + ["", ""])[:3]
                 rc, out, to = run([os.path.join(self.progs, "gpu-tests", name)] + targs.split(),
                                   env=self.env(rt, extra),
-                                  timeout=int(tout or 120), cwd=self.work)
+                                  timeout=min(int(tout or 120), self.a.timeout), cwd=self.work)
                 st = "TIMEOUT" if to else "PASS" if rc == 0 else "SKIP" if rc == 77 else "FAIL"
                 if st == "PASS":
                     p += 1
@@ -529,7 +529,7 @@ class Check:
                                       "%s %.1f/%.1f GB/s" % (k[9:], p[k], p.get(kd, 0)), r[4]))
 
     def steps(self):
-        for mode in ("host", "gpu"):
+        for mode in self.a.modes.split(","):
             section("mode %s: %s" % (mode, "host devices (x86_64 images)" if mode == "host" else
                                      "the GPU (nvptx64 images)"))
             names = ["conformance", "gpu-tests", "somier-target", "daxpy", "heat2d", "somier",
@@ -616,6 +616,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=300, help="seconds per program run")
     ap.add_argument("--test-timeout", type=int, default=60, help="seconds per conformance test")
     ap.add_argument("--only", default="", help="comma-separated steps (default: all)")
+    ap.add_argument("--modes", default="host,gpu",
+                    help="comma-separated modes to run, of host and gpu (default: both)")
     ap.add_argument("--fake-gpu", action="store_true",
                     help="run mode gpu on host devices (to test the check without a GPU)")
     ap.add_argument("--launch-args", default="0.2 3")
@@ -624,6 +626,9 @@ def main():
     ap.add_argument("--heat2d-args", default="--runs 1 --steps 50")
     a = ap.parse_args()
     a.pack = os.path.abspath(a.pack)
+    bad = [m for m in a.modes.split(",") if m not in ("host", "gpu")]
+    if bad or not a.modes:
+        ap.error("--modes takes host and/or gpu, not %r" % a.modes)
     # Scratch outside the pack, so that a pack folder carried to a remote runner stays small.
     a.work = os.path.abspath(a.work) if a.work else tempfile.mkdtemp(prefix="gpu-check-")
     global REPORT

@@ -5,7 +5,7 @@
  * Build: spread-cc -O2 --offload-arch=sm_90 nowait_threads.c -o nowait_threads
  * Run:   ./nowait_threads
  * Exit status 0 only when every device result equals the serial reference computed here; one
- * PASS or FAIL line per check on stdout. (Unvalidated: written before any GPU run.)
+ * PASS or FAIL line per check on stdout. (Passed on an NVIDIA H200, 2026-11-28: docs/gpu.md.)
  *
  * Also checks that Spread ran the nowait regions without a device worker thread: the issuing
  * thread enqueues them on a GPU stream and libomp's task polls them (runtime/src/runtime/
