@@ -476,13 +476,12 @@ void inlineProgramCalls(Function &F) {
   };
   auto Program = [&](CallBase *CB) {
     Function *Callee = CB->getCalledFunction();
-    if (!Callee || Callee == &F || Callee->isDeclaration() ||
-        Callee->isVarArg() || Callee->isIntrinsic() ||
-        Inlined.lookup(Callee) >= PerCallee || SelfRecursive(Callee))
+    if (!isProgramFunction(Callee) || Callee == &F || Callee->isVarArg() ||
+        Callee->isIntrinsic() || Inlined.lookup(Callee) >= PerCallee ||
+        SelfRecursive(Callee))
       return false;
     StringRef N = Callee->getName();
-    return !N.starts_with("__kmpc_") && !N.starts_with("omp_") &&
-           !N.contains("omp_outlined") && !N.contains(".omp.") &&
+    return !N.contains("omp_outlined") && !N.contains(".omp.") &&
            !isUserReduction(N) && !isMathFunction(N) &&
            !isBookkeepingCall(N);
   };
