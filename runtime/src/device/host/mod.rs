@@ -7,6 +7,7 @@
 //! executor threads once it is submitted ([`stream`]): a host device is an asynchronous device
 //! like a GPU, with the same `nowait` path.
 
+pub(crate) mod activity;
 pub mod league;
 mod stream;
 
@@ -71,6 +72,8 @@ struct Kernels {
     pin: Option<&'static CoreSet>,
     /// Why the device cannot run kernels (it was given only cores the process may not use).
     unusable: Option<String>,
+    /// Its place in [`activity::ACTIVITY`] (`None`: not counted).
+    activity: Option<usize>,
 }
 
 /// What creating a host device had to say about its settings.
@@ -155,6 +158,7 @@ impl HostDevice {
             own_threads,
             pin,
             unusable,
+            activity: activity::ACTIVITY.claim(),
         });
         HostDevice {
             id,
@@ -222,8 +226,8 @@ const DEFAULT_EXECUTORS: usize = 8;
 
 impl Kernels {
     /// How many threads a kernel that starts now gets: the device's own count if it has one;
-    /// else all cores when it runs alone, an equal share when several host devices compute at
-    /// once (at least one).
+    /// else all cores when it runs alone, an equal share when `running` host devices compute at
+    /// once (at least one; [`activity`] says which count).
     fn thread_share(&self, running: usize) -> Option<usize> {
         if self.own_threads.is_some() {
             return self.own_threads;
@@ -479,7 +483,10 @@ impl HostKernels for Kernels {
         let _span = trace::kernel(self.id, || "kernel".to_string());
         crate::exit::park_if_exiting(); // as below, before libomp is asked anything
         let running = RUNNING_KERNELS.fetch_add(1, Ordering::AcqRel) + 1;
-        let share = self.thread_share(running);
+        let computing = self
+            .activity
+            .map_or(1, |slot| activity::ACTIVITY.begin(slot, activity::now_us()));
+        let share = self.thread_share(running.max(computing));
         let saved = share.map(|n| {
             let n = i32::try_from(n).unwrap_or(i32::MAX);
             let old = kmp::max_threads();
@@ -511,6 +518,9 @@ impl HostKernels for Kernels {
             kmp::set_num_threads(old);
         }
         RUNNING_KERNELS.fetch_sub(1, Ordering::AcqRel);
+        if let Some(slot) = self.activity {
+            activity::ACTIVITY.end(slot, activity::now_us(), activity::running_submitted());
+        }
         if ok {
             Ok(())
         } else {
@@ -530,6 +540,7 @@ impl HostKernels for Kernels {
     }
 
     fn executor_started(&self) {
+        activity::mark_executor();
         // Kernels' worker threads sleep as soon as a kernel ends instead of spinning for
         // libomp's blocktime (200 ms) on cores that other devices' kernels and the program need.
         kmp::set_blocktime(0);

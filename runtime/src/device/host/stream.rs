@@ -174,6 +174,7 @@ impl Batch {
             return false;
         }
         crate::profile::batch(kernels.device(), false);
+        let _submitted = super::activity::Submitted::enter();
         loop {
             let Some(op) = self.ops.lock().pop_front() else {
                 break;
