@@ -24,9 +24,9 @@
  * read the neighbour planes from a separate halo array H:
  * the chunks form a fixed grid over the planes, chunk k = [s_k, e_k) with s_k = 1 + k*chunk and
  * e_k = min(s_k + chunk, n-1), and H holds two planes per grid chunk, H plane 2k = X plane s_k-1
- * and H plane 2k+1 = X plane e_k, copied from X on the host at the start of every step (X is
- * read-only during a step). Half buffers start on the grid, and a chunk [s, s+len) of the spread
- * constructs maps the halo planes of the grid chunks it covers,
+ * and H plane 2k+1 = X plane e_k, copied from X on the host by each half buffer just before it
+ * maps them (X is read-only during a step). Half buffers start on the grid, and a chunk
+ * [s, s+len) of the spread constructs maps the halo planes of the grid chunks it covers,
  *   H   planes [2g, 2g + 2G), g = (s-1)/chunk, G = (len+chunk-1)/chunk   to
  * (its own two halo planes with the pass; every halo of the half buffer without it), so the
  * sections of different chunks and half buffers never overlap. The forces kernel takes plane i's
@@ -47,7 +47,7 @@
 
 typedef struct {
   const double *X;
-  const double *H; /* halo planes of the chunk grid (`two`, `double`); NULL: X carries the halo */
+  double *H; /* halo planes of the chunk grid (`two`, `double`); NULL: X carries the halo */
   double *Xn, *V, *F, *A, *C;
   int64_t n, P;
   int64_t chunk; /* planes per chunk */
@@ -55,8 +55,7 @@ typedef struct {
   const int *dv; /* SOMIER_MAX_DEVICES entries */
 } buffer_ctx_t;
 
-static buffer_ctx_t context(somier_t *s, const somier_cfg_t *cfg, int64_t chunk,
-                            const double *H) {
+static buffer_ctx_t context(somier_t *s, const somier_cfg_t *cfg, int64_t chunk, double *H) {
   buffer_ctx_t c = {s->X, H, s->Xn, s->V, s->F, s->A, s->C, s->n, s->P, chunk, s->n - 1, cfg->dv};
   return c;
 }
@@ -74,13 +73,18 @@ static double *halo_alloc(const somier_t *s, int64_t chunk) {
   return H;
 }
 
-/* H plane 2k = X plane s_k - 1, H plane 2k+1 = X plane e_k, for every grid chunk k. */
-static void halo_fill(const somier_t *s, double *H, int64_t chunk) {
-  const int64_t n = s->n, P = s->P;
-  for (int64_t k = 0; k < grid_chunks(n, chunk); k++) {
+/* H plane 2k = X plane s_k - 1, H plane 2k+1 = X plane e_k, for the grid chunks of the half
+ * buffer [bs, bs+bl) (it starts on the grid). Each half buffer fills its own halo planes just
+ * before it maps them, so the copies overlap the other half buffer's device work instead of
+ * holding up every device at the start of a step; X is read-only during a step. */
+static void halo_fill(const buffer_ctx_t *c, int64_t bs, int64_t bl) {
+  const int64_t n = c->n, P = c->P, chunk = c->chunk;
+  const int64_t first = (bs - 1) / chunk, last = (bs - 1 + bl + chunk - 1) / chunk;
+  double *H = c->H;
+  for (int64_t k = first; k < last && k < grid_chunks(n, chunk); k++) {
     const int64_t sk = 1 + k * chunk, ek = sk + chunk < n - 1 ? sk + chunk : n - 1;
-    memcpy(H + 2 * k * P, s->X + (sk - 1) * P, (size_t)P * sizeof(double));
-    memcpy(H + (2 * k + 1) * P, s->X + ek * P, (size_t)P * sizeof(double));
+    memcpy(H + 2 * k * P, c->X + (sk - 1) * P, (size_t)P * sizeof(double));
+    memcpy(H + (2 * k + 1) * P, c->X + ek * P, (size_t)P * sizeof(double));
   }
 }
 
@@ -102,6 +106,8 @@ static void enter_buffer(const buffer_ctx_t *c, int64_t bs, int64_t bl) {
   double *Xn = c->Xn, *V = c->V, *F = c->F, *A = c->A, *C = c->C;
   const int64_t P = c->P, chunk = c->chunk;
   const int *dv = c->dv;
+  if (H)
+    halo_fill(c, bs, bl);
 #pragma omp taskgroup
   {
     if (H) {
@@ -294,7 +300,6 @@ int somier_two(somier_t *s, const somier_cfg_t *cfg) {
 #pragma omp parallel
 #pragma omp single
   for (int step = 0; step < cfg->steps; step++) {
-    halo_fill(s, H, chunk);
     const buffer_ctx_t c = context(s, cfg, chunk, H);
     const int nhalves = (int)((c.end - 1 + half_size - 1) / half_size);
     /* process 2 half buffers at a time */
@@ -338,7 +343,6 @@ int somier_double(somier_t *s, const somier_cfg_t *cfg) {
 #pragma omp parallel
 #pragma omp single
   for (int step = 0; step < cfg->steps; step++) {
-    halo_fill(s, H, chunk);
     const buffer_ctx_t c = context(s, cfg, chunk, H);
 #pragma omp taskgroup
     foobar(&c, 1, half_size);
