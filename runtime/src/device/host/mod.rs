@@ -485,7 +485,7 @@ impl HostKernels for Kernels {
         let running = RUNNING_KERNELS.fetch_add(1, Ordering::AcqRel) + 1;
         let computing = self
             .activity
-            .map_or(1, |slot| activity::ACTIVITY.begin(slot, activity::now_us()));
+            .map_or(1, |slot| activity::ACTIVITY.begin(slot, activity::now_us));
         let share = self.thread_share(running.max(computing));
         let saved = share.map(|n| {
             let n = i32::try_from(n).unwrap_or(i32::MAX);
@@ -519,7 +519,7 @@ impl HostKernels for Kernels {
         }
         RUNNING_KERNELS.fetch_sub(1, Ordering::AcqRel);
         if let Some(slot) = self.activity {
-            activity::ACTIVITY.end(slot, activity::now_us(), activity::running_submitted());
+            activity::ACTIVITY.end(slot, activity::running_submitted(), activity::now_us);
         }
         if ok {
             Ok(())
