@@ -61,6 +61,18 @@ pub fn with_label<R>(label: Option<String>, f: impl FnOnce() -> R) -> R {
     r
 }
 
+/// Runs `f` with the construct at `location` (its source location) attached to the events it
+/// records, unless a label is set already (a spread chunk's, which names the chunk too);
+/// `location` is called only while a trace is recorded. Every construct's work is then named
+/// in the trace, the chunks of a `target spread nowait` too, which the pass lowers to plain
+/// target tasks.
+pub fn with_construct<R>(location: impl FnOnce() -> Option<String>, f: impl FnOnce() -> R) -> R {
+    if !enabled() || LABEL.with(|l| l.borrow().is_some()) {
+        return f();
+    }
+    with_label(location(), f)
+}
+
 /// The label of the calling thread's current construct, for work recorded now and run later
 /// on another thread (`None` when tracing is off).
 pub fn label() -> Option<String> {

@@ -198,6 +198,30 @@ fn target_data(
     names: *const *mut c_void,
     mappers: *const *mut c_void,
 ) {
+    crate::trace::with_construct(
+        || loc_of(loc).map(|l| l.to_string()),
+        || {
+            target_data_at(
+                op, nowait, loc, device, n, bases, begins, sizes, types, names, mappers,
+            )
+        },
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn target_data_at(
+    op: DataOp,
+    nowait: bool,
+    loc: *const Ident,
+    device: i64,
+    n: i32,
+    bases: *mut *mut c_void,
+    begins: *mut *mut c_void,
+    sizes: *const i64,
+    types: *const i64,
+    names: *const *mut c_void,
+    mappers: *const *mut c_void,
+) {
     let rt = runtime::get();
     let loc = lazy_loc(loc);
     let preds = predecessors(rt, nowait);
@@ -358,6 +382,18 @@ pub(super) fn kernel_request(ka: &KernelArgs) -> (MapArgs, LaunchConfig) {
 }
 
 fn target_kernel(
+    loc: *const Ident,
+    device: i64,
+    host_ptr: *mut c_void,
+    kargs: *mut KernelArgs,
+) -> c_int {
+    crate::trace::with_construct(
+        || loc_of(loc).map(|l| l.to_string()),
+        || target_kernel_at(loc, device, host_ptr, kargs),
+    )
+}
+
+fn target_kernel_at(
     loc: *const Ident,
     device: i64,
     host_ptr: *mut c_void,
