@@ -61,16 +61,30 @@ pub fn with_label<R>(label: Option<String>, f: impl FnOnce() -> R) -> R {
     r
 }
 
-/// Runs `f` with the construct at `location` (its source location) attached to the events it
-/// records, unless a label is set already (a spread chunk's, which names the chunk too);
-/// `location` is called only while a trace is recorded. Every construct's work is then named
-/// in the trace, the chunks of a `target spread nowait` too, which the pass lowers to plain
-/// target tasks.
-pub fn with_construct<R>(location: impl FnOnce() -> Option<String>, f: impl FnOnce() -> R) -> R {
+/// Attaches the construct at `location` (its source location) to the events the calling thread
+/// records until the value is dropped, unless a label is set already (a spread chunk's, which
+/// names the chunk too); `location` is called only while a trace is recorded. Every construct's
+/// work is then named in the trace, the chunks of a `target spread nowait` too, which the pass
+/// lowers to plain target tasks.
+pub fn construct(location: impl FnOnce() -> Option<String>) -> ConstructLabel {
     if !enabled() || LABEL.with(|l| l.borrow().is_some()) {
-        return f();
+        return ConstructLabel(None);
     }
-    with_label(location(), f)
+    match location() {
+        None => ConstructLabel(None),
+        label => ConstructLabel(Some(LABEL.with(|l| l.replace(label)))),
+    }
+}
+
+/// What [`construct`] set: the label before it, restored when dropped.
+pub struct ConstructLabel(Option<Option<String>>);
+
+impl Drop for ConstructLabel {
+    fn drop(&mut self) {
+        if let Some(previous) = self.0.take() {
+            LABEL.with(|l| *l.borrow_mut() = previous);
+        }
+    }
 }
 
 /// The label of the calling thread's current construct, for work recorded now and run later

@@ -198,30 +198,7 @@ fn target_data(
     names: *const *mut c_void,
     mappers: *const *mut c_void,
 ) {
-    crate::trace::with_construct(
-        || loc_of(loc).map(|l| l.to_string()),
-        || {
-            target_data_at(
-                op, nowait, loc, device, n, bases, begins, sizes, types, names, mappers,
-            )
-        },
-    )
-}
-
-#[allow(clippy::too_many_arguments)]
-fn target_data_at(
-    op: DataOp,
-    nowait: bool,
-    loc: *const Ident,
-    device: i64,
-    n: i32,
-    bases: *mut *mut c_void,
-    begins: *mut *mut c_void,
-    sizes: *const i64,
-    types: *const i64,
-    names: *const *mut c_void,
-    mappers: *const *mut c_void,
-) {
+    let _label = crate::trace::construct(|| loc_of(loc).map(|l| l.to_string()));
     let rt = runtime::get();
     let loc = lazy_loc(loc);
     let preds = predecessors(rt, nowait);
@@ -387,18 +364,7 @@ fn target_kernel(
     host_ptr: *mut c_void,
     kargs: *mut KernelArgs,
 ) -> c_int {
-    crate::trace::with_construct(
-        || loc_of(loc).map(|l| l.to_string()),
-        || target_kernel_at(loc, device, host_ptr, kargs),
-    )
-}
-
-fn target_kernel_at(
-    loc: *const Ident,
-    device: i64,
-    host_ptr: *mut c_void,
-    kargs: *mut KernelArgs,
-) -> c_int {
+    let _label = crate::trace::construct(|| loc_of(loc).map(|l| l.to_string()));
     let rt = runtime::get();
     // SAFETY: `kargs` is null or the valid `KernelArgs` clang passes for the duration of the call
     // (LLVM 19's `__tgt_target_kernel` contract), or the one `legacy_kernel` built on its stack.
