@@ -52,13 +52,12 @@ pub fn enabled() -> bool {
 
 /// Runs `f` with `label` (construct and chunk) attached to the events it records.
 pub fn with_label<R>(label: Option<String>, f: impl FnOnce() -> R) -> R {
-    if label.is_none() || !enabled() {
-        return f();
-    }
-    let old = LABEL.with(|l| l.replace(label));
-    let r = f();
-    LABEL.with(|l| *l.borrow_mut() = old);
-    r
+    let _scope = if enabled() {
+        Label::set(label)
+    } else {
+        Label(None)
+    };
+    f()
 }
 
 /// Attaches the construct at `location` (its source location) to the events the calling thread
@@ -66,20 +65,28 @@ pub fn with_label<R>(label: Option<String>, f: impl FnOnce() -> R) -> R {
 /// names the chunk too); `location` is called only while a trace is recorded. Every construct's
 /// work is then named in the trace, the chunks of a `target spread nowait` too, which the pass
 /// lowers to plain target tasks.
-pub fn construct(location: impl FnOnce() -> Option<String>) -> ConstructLabel {
+pub fn construct(location: impl FnOnce() -> Option<String>) -> Label {
     if !enabled() || LABEL.with(|l| l.borrow().is_some()) {
-        return ConstructLabel(None);
+        return Label(None);
     }
-    match location() {
-        None => ConstructLabel(None),
-        label => ConstructLabel(Some(LABEL.with(|l| l.replace(label)))),
+    Label::set(location())
+}
+
+/// A label set on the calling thread ([`with_label`], [`construct`]): the label before it,
+/// restored when dropped.
+pub struct Label(Option<Option<String>>);
+
+impl Label {
+    /// Sets `label` (nothing when `None`).
+    fn set(label: Option<String>) -> Label {
+        match label {
+            None => Label(None),
+            label => Label(Some(LABEL.with(|l| l.replace(label)))),
+        }
     }
 }
 
-/// What [`construct`] set: the label before it, restored when dropped.
-pub struct ConstructLabel(Option<Option<String>>);
-
-impl Drop for ConstructLabel {
+impl Drop for Label {
     fn drop(&mut self) {
         if let Some(previous) = self.0.take() {
             LABEL.with(|l| *l.borrow_mut() = previous);

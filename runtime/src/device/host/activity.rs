@@ -9,13 +9,14 @@
 //! threads at the team's barriers. On the 2-core development machine that made Somier's `two`
 //! and `double` variants (four devices, chains of five dependent kernels per chunk) take 1.46
 //! and 1.50 times their one-device baseline; counting the devices that computed in the last
-//! [`WINDOW_US`] too took them to 1.24 and 1.27 (medians of 7 interleaved runs).
+//! [`WINDOW_US`] too took them to 1.24 and 1.27 (medians of 7 interleaved runs;
+//! bench/spread/README.md has the figures with the example's own change).
 //!
 //! A device therefore counts as computing while a kernel of it runs and, when that kernel was
 //! submitted work (asynchronous: `nowait` constructs, the chunks of a spread region, whether an
-//! executor or a thread about to wait for it ran it), for [`WINDOW_US`] after it ended: long enough to bridge the gaps of a
-//! pipeline (tens to hundreds of microseconds), short enough that a device that has finished
-//! gives its cores back soon for a program's next phase. A kernel that ran on the thread that
+//! executor or a thread about to wait for it ran it), for [`WINDOW_US`] after it ended: long
+//! enough to bridge the gaps of a pipeline (tens to hundreds of microseconds), short enough that
+//! a device that has finished gives its cores back soon for a program's next phase. A kernel that ran on the thread that
 //! waits for it (a synchronous `target`) does not linger: a program that uses its devices one
 //! after another, each synchronously, gives each kernel every core (counting those too halved
 //! the threads of `bench/stencil`'s `SPREAD_NOWAIT=libomp` case and doubled its time). Pure
@@ -74,7 +75,8 @@ impl Activity {
 
     /// A kernel of the device in `slot` starts: the number of devices computing, this one
     /// included. `now` reads the clock, only when another device's kernel has ended within a
-    /// window that may still be open (a clock read costs a tenth of a small synchronous launch).
+    /// window that may still be open (reading it twice per kernel added 0.2-0.3 us to an empty
+    /// synchronous region of about 0.6 us).
     pub fn begin(&self, slot: usize, now: impl FnOnce() -> u64) -> usize {
         let Some(me) = self.slots.get(slot) else {
             return 1;
