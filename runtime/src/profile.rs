@@ -80,6 +80,12 @@ struct Profile {
     polled: AtomicU64,
     blocked_polls: AtomicU64,
     finished_elsewhere: AtomicU64,
+    /// Host devices' executors: how many run work at once when none blocks, the most that ran
+    /// work at once, threads started, and executors woken or started while others blocked.
+    executor_base: AtomicU64,
+    executors_most: AtomicU64,
+    executors_started: AtomicU64,
+    executors_for_blocked: AtomicU64,
 }
 
 static ON: AtomicBool = AtomicBool::new(false);
@@ -97,6 +103,10 @@ pub fn init(on: bool) {
         polled: AtomicU64::new(0),
         blocked_polls: AtomicU64::new(0),
         finished_elsewhere: AtomicU64::new(0),
+        executor_base: AtomicU64::new(0),
+        executors_most: AtomicU64::new(0),
+        executors_started: AtomicU64::new(0),
+        executors_for_blocked: AtomicU64::new(0),
     });
     ON.store(true, Ordering::Release);
 }
@@ -206,6 +216,27 @@ pub fn finished_elsewhere() {
     }
 }
 
+/// The host devices' executor pool: `base` executors run work at once when none blocks, and
+/// `busy` do now.
+pub fn executors_busy(base: usize, busy: usize) {
+    if let Some(p) = PROFILE.get() {
+        p.executor_base.store(base as u64, Ordering::Relaxed);
+        p.executors_most.fetch_max(busy as u64, Ordering::Relaxed);
+    }
+}
+
+/// An executor thread started; `for_blocked`: woken or started because others blocked.
+pub fn executor_added(started: bool, for_blocked: bool) {
+    if let Some(p) = PROFILE.get() {
+        if started {
+            p.executors_started.fetch_add(1, Ordering::Relaxed);
+        }
+        if for_blocked {
+            p.executors_for_blocked.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
 fn mib(b: u64) -> String {
     format!("{:.1}", b as f64 / (1024.0 * 1024.0))
 }
@@ -292,6 +323,17 @@ pub fn summary() -> Option<String> {
         p.blocked_polls.load(Ordering::Relaxed),
         p.finished_elsewhere.load(Ordering::Relaxed)
     );
+    let started = p.executors_started.load(Ordering::Relaxed);
+    if started > 0 {
+        let _ = writeln!(
+            out,
+            "spread: host executors: {} run at once (most at once: {}), {} threads started, {} added while others blocked",
+            p.executor_base.load(Ordering::Relaxed),
+            p.executors_most.load(Ordering::Relaxed),
+            started,
+            p.executors_for_blocked.load(Ordering::Relaxed)
+        );
+    }
     Some(out)
 }
 
@@ -305,6 +347,21 @@ pub fn report() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_host_executors_line_says_how_many_ran_at_once() {
+        init(true);
+        executor_added(true, false);
+        executor_added(false, true);
+        executors_busy(2, 2);
+        let s = summary().expect("on");
+        let line = s
+            .lines()
+            .find(|l| l.starts_with("spread: host executors: 2 run at once (most at once: "))
+            .expect("the executors line");
+        assert!(line.contains("threads started"), "{line}");
+        assert!(!line.contains(" 0 added while others blocked"), "{line}");
+    }
 
     #[test]
     fn busy_time_is_the_union_of_overlapping_operations() {

@@ -3,11 +3,15 @@
 // itself on a shared counter and waits (at most 5 s) until all regions of its round have
 // started; regions that ran one after another would never see the others and report it. The
 // counter is host memory the kernels reach through is_device_ptr (host devices run in the
-// program's address space). No timing is measured.
+// program's address space). No timing is measured. On a machine with fewer cores than regions
+// the host devices' shared executors overlap them only by adding executors for blocked ones.
 //
 // RUN: %clang-offload -O1 %s -o %t -lpthread
 // RUN: %libpath-run %t | FileCheck %s --implicit-check-not=FAIL
 // RUN: %preload-run %t | FileCheck %s --implicit-check-not=FAIL
+// The profile says how many executors the host devices' shared pool ran at once and how many it
+// added while others blocked (here the regions sleep while they wait for each other).
+// RUN: env SPREAD_PROFILE=summary %libpath-run %t 2>&1 | FileCheck --check-prefix=PROFILE %s
 
 #include <omp.h>
 #include <pthread.h>
@@ -83,3 +87,5 @@ int main(void) {
 // CHECK: team threads: overlap
 // CHECK: single: overlap
 // CHECK: pthreads: overlap
+
+// PROFILE: spread: host executors: {{[0-9]+}} run at once (most at once: {{[0-9]+}}), {{[0-9]+}} threads started, {{[0-9]+}} added while others blocked

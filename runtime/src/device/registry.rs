@@ -50,7 +50,6 @@ pub fn discover(config: &Config) -> Discovery {
                             allowed.as_deref(),
                             &mut diag,
                         )
-                        .with_executors(config.streams_per_device)
                         .with_exact_teams(config.exact_teams),
                     ));
                 }

@@ -22,4 +22,5 @@ pub(crate) mod mapper;
 pub(crate) mod mem;
 pub(crate) mod mpi;
 pub(crate) mod ompt;
+pub(crate) mod thread_state;
 pub(crate) mod transport;

@@ -9,6 +9,7 @@
 
 pub(crate) mod activity;
 pub mod league;
+mod pool;
 mod stream;
 
 use super::{
@@ -22,9 +23,10 @@ use crate::profile::Dir;
 use crate::sys::affinity::{self, CoreSet};
 use crate::sys::{access, call, dl, kmp, mem};
 use crate::trace;
+use pool::Pool;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use stream::{HostStream, Op, Pool};
+use stream::{Batch, HostStream, Op, Runner};
 
 /// `dyn_ptr` as libomptarget's host plugin passes it: host kernels never read it.
 const HOST_DYN_PTR: usize = usize::MAX;
@@ -38,8 +40,8 @@ pub struct HostDevice {
     info: DeviceInfo,
     /// Runs its kernels (shared with its executors).
     kernels: Arc<Kernels>,
-    /// Its executor threads.
-    pool: Arc<Pool>,
+    /// Its kernels and the executor threads that run its submitted streams.
+    runner: Runner,
     /// Whether `num_teams(N)` forms exactly N teams (`SPREAD_TEAMS=exact`, [`league`]).
     exact_teams: bool,
     /// The host share ([`HostDevice::host_share`]): its memory is the host's.
@@ -54,8 +56,6 @@ pub(crate) trait HostKernels: Send + Sync + 'static {
     fn run(&self, kernel: KernelHandle, params: &[usize], cfg: &LaunchConfig) -> Result<()>;
     /// Whether the calling thread may run a kernel launched with `cfg` itself.
     fn runs_here(&self, cfg: &LaunchConfig) -> bool;
-    /// Called once on each executor thread before it runs anything.
-    fn executor_started(&self);
 }
 
 /// A host device's kernel runner: its size and pinning.
@@ -160,9 +160,16 @@ impl HostDevice {
             unusable,
             activity: activity::ACTIVITY.claim(),
         });
+        let pool = host_pool();
+        if own_threads.is_some() {
+            pool.base_at_least(OWN_SIZED_DEVICES.fetch_add(1, Ordering::Relaxed) + 1);
+        }
         HostDevice {
             id,
-            pool: Pool::new(kernels.clone(), DEFAULT_EXECUTORS),
+            runner: Runner {
+                kernels: kernels.clone(),
+                pool,
+            },
             exact_teams: false,
             host_memory: false,
             kernels,
@@ -206,13 +213,6 @@ impl HostDevice {
         d
     }
 
-    /// The device with at most `n` executor threads (`SPREAD_STREAMS`): streams submitted at
-    /// once run on that many threads at most.
-    pub fn with_executors(mut self, n: usize) -> Self {
-        self.pool = Pool::new(self.kernels.clone(), n);
-        self
-    }
-
     /// The device forming exactly the teams `num_teams(N)` asks for when `exact`
     /// (`SPREAD_TEAMS=exact`): images it loads from now on run leagues through [`league`].
     pub fn with_exact_teams(mut self, exact: bool) -> Self {
@@ -221,8 +221,38 @@ impl HostDevice {
     }
 }
 
-/// Executor threads per host device without `SPREAD_STREAMS`.
-const DEFAULT_EXECUTORS: usize = 8;
+/// Most executor threads of all host devices together (executors beyond the cores are started
+/// only while others block).
+const MAX_EXECUTORS: usize = 256;
+
+/// The executors all host devices share: as many run at once as the machine has cores.
+fn host_pool() -> Arc<Pool<Batch>> {
+    static POOL: std::sync::OnceLock<Arc<Pool<Batch>>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Pool::new(
+            "spread-host",
+            cores,
+            MAX_EXECUTORS,
+            pool::Timing::DEFAULT,
+            Arc::new(executor_started),
+        )
+    })
+    .clone()
+}
+
+/// Host devices whose kernels have a thread count of their own (pinned, or
+/// `SPREAD_HOST_DEVICE_THREADS`): each may run at once whatever the cores, as the user
+/// partitioned the machine.
+static OWN_SIZED_DEVICES: AtomicUsize = AtomicUsize::new(0);
+
+/// Called once on each executor thread before it runs anything.
+fn executor_started() {
+    activity::mark_executor();
+    // Kernels' worker threads sleep as soon as a kernel ends instead of spinning for
+    // libomp's blocktime (200 ms) on cores that other devices' kernels and the program need.
+    kmp::set_blocktime(0);
+}
 
 impl Kernels {
     /// How many threads a kernel that starts now gets: the device's own count if it has one;
@@ -427,14 +457,14 @@ impl Device for HostDevice {
     }
 
     fn synchronize(&self, s: &mut Stream) -> Result<()> {
-        let r = HostStream::of(s).synchronize(&self.pool);
+        let r = HostStream::of(s).synchronize(&self.runner);
         s.staging.clear();
         s.busy = false;
         r
     }
 
     fn submit(&self, s: &mut Stream) -> Result<()> {
-        HostStream::of(s).submit(&self.pool);
+        HostStream::of(s).submit(&self.runner);
         Ok(())
     }
 
@@ -443,7 +473,7 @@ impl Device for HostDevice {
     }
 
     fn stream_done(&self, s: &mut Stream) -> Result<Option<bool>> {
-        Ok(Some(HostStream::of(s).done(&self.pool)))
+        Ok(Some(HostStream::of(s).done(&self.runner)))
     }
 
     fn asynchronous(&self) -> bool {
@@ -455,7 +485,7 @@ impl Device for HostDevice {
     }
 
     fn stop_idle_threads(&self) {
-        self.pool.stop_if_idle();
+        self.runner.pool.stop_if_idle();
     }
 }
 
@@ -508,6 +538,8 @@ impl HostKernels for Kernels {
         });
         // The kernel's parallel regions and barriers are not the program's sync points.
         let inner = crate::sys::ompt::InnerScope::enter();
+        // An executor whose kernel forks a team sleeps at its barriers while the team works.
+        let _team = share.is_none_or(|n| n > 1).then(pool::TeamScope::enter);
         let ok = league::with_share(share, || call::call_kernel(kernel.0, params));
         drop(inner);
         drop(pin);
@@ -537,13 +569,6 @@ impl HostKernels for Kernels {
         // aborts in `__kmpc_fork_teams` (`th_set_nproc >= 1`, llvm/llvm-project#146262; stock
         // libomptarget too). An executor, outside any parallel region, runs it instead.
         !(cfg.teams && kmp::level() > 0)
-    }
-
-    fn executor_started(&self) {
-        activity::mark_executor();
-        // Kernels' worker threads sleep as soon as a kernel ends instead of spinning for
-        // libomp's blocktime (200 ms) on cores that other devices' kernels and the program need.
-        kmp::set_blocktime(0);
     }
 }
 

@@ -13,6 +13,7 @@
 //! its executor, so that executors can never all wait for batches queued behind them. A thread
 //! running a stream itself simply waits.
 
+use super::pool::{Job, Pool};
 use super::HostKernels;
 use crate::device::{Event, EventImpl, KernelHandle, LaunchConfig, Stream};
 use crate::error::{Error, ErrorKind, Result};
@@ -100,7 +101,7 @@ impl Mark {
     /// chain of constructs on one device (a kernel after the kernel it depends on) then stays
     /// on one thread instead of waking another executor per link and waiting for a core for it
     /// (Somier's half buffers: six such links per device and buffer).
-    fn signal_keeping(&self, pool: Option<&Arc<Pool>>) -> Option<Arc<Batch>> {
+    fn signal_keeping(&self, pool: Option<&Arc<Pool<Batch>>>) -> Option<Arc<Batch>> {
         let parked = {
             let mut st = self.state.lock();
             st.done = true;
@@ -109,10 +110,10 @@ impl Mark {
         self.reached.notify_all();
         let mut kept = None;
         for b in parked {
-            if kept.is_none() && pool.is_some_and(|p| Arc::ptr_eq(p, &b.pool)) {
+            if kept.is_none() && pool.is_some_and(|p| Arc::ptr_eq(p, &b.runner.pool)) {
                 kept = Some(b);
             } else {
-                b.pool.push(b.clone());
+                b.runner.pool.push(b.clone());
             }
         }
         kept
@@ -146,7 +147,7 @@ pub(super) struct Batch {
     failed: Mutex<Option<Error>>,
     /// Reached when every operation has run.
     end: Arc<Mark>,
-    pool: Arc<Pool>,
+    runner: Runner,
 }
 
 impl Batch {
@@ -164,13 +165,13 @@ impl Batch {
     /// run here (a thread that is about to wait for it does the work instead of waking an
     /// executor and waiting to be woken: two hand-offs saved); false when it cannot.
     fn run_here(self: &Arc<Self>) -> bool {
-        let kernels = &*self.pool.kernels;
+        let kernels = &*self.runner.kernels;
         let runnable = self
             .ops
             .lock()
             .iter()
             .all(|op| !matches!(op, Op::Kernel { cfg, .. } if !kernels.runs_here(cfg)));
-        if !runnable || !self.pool.take(self) {
+        if !runnable || !self.runner.pool.take(self) {
             return false;
         }
         crate::profile::batch(kernels.device(), false);
@@ -190,8 +191,8 @@ impl Batch {
 
     /// Runs the batch's operations on an executor until it ends or parks on a mark, then the
     /// batches of the same device its end resumed ([`Mark::signal_keeping`]), one after another.
-    fn run(self: &Arc<Self>) {
-        crate::profile::batch(self.pool.kernels.device(), true);
+    fn execute(self: &Arc<Self>) {
+        crate::profile::batch(self.runner.kernels.device(), true);
         let mut next = self.run_part();
         while let Some(b) = next {
             next = b.run_part();
@@ -209,7 +210,7 @@ impl Batch {
                         self.end.signal();
                         Some(b)
                     }
-                    None => self.end.signal_keeping(Some(&self.pool)),
+                    None => self.end.signal_keeping(Some(&self.runner.pool)),
                 };
             };
             match &op {
@@ -223,13 +224,13 @@ impl Batch {
                 }
                 // The batch's last operation (an event the next construct waits for).
                 Op::Signal(m) if next.is_none() && self.ops.lock().is_empty() => {
-                    next = m.signal_keeping(Some(&self.pool));
+                    next = m.signal_keeping(Some(&self.runner.pool));
                     continue;
                 }
                 _ => {}
             }
             let failed = self.failed.lock().is_some();
-            if let Err(e) = run_op(&*self.pool.kernels, op, failed) {
+            if let Err(e) = run_op(&*self.runner.kernels, op, failed) {
                 self.failed.lock().get_or_insert(e);
             }
         }
@@ -266,144 +267,17 @@ fn run_op(kernels: &dyn HostKernels, op: Op, failed: bool) -> Result<()> {
     Ok(())
 }
 
-/// A device's executor threads and the batches waiting for one.
-pub(super) struct Pool {
-    kernels: Arc<dyn HostKernels>,
-    state: Mutex<PoolState>,
-    work: Condvar,
-    /// Notified when an executor becomes idle or ends ([`Pool::stop_if_idle`] waits on it).
-    settled: Condvar,
-    /// Most executors (`SPREAD_STREAMS`).
-    max: usize,
+/// What a host device's streams run on: its kernels and the executor threads that run submitted
+/// batches.
+#[derive(Clone)]
+pub(super) struct Runner {
+    pub(super) kernels: Arc<dyn HostKernels>,
+    pub(super) pool: Arc<Pool<Batch>>,
 }
 
-#[derive(Default)]
-struct PoolState {
-    ready: VecDeque<Arc<Batch>>,
-    /// Executors started and not ended.
-    threads: usize,
-    /// Executors waiting for a batch.
-    idle: usize,
-    /// Executors started and not yet looking for a batch (still in
-    /// [`HostKernels::executor_started`], which may register the thread with libomp).
-    starting: usize,
-    /// Set by [`Pool::stop_if_idle`]: idle executors end.
-    stopping: bool,
-    handles: Vec<std::thread::JoinHandle<()>>,
-}
-
-impl Pool {
-    /// A pool of at most `max` executors running `kernels`' kernels.
-    pub(super) fn new(kernels: Arc<dyn HostKernels>, max: usize) -> Arc<Pool> {
-        Arc::new(Pool {
-            kernels,
-            state: Mutex::new(PoolState::default()),
-            work: Condvar::new(),
-            settled: Condvar::new(),
-            max: max.max(1),
-        })
-    }
-
-    /// Queues `batch` for an executor, starting one when none is idle and fewer than the most
-    /// run. Without any executor (none could start) the batch runs here.
-    fn push(self: &Arc<Self>, batch: Arc<Batch>) {
-        let mut st = self.state.lock();
-        st.stopping = false;
-        st.ready.push_back(batch);
-        if st.idle == 0 && st.threads < self.max {
-            let pool = self.clone();
-            let name = format!("spread-host{}.{}", self.kernels.device(), st.threads);
-            match std::thread::Builder::new()
-                .name(name)
-                .spawn(move || pool.executor())
-            {
-                Ok(h) => {
-                    st.threads += 1;
-                    st.starting += 1;
-                    st.handles.push(h);
-                }
-                Err(_) if st.threads == 0 => {
-                    let b = st.ready.pop_back();
-                    drop(st);
-                    if let Some(b) = b {
-                        b.run();
-                    }
-                    return;
-                }
-                Err(_) => {}
-            }
-        }
-        drop(st);
-        self.work.notify_one();
-    }
-
-    /// Takes `batch` out of the queue if no executor has taken it yet.
-    fn take(&self, batch: &Arc<Batch>) -> bool {
-        let mut st = self.state.lock();
-        match st.ready.iter().position(|b| Arc::ptr_eq(b, batch)) {
-            Some(i) => {
-                st.ready.remove(i);
-                true
-            }
-            None => false,
-        }
-    }
-
-    fn executor(self: Arc<Self>) {
-        self.kernels.executor_started();
-        self.state.lock().starting -= 1;
-        loop {
-            let batch = {
-                let mut st = self.state.lock();
-                loop {
-                    if let Some(b) = st.ready.pop_front() {
-                        break b;
-                    }
-                    if st.stopping {
-                        st.threads -= 1;
-                        return;
-                    }
-                    st.idle += 1;
-                    self.settled.notify_all();
-                    self.work.wait(&mut st);
-                    st.idle -= 1;
-                }
-            };
-            batch.run();
-        }
-    }
-
-    /// Ends the executors and waits for them when no batch is waiting and all are idle (else
-    /// leaves them be: work still running at exit may wait for something that never comes).
-    /// An executor that ran a kernel is a libomp root thread, whose descriptors libomp frees when
-    /// the thread ends. A later submission starts new executors.
-    pub(super) fn stop_if_idle(&self) {
-        let handles = {
-            let mut st = self.state.lock();
-            // An executor whose batch has just completed (the program saw it and exits) is on
-            // its way back to idle: give it a moment rather than leave it running into
-            // libomp's shutdown.
-            let deadline = std::time::Instant::now() + crate::exit::SETTLE;
-            while st.ready.is_empty()
-                && st.idle + st.starting != st.threads
-                && !self.settled.wait_until(&mut st, deadline).timed_out()
-            {}
-            // An executor still starting is joined too: left running, it could register with
-            // libomp while libomp shuts down, and libomp's descriptors for it would be lost.
-            if !st.ready.is_empty() || st.idle + st.starting != st.threads {
-                return;
-            }
-            let me = std::thread::current().id();
-            if st.handles.iter().any(|h| h.thread().id() == me) {
-                return; // an executor cannot join itself
-            }
-            st.stopping = true;
-            std::mem::take(&mut st.handles)
-        };
-        self.work.notify_all();
-        for h in handles {
-            let _ = h.join();
-        }
+impl Job for Batch {
+    fn run(self: Arc<Self>) {
+        self.execute();
     }
 }
 
@@ -451,8 +325,8 @@ impl HostStream {
         Event::new(m)
     }
 
-    /// Hands the recorded operations to an executor of `pool` (after the previous batch).
-    pub(super) fn submit(&mut self, pool: &Arc<Pool>) {
+    /// Hands the recorded operations to an executor of `runner` (after the previous batch).
+    pub(super) fn submit(&mut self, runner: &Runner) {
         if self.ops.is_empty() {
             return;
         }
@@ -464,30 +338,30 @@ impl HostStream {
             ops: Mutex::new(ops),
             failed: Mutex::new(None),
             end: Arc::new(Mark::default()),
-            pool: pool.clone(),
+            runner: runner.clone(),
         });
         self.batch = Some(batch.clone());
-        pool.push(batch);
+        runner.pool.push(batch);
     }
 
     /// Whether everything recorded so far has run; what is recorded and not submitted is
     /// submitted first.
-    pub(super) fn done(&mut self, pool: &Arc<Pool>) -> bool {
-        self.submit(pool);
+    pub(super) fn done(&mut self, runner: &Runner) -> bool {
+        self.submit(runner);
         self.batch.as_ref().is_none_or(|b| b.done())
     }
 
     /// Runs or waits for everything recorded so far; the stream's first failure. Operations not
     /// submitted run on the calling thread, unless a kernel among them cannot run here (a
     /// `teams` kernel called from inside a parallel region): then an executor runs them.
-    pub(super) fn synchronize(&mut self, pool: &Arc<Pool>) -> Result<()> {
-        let kernels = &*pool.kernels;
+    pub(super) fn synchronize(&mut self, runner: &Runner) -> Result<()> {
+        let kernels = &*runner.kernels;
         if self
             .ops
             .iter()
             .any(|op| matches!(op, Op::Kernel { cfg, .. } if !kernels.runs_here(cfg)))
         {
-            self.submit(pool);
+            self.submit(runner);
         }
         let earlier = match self.batch.take() {
             Some(b) => {
@@ -550,19 +424,34 @@ mod tests {
         fn runs_here(&self, cfg: &LaunchConfig) -> bool {
             cfg.tripcount != 1 // kernels made by `remote_kernel` run on executors only
         }
+    }
+
+    impl Log {
         fn executor_started(&self) {
             self.started.fetch_add(1, Ordering::SeqCst);
         }
     }
 
-    fn pool(max: usize) -> (Arc<Pool>, Arc<Log>) {
+    fn pool(max: usize) -> (Runner, Arc<Log>) {
         let log = Arc::new(Log {
             log: Mutex::new(Vec::new()),
             gate: Arc::new((Mutex::new(false), Condvar::new())),
             started: AtomicUsize::new(0),
             threads: Mutex::new(Vec::new()),
         });
-        (Pool::new(log.clone(), max), log)
+        let started = log.clone();
+        let pool = Pool::new(
+            "test-host",
+            max,
+            max,
+            super::super::pool::Timing::DEFAULT,
+            Arc::new(move || started.executor_started()),
+        );
+        let runner = Runner {
+            kernels: log.clone(),
+            pool,
+        };
+        (runner, log)
     }
 
     fn kernel(k: usize, value: usize) -> Op {
@@ -612,7 +501,7 @@ mod tests {
         let mut busy = HostStream::default();
         busy.push(remote_kernel(7, 1)); // holds the only executor until the gate opens
         busy.submit(&p);
-        while log.started.load(Ordering::SeqCst) == 0 || !p.state.lock().ready.is_empty() {
+        while log.started.load(Ordering::SeqCst) == 0 || p.pool.queued() != 0 {
             std::thread::yield_now();
         }
         let mut s = HostStream::default();
@@ -708,12 +597,12 @@ mod tests {
     fn a_reached_mark_hands_one_batch_of_the_callers_pool_back() {
         let (p1, l1) = pool(1);
         let (p2, l2) = pool(1);
-        let batch = |p: &Arc<Pool>, v| {
+        let batch = |p: &Runner, v| {
             Arc::new(Batch {
                 ops: Mutex::new(VecDeque::from([remote_kernel(1, v)])),
                 failed: Mutex::new(None),
                 end: Arc::new(Mark::default()),
-                pool: p.clone(),
+                runner: p.clone(),
             })
         };
         let (x1, x2, y) = (batch(&p1, 1), batch(&p1, 2), batch(&p2, 3));
@@ -721,7 +610,9 @@ mod tests {
         for b in [&x1, &x2, &y] {
             assert!(m.park(b));
         }
-        let kept = m.signal_keeping(Some(&p1)).expect("one of p1's batches");
+        let kept = m
+            .signal_keeping(Some(&p1.pool))
+            .expect("one of p1's batches");
         assert!(Arc::ptr_eq(&kept, &x1));
         // The others were queued on their own pools, which run them.
         y.wait().expect("y ran on p2");
@@ -793,8 +684,8 @@ mod tests {
         s.synchronize(&p).expect("ok");
         // The executor may still be on its way back to idle (as when the program exits right
         // after its last wait): stopping waits for it.
-        p.stop_if_idle();
-        assert_eq!(p.state.lock().threads, 0);
+        p.pool.stop_if_idle();
+        assert_eq!(p.pool.threads(), 0);
         s.push(remote_kernel(1, 2));
         s.submit(&p);
         s.synchronize(&p).expect("ok");
