@@ -18,7 +18,9 @@
 #include <string.h>
 
 // The lowering of `teams distribute num_teams(cuds...)` over [0, 8), the body empty
-// unless `nested` (then CU 0 meets another teams construct, at line 99).
+// unless `nested` (then the CU that takes a chunk first meets another teams construct, at
+// line 99: any CU, since under load one CU may take every chunk of the empty body before the
+// other starts).
 static void region(int line, const __spread_cud_t *cuds, int n, int nested) {
   const __spread_construct_t c = {"errors.c", line, __SPREAD_KIND_CU, 0, __SPREAD_SCHED_DYNAMIC};
   __spread_cu_region_t *cu = __spread_cu_begin(&c, 0, 8, cuds, n, 0, 0);
@@ -27,7 +29,7 @@ static void region(int line, const __spread_cud_t *cuds, int n, int nested) {
     int64_t lo, hi;
     __spread_cu_enter(cu);
     while (__spread_cu_next(cu, &lo, &hi)) {
-      if (nested && omp_get_cu_num() == 0) {
+      if (nested) {
         const __spread_cud_t inner[] = {{1, __SPREAD_CU_CPU, 1}};
         region(99, inner, 1, 0);
       }
