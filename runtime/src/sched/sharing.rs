@@ -259,7 +259,9 @@ impl Dispatcher {
         }
         let t = st.times.entry((site, c.server)).or_insert((0, 0.0));
         let secs = took.as_secs_f64();
-        t.1 = if t.0 == 0 {
+        // The second instance replaces the first: the first on a server pays what its first use
+        // costs (loading the image there, first touches of fresh device memory).
+        t.1 = if t.0 <= 1 {
             secs
         } else {
             EMA * secs + (1.0 - EMA) * t.1
@@ -423,6 +425,12 @@ impl Dispatcher {
         cands: &[Candidate],
     ) -> Option<usize> {
         if self.policy != Policy::Model {
+            return None;
+        }
+        // A free server measured only once gets a second instance before it is passed over: its
+        // one time includes its first use (matmul's device instance took 13 ms against 6 after,
+        // and the device then got no other instance in some runs).
+        if st.times.get(&(site, free.server)).is_some_and(|t| t.0 == 1) {
             return None;
         }
         let own = Self::finish(st, site, free, 0)?;

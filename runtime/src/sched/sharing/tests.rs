@@ -260,14 +260,64 @@ fn acquire_with_finishes_own_instances_and_misses_no_grant() {
     }
 }
 
-/// Measures `site` at `fast` and `slow` seconds-ish on servers 0 and 1 (one instance each).
+/// Measures `site` at `fast` and `slow` ms on servers 0 and 1 (two instances each: the model
+/// trusts a server's time once it ran more than its first).
 fn measured(d: &Dispatcher, site: usize, fast: u64, slow: u64) {
+    for _ in 0..2 {
+        for (server, ms) in [(0, fast), (1, slow)] {
+            let g = d.acquire(site, vec![cand(server, 0)]);
+            d.release(site, &g, Duration::from_millis(ms));
+        }
+    }
+}
+
+#[test]
+fn a_server_slow_only_on_its_first_instance_is_measured_again() {
+    let d = Arc::new(Dispatcher::new(
+        servers(&[(Kind::Host, 1), (Kind::Cpu, 1)]),
+        Pools::PerServer,
+        Policy::Model,
+        true,
+    ));
     let both = || vec![cand(0, 0), cand(1, 0)];
-    let a = d.acquire(site, both());
-    let b = d.acquire(site, both());
-    let took = |g: &Grant| Duration::from_millis(if g.cand.server == 0 { fast } else { slow });
-    d.release(site, &a, took(&a));
-    d.release(site, &b, took(&b));
+    // Server 0 10 ms; server 1's first instance 40 ms (its first use), then 8 ms.
+    let a = d.acquire(5, both());
+    let b = d.acquire(5, both());
+    let took = |g: &Grant, first: bool| {
+        Duration::from_millis(match (g.cand.server, first) {
+            (0, _) => 10,
+            (_, true) => 40,
+            (_, false) => 8,
+        })
+    };
+    d.release(5, &a, took(&a, true));
+    d.release(5, &b, took(&b, true));
+    // Server 0 busy: the one measurement of server 1 does not make the next instance wait.
+    let c = d.acquire(5, both());
+    assert_eq!(c.cand.server, 0);
+    let d2 = Arc::clone(&d);
+    let h = std::thread::spawn(move || d2.acquire(5, vec![cand(0, 0), cand(1, 0)]));
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while !h.is_finished() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(
+        h.is_finished(),
+        "the instance waits for busy server 0 instead of measuring server 1 again"
+    );
+    let e = h.join().unwrap();
+    assert_eq!(e.cand.server, 1, "server 1 gets a second instance");
+    d.release(5, &e, took(&e, false));
+    assert_eq!(
+        d.mean_time(5, 1),
+        Some(0.008),
+        "the second time replaces the first"
+    );
+    d.release(5, &c, took(&c, false));
+    // Now measured faster than server 0: the model prefers it.
+    let f = d.acquire(5, both());
+    assert_eq!(f.cand.server, 1);
+    d.release(5, &f, took(&f, false));
 }
 
 #[test]
@@ -305,8 +355,8 @@ fn the_model_waits_for_a_busy_server_that_ends_sooner() {
     d.release(3, &c, Duration::from_millis(10));
     assert_eq!(
         d.tallies()[1].instances,
-        1,
-        "only the measuring instance ran on server 1"
+        2,
+        "only the measuring instances ran on server 1"
     );
 }
 
