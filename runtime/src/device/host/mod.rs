@@ -3,9 +3,9 @@
 //! A host device runs the x86_64 image clang embeds, loaded once per device so that
 //! declare-target globals are per device, and keeps its data in separate allocations, so that a
 //! program sees host data on a device only through mapping, as on a discrete GPU. Copies and
-//! kernels are recorded on streams and run when a stream is synchronized or on the device's own
-//! executor threads once it is submitted ([`stream`]): a host device is an asynchronous device
-//! like a GPU, with the same `nowait` path.
+//! kernels are recorded on streams (`stream.rs`) and run when a stream is synchronized or, once it
+//! is submitted, on the executor threads all host devices share, about one per core
+//! (`pool.rs`): a host device is an asynchronous device like a GPU, with the same `nowait` path.
 
 pub(crate) mod activity;
 pub mod league;

@@ -136,7 +136,7 @@ struct State<J> {
     waking: usize,
     /// Set by [`Pool::stop_if_idle`]: idle executors and the watcher end.
     stopping: bool,
-    /// Per executor slot: its thread, scheduling statistics and whether it runs a job.
+    /// Per executor slot: its thread, its CPU clock and state, and whether it runs a job.
     slots: Vec<Slot>,
     /// Jobs taken from the queue so far (the watcher's sign of progress).
     taken: u64,
