@@ -160,10 +160,26 @@ impl HostDevice {
             unusable,
             activity: activity::ACTIVITY.claim(),
         });
-        let pool = host_pool();
-        if own_threads.is_some() {
-            pool.base_at_least(OWN_SIZED_DEVICES.fetch_add(1, Ordering::Relaxed) + 1);
-        }
+        let pool = if pin.is_some() {
+            // A pinned device is a partition of the machine the user made, and its kernels pin
+            // the thread that runs them: it keeps executors of its own (one at work at a time,
+            // more while one blocks). Shared executors would carry its cores' affinity history
+            // to other devices' work and pile onto its cores.
+            let name: &'static str = Box::leak(format!("spread-host{id}").into_boxed_str());
+            Pool::new(
+                name,
+                1,
+                MAX_EXECUTORS,
+                pool::Timing::DEFAULT,
+                Arc::new(executor_started),
+            )
+        } else {
+            let pool = host_pool();
+            if own_threads.is_some() {
+                pool.base_at_least(OWN_SIZED_DEVICES.fetch_add(1, Ordering::Relaxed) + 1);
+            }
+            pool
+        };
         HostDevice {
             id,
             runner: Runner {
@@ -241,9 +257,9 @@ fn host_pool() -> Arc<Pool<Batch>> {
     .clone()
 }
 
-/// Host devices whose kernels have a thread count of their own (pinned, or
-/// `SPREAD_HOST_DEVICE_THREADS`): each may run at once whatever the cores, as the user
-/// partitioned the machine.
+/// Unpinned host devices whose kernels have a thread count of their own
+/// (`SPREAD_HOST_DEVICE_THREADS`): each may run at once whatever the cores, as the user
+/// partitioned the machine (pinned devices have executors of their own).
 static OWN_SIZED_DEVICES: AtomicUsize = AtomicUsize::new(0);
 
 /// Called once on each executor thread before it runs anything.
@@ -622,6 +638,12 @@ mod tests {
         assert!(d.kernels.pin.is_some() && d.kernels.unusable.is_none());
         assert_eq!(d.kernels.thread_share(2), Some(3));
         assert!(d.info.name.contains("cores 0-2"), "{}", d.info.name);
+        assert!(
+            !Arc::ptr_eq(&d.runner.pool, &host_pool()),
+            "a pinned device has executors of its own"
+        );
+        let unpinned = HostDevice::new(3, None);
+        assert!(Arc::ptr_eq(&unpinned.runner.pool, &host_pool()));
         let (d, diag) = shaped(
             HostShape {
                 threads: Some(1),
