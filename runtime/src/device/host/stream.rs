@@ -3,10 +3,10 @@
 //! The thread that issues a construct only records its copies and kernel as operations on the
 //! construct's stream. They run when the stream is synchronized, on the synchronizing thread (a
 //! construct that waits for its work pays no hand-off: it would cost more than a small launch),
-//! or, once the stream is submitted (`nowait` work, spread chunks), on one of the device's
-//! executor threads while the issuing thread goes on. Executors are threads the device owns,
-//! started on demand up to `SPREAD_STREAMS`; batches of different streams run on them at once,
-//! a stream's operations in order.
+//! or, once the stream is submitted (`nowait` work, spread chunks), on an executor thread while
+//! the issuing thread goes on. Executors are shared by the host devices and sized by the cores
+//! ([`super::pool`]; a pinned device has its own); batches of different streams run on them at
+//! once, a stream's operations in order.
 //!
 //! Order between streams comes from events: an event is a [`Mark`] at a point of a stream, and
 //! an operation waiting for a mark not reached yet parks its batch on the mark instead of blocking
@@ -190,7 +190,7 @@ impl Batch {
     }
 
     /// Runs the batch's operations on an executor until it ends or parks on a mark, then the
-    /// batches of the same device its end resumed ([`Mark::signal_keeping`]), one after another.
+    /// batches of the same pool its end resumed ([`Mark::signal_keeping`]), one after another.
     fn execute(self: &Arc<Self>) {
         crate::profile::batch(self.runner.kernels.device(), true);
         let mut next = self.run_part();
