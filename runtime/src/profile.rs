@@ -225,15 +225,17 @@ pub fn executors_busy(base: usize, busy: usize) {
     }
 }
 
-/// An executor thread started; `for_blocked`: woken or started because others blocked.
-pub fn executor_added(started: bool, for_blocked: bool) {
+/// An executor thread started.
+pub fn executor_started() {
     if let Some(p) = PROFILE.get() {
-        if started {
-            p.executors_started.fetch_add(1, Ordering::Relaxed);
-        }
-        if for_blocked {
-            p.executors_for_blocked.fetch_add(1, Ordering::Relaxed);
-        }
+        p.executors_started.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// An executor was woken or started because others blocked.
+pub fn executor_added_for_blocked() {
+    if let Some(p) = PROFILE.get() {
+        p.executors_for_blocked.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -351,8 +353,8 @@ mod tests {
     #[test]
     fn the_host_executors_line_says_how_many_ran_at_once() {
         init(true);
-        executor_added(true, false);
-        executor_added(false, true);
+        executor_started();
+        executor_added_for_blocked();
         executors_busy(2, 2);
         let s = summary().expect("on");
         let line = s

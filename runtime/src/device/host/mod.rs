@@ -165,14 +165,7 @@ impl HostDevice {
             // the thread that runs them: it keeps executors of its own (one at work at a time,
             // more while one blocks). Shared executors would carry its cores' affinity history
             // to other devices' work and pile onto its cores.
-            let name: &'static str = Box::leak(format!("spread-host{id}").into_boxed_str());
-            Pool::new(
-                name,
-                1,
-                MAX_EXECUTORS,
-                pool::Timing::DEFAULT,
-                Arc::new(executor_started),
-            )
+            executor_pool(Box::leak(format!("spread-host{id}").into_boxed_str()), 1)
         } else {
             let pool = host_pool();
             if own_threads.is_some() {
@@ -246,15 +239,20 @@ fn host_pool() -> Arc<Pool<Batch>> {
     static POOL: std::sync::OnceLock<Arc<Pool<Batch>>> = std::sync::OnceLock::new();
     POOL.get_or_init(|| {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Pool::new(
-            "spread-host",
-            cores,
-            MAX_EXECUTORS,
-            pool::Timing::DEFAULT,
-            Arc::new(executor_started),
-        )
+        executor_pool("spread-host", cores)
     })
     .clone()
+}
+
+/// A pool of host-device executors named `name` (its threads' names) that runs `base` at once.
+fn executor_pool(name: &'static str, base: usize) -> Arc<Pool<Batch>> {
+    Pool::new(
+        name,
+        base,
+        MAX_EXECUTORS,
+        pool::Timing::DEFAULT,
+        Arc::new(executor_started),
+    )
 }
 
 /// Unpinned host devices whose kernels have a thread count of their own

@@ -283,7 +283,7 @@ impl<J: Job> Pool<J> {
         {
             Ok(h) => {
                 st.threads += 1;
-                crate::profile::executor_added(true, false);
+                crate::profile::executor_started();
                 // Counted busy from the start: it takes a job as soon as it runs.
                 st.slots[slot] = Slot {
                     handle: Some(h),
@@ -429,7 +429,7 @@ impl<J: Job> Pool<J> {
                     Added::Started => {}
                     Added::None => break,
                 }
-                crate::profile::executor_added(false, true);
+                crate::profile::executor_added_for_blocked();
                 added += 1;
                 unclaimed -= 1;
                 progress = (st.taken, Instant::now());
