@@ -80,9 +80,11 @@ struct Profile {
     polled: AtomicU64,
     blocked_polls: AtomicU64,
     finished_elsewhere: AtomicU64,
-    /// Host devices' executors: how many run work at once when none blocks, the most that ran
-    /// work at once, threads started, and executors woken or started while others blocked.
+    /// Host devices' executors, all pools together: how many run work at once when none
+    /// blocks, how many run work now and the most that did at once, threads started, and
+    /// executors woken or started while others blocked.
     executor_base: AtomicU64,
+    executors_running: AtomicU64,
     executors_most: AtomicU64,
     executors_started: AtomicU64,
     executors_for_blocked: AtomicU64,
@@ -104,6 +106,7 @@ pub fn init(on: bool) {
         blocked_polls: AtomicU64::new(0),
         finished_elsewhere: AtomicU64::new(0),
         executor_base: AtomicU64::new(0),
+        executors_running: AtomicU64::new(0),
         executors_most: AtomicU64::new(0),
         executors_started: AtomicU64::new(0),
         executors_for_blocked: AtomicU64::new(0),
@@ -216,12 +219,23 @@ pub fn finished_elsewhere() {
     }
 }
 
-/// The host devices' executor pool: `base` executors run work at once when none blocks, and
-/// `busy` do now.
-pub fn executors_busy(base: usize, busy: usize) {
+/// A host executor pool was made, or raised its base: `n` more executors run work at once when
+/// none blocks.
+pub fn executor_base_added(n: usize) {
     if let Some(p) = PROFILE.get() {
-        p.executor_base.store(base as u64, Ordering::Relaxed);
-        p.executors_most.fetch_max(busy as u64, Ordering::Relaxed);
+        p.executor_base.fetch_add(n as u64, Ordering::Relaxed);
+    }
+}
+
+/// A host executor starts (`true`) or ends (`false`) running work.
+pub fn executor_running(starts: bool) {
+    if let Some(p) = PROFILE.get() {
+        if starts {
+            let now = p.executors_running.fetch_add(1, Ordering::Relaxed) + 1;
+            p.executors_most.fetch_max(now, Ordering::Relaxed);
+        } else {
+            p.executors_running.fetch_sub(1, Ordering::Relaxed);
+        }
     }
 }
 
@@ -350,19 +364,44 @@ pub fn report() {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_host_executors_line_says_how_many_ran_at_once() {
-        init(true);
-        executor_started();
-        executor_added_for_blocked();
-        executors_busy(2, 2);
+    /// The numbers of the executors line, in order.
+    fn executors_line() -> Vec<u64> {
         let s = summary().expect("on");
         let line = s
             .lines()
-            .find(|l| l.starts_with("spread: host executors: 2 run at once (most at once: "))
-            .expect("the executors line");
-        assert!(line.contains("threads started"), "{line}");
-        assert!(!line.contains(" 0 added while others blocked"), "{line}");
+            .find(|l| l.starts_with("spread: host executors: "))
+            .expect("the executors line")
+            .to_string();
+        line.split(|c: char| !c.is_ascii_digit())
+            .filter_map(|w| w.parse().ok())
+            .collect()
+    }
+
+    #[test]
+    fn the_host_executors_line_adds_up_every_pool() {
+        // Other tests' pools count in the same profile: compare before and after.
+        init(true);
+        executor_started();
+        let before = executors_line();
+        executor_base_added(2);
+        executor_base_added(1);
+        executor_added_for_blocked();
+        let after = executors_line();
+        assert_eq!(after[0], before[0] + 3, "bases of both pools: {after:?}");
+        assert!(
+            after[3] > before[3],
+            "added while others blocked: {after:?}"
+        );
+    }
+
+    #[test]
+    fn most_at_once_counts_executors_of_every_pool() {
+        init(true);
+        executor_started();
+        // Four executors of any pools running at once make it at least four.
+        (0..4).for_each(|_| executor_running(true));
+        assert!(executors_line()[1] >= 4);
+        (0..4).for_each(|_| executor_running(false));
     }
 
     #[test]

@@ -251,7 +251,7 @@ fn executor_pool(name: &'static str, base: usize) -> Arc<Pool<Batch>> {
         base,
         MAX_EXECUTORS,
         pool::Timing::DEFAULT,
-        Arc::new(executor_started),
+        Arc::new(ExecutorHooks),
     )
 }
 
@@ -260,12 +260,29 @@ fn executor_pool(name: &'static str, base: usize) -> Arc<Pool<Batch>> {
 /// partitioned the machine (pinned devices have executors of their own).
 static OWN_SIZED_DEVICES: AtomicUsize = AtomicUsize::new(0);
 
-/// Called once on each executor thread before it runs anything.
-fn executor_started() {
-    activity::mark_executor();
-    // Kernels' worker threads sleep as soon as a kernel ends instead of spinning for
-    // libomp's blocktime (200 ms) on cores that other devices' kernels and the program need.
-    kmp::set_blocktime(0);
+/// Host devices' pools: set up each executor thread, and count in the profile.
+struct ExecutorHooks;
+
+impl pool::Hooks for ExecutorHooks {
+    fn started(&self) {
+        activity::mark_executor();
+        // Kernels' worker threads sleep as soon as a kernel ends instead of spinning for
+        // libomp's blocktime (200 ms) on cores that other devices' kernels and the program need.
+        kmp::set_blocktime(0);
+        crate::profile::executor_started();
+    }
+
+    fn base_changed(&self, delta: usize) {
+        crate::profile::executor_base_added(delta);
+    }
+
+    fn running(&self, starts: bool) {
+        crate::profile::executor_running(starts);
+    }
+
+    fn added_for_blocked(&self) {
+        crate::profile::executor_added_for_blocked();
+    }
 }
 
 impl Kernels {

@@ -97,6 +97,26 @@ fn hardly_ran(cpu: u64, interval: Duration) -> bool {
     cpu < interval / 4
 }
 
+/// What a pool tells its owner: host devices count it in the profile, tests count what they
+/// check. Every method has an empty default.
+pub(super) trait Hooks: Send + Sync + 'static {
+    /// On each executor thread, before it runs anything.
+    fn started(&self) {}
+    /// The number of executors that run jobs at once when none blocks changed by `delta`.
+    fn base_changed(&self, _delta: usize) {}
+    /// An executor starts (`true`) or ends (`false`) running a job.
+    fn running(&self, _starts: bool) {}
+    /// An executor was woken or started because others blocked or stalled.
+    fn added_for_blocked(&self) {}
+}
+
+/// Hooks that count nothing.
+#[cfg(test)]
+pub(super) struct NoHooks;
+
+#[cfg(test)]
+impl Hooks for NoHooks {}
+
 /// What [`Pool::add_executor`] did.
 enum Added {
     /// Claimed an idle executor: notify `work`.
@@ -109,8 +129,7 @@ enum Added {
 
 /// Executor threads and the jobs waiting for one.
 pub(super) struct Pool<J: Job> {
-    /// Called once on each executor before it runs anything.
-    on_start: Arc<dyn Fn() + Send + Sync>,
+    hooks: Arc<dyn Hooks>,
     state: Mutex<State<J>>,
     /// Executors wait on it for work.
     work: Condvar,
@@ -168,17 +187,18 @@ impl<J> State<J> {
 
 impl<J: Job> Pool<J> {
     /// A pool that runs `base` executors at once (more while some block), at most `max`, each
-    /// calling `on_start` first; `name` names its threads.
+    /// telling `hooks` what they do; `name` names its threads.
     pub(super) fn new(
         name: &'static str,
         base: usize,
         max: usize,
         timing: Timing,
-        on_start: Arc<dyn Fn() + Send + Sync>,
+        hooks: Arc<dyn Hooks>,
     ) -> Arc<Self> {
         let base = base.max(1);
+        hooks.base_changed(base);
         Arc::new(Pool {
-            on_start,
+            hooks,
             state: Mutex::new(State {
                 ready: VecDeque::new(),
                 base,
@@ -205,7 +225,9 @@ impl<J: Job> Pool<J> {
     /// expect to run when they have work).
     pub(super) fn base_at_least(&self, n: usize) {
         let mut st = self.state.lock();
-        st.base = st.base.max(n).min(self.max);
+        let base = st.base.max(n).min(self.max);
+        self.hooks.base_changed(base - st.base);
+        st.base = base;
     }
 
     /// Queues `job`; wakes or starts an executor for it when fewer than the base are active.
@@ -283,7 +305,6 @@ impl<J: Job> Pool<J> {
         {
             Ok(h) => {
                 st.threads += 1;
-                crate::profile::executor_started();
                 // Counted busy from the start: it takes a job as soon as it runs.
                 st.slots[slot] = Slot {
                     handle: Some(h),
@@ -315,7 +336,7 @@ impl<J: Job> Pool<J> {
 
     fn executor(self: Arc<Self>, slot: usize, team: Arc<AtomicBool>) {
         TEAM.with(|t| *t.borrow_mut() = Some(team));
-        (self.on_start)();
+        self.hooks.started();
         let state = ThreadState::current().map(Arc::new);
         let mut st = self.state.lock();
         st.slots[slot].state = state;
@@ -328,11 +349,11 @@ impl<J: Job> Pool<J> {
                 if let Some(job) = st.ready.pop_front() {
                     st.taken += 1;
                     st.slots[slot].busy = true;
-                    if crate::profile::enabled() {
-                        let busy = st.slots.iter().filter(|s| s.busy && !s.ended).count();
-                        crate::profile::executors_busy(st.base, busy);
-                    }
-                    parking_lot::MutexGuard::unlocked(&mut st, || job.run());
+                    parking_lot::MutexGuard::unlocked(&mut st, || {
+                        self.hooks.running(true);
+                        job.run();
+                        self.hooks.running(false);
+                    });
                     ran = true;
                     continue;
                 }
@@ -429,7 +450,7 @@ impl<J: Job> Pool<J> {
                     Added::Started => {}
                     Added::None => break,
                 }
-                crate::profile::executor_added_for_blocked();
+                self.hooks.added_for_blocked();
                 added += 1;
                 unclaimed -= 1;
                 progress = (st.taken, Instant::now());
@@ -564,7 +585,7 @@ mod tests {
     }
 
     fn pool(base: usize) -> Arc<Pool<Hold>> {
-        Pool::new("test-pool", base, 16, Timing::DEFAULT, Arc::new(|| {}))
+        Pool::new("test-pool", base, 16, Timing::DEFAULT, Arc::new(NoHooks))
     }
 
     #[test]

@@ -426,8 +426,8 @@ mod tests {
         }
     }
 
-    impl Log {
-        fn executor_started(&self) {
+    impl super::super::pool::Hooks for Log {
+        fn started(&self) {
             self.started.fetch_add(1, Ordering::SeqCst);
         }
     }
@@ -439,13 +439,12 @@ mod tests {
             started: AtomicUsize::new(0),
             threads: Mutex::new(Vec::new()),
         });
-        let started = log.clone();
         let pool = Pool::new(
             "test-host",
             max,
             max,
             super::super::pool::Timing::DEFAULT,
-            Arc::new(move || started.executor_started()),
+            log.clone(),
         );
         let runner = Runner {
             kernels: log.clone(),
