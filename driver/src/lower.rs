@@ -1130,6 +1130,11 @@ fn lower_any(
             d.push(' ');
             d.push_str(c);
         }
+        if t.nowait && !t.depend.is_empty() {
+            // Created outside a parallel region the task runs at once: marked, it does not wait
+            // there for the instances it depends on (its instance may follow them instead).
+            head.push_str(" __spread_any_instance_next();");
+        }
         pieces.push(Piece::Text(head));
         pieces.push(Piece::Directive { line, text: d });
         pieces.push(Piece::Line(line));

@@ -348,6 +348,10 @@ __spread_any_pick_t __spread_any_acquire(const __spread_any_site_t *, const int6
                                          const __spread_any_map_t *, int32_t, int32_t);
 /* The instance has ended: returns its tokens and slot, feeds the model. */
 void __spread_any_release(__spread_any_pick_t *);
+/* Right before a `nowait` instance's task with `depend` clauses is created: the task is an
+ * instance's, so run at once (outside a parallel region) it does not wait for the instances it
+ * depends on; its instance may follow them on their device instead. */
+void __spread_any_instance_next(void);
 /* First call of a `nowait` instance's task: warns once when instances created outside a
  * parallel region cannot overlap (Spread's OMPT tool does not run). */
 void __spread_any_deferred(void);

@@ -20,8 +20,9 @@ pub mod coherence;
 pub use crate::sched::sharing as dispatch;
 
 use crate::error::Result;
+use crate::runtime::nowait::Predecessors;
 use crate::runtime::Runtime;
-use dispatch::{Candidate, Dispatcher, Grant, Kind, Policy, Pools, ServerSpec};
+use dispatch::{Candidate, Dispatcher, Grant, Kind, Policy, Pools, Release, ServerSpec};
 use parking_lot::Mutex;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -268,7 +269,15 @@ struct Ticket {
     grant: Grant,
     items: Vec<MapItem>,
     nowait: bool,
+    /// When it started (for one that follows others, when the last of them ended).
     start: Instant,
+    /// It follows instances on its server ([`Dispatcher::follow`]): how many of them have not
+    /// ended; it holds tokens and a slot only once none is left.
+    pending: usize,
+    /// Instances that follow this one (their tickets).
+    followers: Vec<u64>,
+    /// It was placed following others (its tokens and slot, once held, were handed over).
+    followed: bool,
 }
 
 /// The process's task-sharing state.
@@ -301,6 +310,10 @@ pub struct Request {
     pub items: Vec<MapItem>,
     /// The construct has `nowait`.
     pub nowait: bool,
+    /// Instances in flight at once when the creating thread runs ahead of them (a `nowait`
+    /// instance created outside a parallel region, whose arm runs asynchronously): the team a
+    /// `parallel` region would have, whose threads would each run one. `None` inside a team.
+    pub ahead: Option<usize>,
     /// Its `if` clause is false.
     pub if_false: bool,
 }
@@ -462,13 +475,26 @@ impl Any {
     }
 
     /// Chooses where one instance runs (see `__spread_any_acquire`).
-    pub fn acquire(&self, rt: &Runtime, req: Request) -> Result<Pick> {
+    ///
+    /// `after`: the owned constructs the instance depends on that may still run (its task did
+    /// not wait for them: `capi::ompt::instance_predecessors`). When they are all instances on
+    /// one server that has a version of this one, and this one runs asynchronously there, it
+    /// follows them: it is placed there at once, its tokens and slot are theirs once they end,
+    /// and the returned predecessors are what its construct waits for on the device. Otherwise
+    /// they are finished first, as if its task had waited for them.
+    pub fn acquire(
+        &self,
+        rt: &Runtime,
+        req: Request,
+        after: Predecessors,
+    ) -> Result<(Pick, Predecessors)> {
         let Request {
             key,
             site,
             costs,
             items,
             nowait,
+            ahead,
             if_false,
         } = req;
         let initial = rt.initial_device();
@@ -481,7 +507,8 @@ impl Any {
         };
         if if_false {
             // if(false): the host, as OpenMP's host fallback.
-            return Ok(on_host());
+            rt.nowait_finish_predecessors(after);
+            return Ok((on_host(), Predecessors::default()));
         }
         let cands: Vec<Candidate> = self
             .servers
@@ -516,13 +543,35 @@ impl Any {
                     self.kinds_text()
                 )
             });
-            return Ok(on_host());
+            rt.nowait_finish_predecessors(after);
+            return Ok((on_host(), Predecessors::default()));
         }
-        // Instances this thread started as `target nowait` hold tokens until they are finished:
-        // waiting for tokens, the thread finishes its own first.
-        let grant = self
-            .dispatcher
-            .acquire_with(key, cands, &|| rt.nowait_finish_one_of_mine());
+        // The instances this thread placed that have ended give their tokens back now.
+        rt.nowait_finish_done_of_mine();
+        let (grant, after, follows) = match self.to_follow(rt, &after, &cands) {
+            Some((cand, tickets)) => (self.dispatcher.follow(key, cand), after, tickets),
+            None => {
+                rt.nowait_finish_predecessors(after);
+                // A thread that runs ahead of its instances places a new one only while fewer
+                // run than a team would run (in `parallel` + `single` each team thread runs one
+                // instance at a time, and takes the next one when it is free), or than there are
+                // candidates (each server may always have one: the paper's Fig. 2 written in
+                // `main` keeps every device busy at once). Placing further ahead sends instances
+                // to whatever server is free at the moment they are created, however slow
+                // (STREAM's host devices, whose copies also slow the host's instances: hybrid
+                // 0.46-0.59x the host alone, against 1.0x in a team).
+                if let Some(team) = ahead {
+                    let cap = team.max(cands.len()).max(1);
+                    while self.dispatcher.running() >= cap && rt.nowait_finish_first_of_mine() {}
+                }
+                // Instances this thread started as `target nowait` hold tokens until they are
+                // finished: waiting for tokens, the thread finishes its own first.
+                let grant = self
+                    .dispatcher
+                    .acquire_with(key, cands, &|| rt.nowait_finish_one_of_mine());
+                (grant, Predecessors::default(), Vec::new())
+            }
+        };
         let server = grant.cand.server;
         let version = site.versions[grant.cand.version];
         let ticket = self.next_ticket.fetch_add(1, Ordering::Relaxed);
@@ -550,7 +599,13 @@ impl Any {
         let moved = match moved {
             Ok(m) => m,
             Err(e) => {
-                self.dispatcher.release(key, &grant, Duration::ZERO);
+                let took = if follows.is_empty() {
+                    Release::Held(Duration::ZERO)
+                } else {
+                    Release::Nothing(Duration::ZERO)
+                };
+                rt.nowait_finish_predecessors(after);
+                self.dispatcher.release_with(key, &grant, took, &[]);
                 return Err(e.context(format!("device(any) at {}", site.at())));
             }
         };
@@ -582,9 +637,15 @@ impl Any {
                 items,
                 nowait,
                 start: Instant::now(),
+                pending: 0,
+                followers: Vec::new(),
+                followed: !follows.is_empty(),
             },
         );
-        Ok(Pick {
+        if !follows.is_empty() {
+            self.follow(ticket, &follows);
+        }
+        let pick = Pick {
             device: device.map_or(initial, |d| d as i64),
             arm: version.arm,
             threads: if device.is_none() {
@@ -593,15 +654,84 @@ impl Any {
                 0
             },
             ticket,
-        })
+        };
+        Ok((pick, after))
+    }
+
+    /// The server whose instances `after` all run on, and their tickets, when the instance
+    /// (with candidates `cands`) can follow them there (see [`Any::acquire`]). Not under lazy
+    /// coherence: the directory learns where an instance's outputs are only when it ends.
+    fn to_follow(
+        &self,
+        rt: &Runtime,
+        after: &Predecessors,
+        cands: &[Candidate],
+    ) -> Option<(Candidate, Vec<u64>)> {
+        if after.is_empty() || self.settings.coherence != Coherence::Copy {
+            return None;
+        }
+        let (device, tickets) = after.instances_on()?;
+        let share = rt.host_share().map(|s| s.id);
+        let server = self.servers.iter().position(|s| match s.device {
+            Some(d) => d == device,
+            None => share == Some(device),
+        })?;
+        let cand = cands.iter().find(|c| c.server == server).copied()?;
+        Some((cand, tickets))
+    }
+
+    /// Instance `ticket` follows the instances `preds`: it holds their tokens and slot once the
+    /// last of them has ended (it starts holding them now if they all have).
+    fn follow(&self, ticket: u64, preds: &[u64]) {
+        let mut tickets = self.tickets.lock();
+        let mut pending = 0;
+        for p in preds {
+            if let Some(t) = tickets.get_mut(p) {
+                t.followers.push(ticket);
+                pending += 1;
+            }
+        }
+        let Some(t) = tickets.get_mut(&ticket) else {
+            return;
+        };
+        t.pending = pending;
+        if pending == 0 {
+            t.start = Instant::now();
+            let grant = t.grant;
+            drop(tickets);
+            self.dispatcher.charge_followed(&grant);
+        }
     }
 
     /// The instance of `ticket` ended (see `__spread_any_release`).
     pub fn release(&self, rt: &Runtime, ticket: u64) -> Result<()> {
-        let Some(t) = self.tickets.lock().remove(&ticket) else {
-            return Ok(()); // host fallback: nothing was taken
+        // Followers whose last predecessor this was start holding what it held.
+        let (t, hand_to) = {
+            let mut tickets = self.tickets.lock();
+            let Some(t) = tickets.remove(&ticket) else {
+                return Ok(()); // host fallback: nothing was taken
+            };
+            let mut hand_to = Vec::new();
+            for f in &t.followers {
+                if let Some(ft) = tickets.get_mut(f) {
+                    ft.pending = ft.pending.saturating_sub(1);
+                    if ft.pending == 0 {
+                        ft.start = Instant::now();
+                        hand_to.push(ft.grant);
+                    }
+                }
+            }
+            (t, hand_to)
         };
         let took = t.start.elapsed();
+        let release = if t.pending > 0 {
+            // It ended before what it followed did (finished out of order): it held nothing.
+            Release::Nothing(took)
+        } else if t.followed {
+            Release::Followed(took)
+        } else {
+            Release::Held(took)
+        };
         let mut result = Ok(());
         if let (Coherence::Lazy, Some(d)) = (
             self.settings.coherence,
@@ -623,7 +753,11 @@ impl Any {
                 }
             }
         }
-        self.dispatcher.release(t.site_key, &t.grant, took);
+        self.dispatcher
+            .release_with(t.site_key, &t.grant, release, &hand_to);
+        if !matches!(release, Release::Held(_)) {
+            return result;
+        }
         rt.sched_model.learn(
             &t.site.model_key,
             &[crate::sched::model::Observation {

@@ -5,7 +5,7 @@ use super::guard::guard;
 use crate::any::dispatch::Kind;
 use crate::any::{self, MapItem, Site, Version};
 use crate::runtime;
-use crate::runtime::nowait::TaskFacts;
+use crate::runtime::nowait::{Predecessors, TaskFacts};
 use crate::runtime::report;
 use crate::sys::kmp;
 use crate::sys::mem;
@@ -160,6 +160,15 @@ pub extern "C" fn __spread_any_acquire(
 ) -> PickC {
     guard("__spread_any_acquire", || {
         let rt = runtime::get();
+        // What the instance's task depends on and did not wait for (an instance task run at
+        // once): followed on its device, or finished before the instance is placed.
+        let after = super::ompt::instance_predecessors();
+        let after = if flags & NOWAIT != 0 && kmp::async_handle_slot().is_none() {
+            after
+        } else {
+            rt.nowait_finish_predecessors(after);
+            Predecessors::default()
+        };
         // SAFETY: `site` is null or the lowering's constant `__spread_any_site_t` for the
         // construct (spread-abi.md).
         let Some(sc) = (unsafe { mem::read(site) }) else {
@@ -192,16 +201,24 @@ pub extern "C" fn __spread_any_acquire(
             })
             .collect();
         let nowait = flags & NOWAIT != 0;
+        // As `__spread_any_async` decides: the arm will run asynchronously, and this thread
+        // goes on creating instances (outside a parallel region).
+        let ahead = (nowait
+            && kmp::async_handle_slot().is_none()
+            && super::ompt::instance_task().is_some())
+        .then(|| usize::try_from(kmp::max_threads()).unwrap_or(1));
         let req = any::Request {
             key,
             site: site.clone(),
             costs,
             items,
             nowait,
+            ahead,
             if_false: flags & IF_FALSE != 0,
         };
-        match state.acquire(rt, req) {
-            Ok(p) => {
+        match state.acquire(rt, req, after) {
+            Ok((p, follows)) => {
+                FOLLOWS.with(|f| *f.borrow_mut() = follows);
                 if p.ticket != 0 {
                     any::enter_instance(true);
                 }
@@ -265,8 +282,12 @@ fn release_ticket(ticket: u64) {
 thread_local! {
     /// The instance whose arm runs as a `target nowait` now (`__spread_any_async`), until that
     /// construct starts and takes it over.
-    static BOUND: std::cell::RefCell<Option<(u64, TaskFacts)>> =
+    static BOUND: std::cell::RefCell<Option<(u64, TaskFacts, Predecessors)>> =
         const { std::cell::RefCell::new(None) };
+    /// What the instance placed last on this thread follows on its device (see
+    /// `any::Any::acquire`), until its arm's construct takes it (`__spread_any_async`).
+    static FOLLOWS: std::cell::RefCell<Predecessors> =
+        std::cell::RefCell::new(Predecessors::default());
     /// Instances whose `target nowait` took them over: their release is the construct's.
     static HANDED: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
@@ -276,7 +297,7 @@ thread_local! {
 fn handed_over(ticket: u64) -> bool {
     BOUND.with(|b| {
         let mut b = b.borrow_mut();
-        if b.as_ref().is_some_and(|(t, _)| *t == ticket) {
+        if b.as_ref().is_some_and(|(t, _, _)| *t == ticket) {
             *b = None;
         }
     });
@@ -300,10 +321,19 @@ pub(super) fn instance_bound() -> bool {
 /// For a `target nowait` starting on this thread: the `device(any)` instance it runs for, if its
 /// arm was made asynchronous (the construct is then owned in the instance's name and releases
 /// the instance when it finishes).
-pub(super) fn take_instance() -> Option<(TaskFacts, crate::runtime::nowait::OnFinish)> {
-    let (ticket, facts) = BOUND.with(|b| b.borrow_mut().take())?;
+/// With it, the constructs of other instances it follows on its device, for it to wait for there.
+pub(super) fn take_instance() -> Option<(TaskFacts, crate::runtime::nowait::OnFinish, Predecessors)>
+{
+    let (ticket, facts, follows) = BOUND.with(|b| b.borrow_mut().take())?;
     HANDED.with(|h| h.borrow_mut().push(ticket));
-    Some((facts, Box::new(move || release_ticket(ticket))))
+    Some((
+        facts,
+        crate::runtime::nowait::OnFinish {
+            instance: ticket,
+            run: Box::new(move || release_ticket(ticket)),
+        },
+        follows,
+    ))
 }
 
 /// Whether an instance's arm runs as a `target nowait` (the lowering's test): a `nowait`
@@ -313,34 +343,56 @@ pub(super) fn take_instance() -> Option<(TaskFacts, crate::runtime::nowait::OnFi
 #[no_mangle]
 pub extern "C" fn __spread_any_async(pick: *mut PickC) -> c_int {
     guard("__spread_any_async", || {
-        // SAFETY: as in `__spread_any_release`: null or the lowering's `__spread_any_pick_t`.
-        let Some(p) = (unsafe { mem::read(pick as *const PickC) }) else {
-            return 0;
-        };
-        let ticket = p.ticket as usize as u64;
         let rt = runtime::get();
-        if ticket == 0 || kmp::async_handle_slot().is_some() {
-            return 0; // in a task team: the team's threads run the instances at once
-        }
-        let Some(facts) = super::ompt::instance_task() else {
-            return 0;
-        };
-        if i64::from(p.device) == rt.initial_device() {
-            // A host instance would run on this thread, which would place nothing more until
-            // it ends: the host share runs it with the host's memory instead.
-            if rt.host_share().is_none() {
-                return 0;
+        let follows = FOLLOWS.with(|f| std::mem::take(&mut *f.borrow_mut()));
+        match bind_async(rt, pick) {
+            Some((ticket, facts)) => {
+                BOUND.with(|b| *b.borrow_mut() = Some((ticket, facts, follows)));
+                1
             }
-            let moved = PickC {
-                device: HOST_SHARE_DEVICE_C,
-                ..p
-            };
-            // SAFETY: `pick` is the lowering's `__spread_any_pick_t` local read above (not null),
-            // which its arm reads the device number from after this call.
-            unsafe { mem::write_array(pick, &[moved]) };
+            None => {
+                // The arm runs here and now: what the instance follows finishes first.
+                rt.nowait_finish_predecessors(follows);
+                0
+            }
         }
-        BOUND.with(|b| *b.borrow_mut() = Some((ticket, facts)));
-        1
+    })
+}
+
+/// [`__spread_any_async`]'s decision: the instance's ticket and task when its arm runs as a
+/// `target nowait` (a host pick moved to the host share).
+fn bind_async(rt: &runtime::Runtime, pick: *mut PickC) -> Option<(u64, TaskFacts)> {
+    // SAFETY: as in `__spread_any_release`: null or the lowering's `__spread_any_pick_t`.
+    let p = unsafe { mem::read(pick as *const PickC) }?;
+    let ticket = p.ticket as usize as u64;
+    if ticket == 0 || kmp::async_handle_slot().is_some() {
+        return None; // in a task team: the team's threads run the instances at once
+    }
+    let facts = super::ompt::instance_task()?;
+    if i64::from(p.device) == rt.initial_device() {
+        // A host instance would run on this thread, which would place nothing more until it
+        // ends: the host share runs it with the host's memory instead.
+        rt.host_share()?;
+        let moved = PickC {
+            device: HOST_SHARE_DEVICE_C,
+            ..p
+        };
+        // SAFETY: `pick` is the lowering's `__spread_any_pick_t` local read above (not null),
+        // which its arm reads the device number from after this call.
+        unsafe { mem::write_array(pick, &[moved]) };
+    }
+    Some((ticket, facts))
+}
+
+/// Marks the task the calling thread creates next as a `device(any)` instance's with `nowait`
+/// (the lowering calls it right before the instance's `#pragma omp task` when it has `depend`
+/// clauses): created outside a parallel region, the task runs at once, and instead of waiting
+/// there for the instances it depends on, its instance may follow them on their device
+/// (`any::Any::acquire`).
+#[no_mangle]
+pub extern "C" fn __spread_any_instance_next() {
+    guard("__spread_any_instance_next", || {
+        super::ompt::next_task_is_instance();
     })
 }
 

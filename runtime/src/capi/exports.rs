@@ -291,8 +291,9 @@ fn start_nowait(
     op: impl FnOnce(&mut MapArgs) -> crate::error::Result<runtime::launch::InFlight<'static>>,
 ) -> bool {
     // The arm of a `device(any)` instance made asynchronous: owned in the instance's name.
-    if let Some((instance, release)) = super::any_exports::take_instance() {
-        let waits = rt.nowait_order_after(slot.id, preds);
+    if let Some((instance, release, mut follows)) = super::any_exports::take_instance() {
+        follows.extend(preds);
+        let waits = rt.nowait_order_after(slot.id, follows);
         rt.nowait()
             .start(slot, loc, Some(instance), false, Some(release), || {
                 runtime::launch::after_events(waits, || op(args))

@@ -46,6 +46,10 @@ use super::slot::StreamTicket;
 /// keeps finding work unfinished has nothing better to do). Halved on each completion.
 pub const BLOCK_AFTER_POLLS: u32 = 5;
 
+/// How often [`Nowait::finish_first_of_mine`] looks for a finished instance: well below an
+/// instance's time, well above a system call's.
+const FIRST_OF_MINE_POLL: std::time::Duration = std::time::Duration::from_micros(50);
+
 thread_local! {
     static BUSY_POLLS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
@@ -165,8 +169,15 @@ enum Stage {
     Done(Result<()>),
 }
 
-/// What runs once a construct has finished (a `device(any)` instance's release).
-pub type OnFinish = Box<dyn FnOnce() + Send>;
+/// What runs once an owned construct has finished: the release of the `device(any)` instance
+/// whose arm it runs.
+pub struct OnFinish {
+    /// The instance's ticket: an instance that depends on this construct may follow it on its
+    /// device ([`Predecessors::instances_on`]).
+    pub instance: u64,
+    /// The release.
+    pub run: Box<dyn FnOnce() + Send>,
+}
 
 /// One started `nowait` construct.
 struct Started {
@@ -178,7 +189,9 @@ struct Started {
     loc: LazyLoc,
     /// For owned constructs: who must see them complete.
     owner: Option<Owner>,
-    on_finish: Mutex<Option<OnFinish>>,
+    /// The `device(any)` instance whose arm it runs (see [`OnFinish`]).
+    instance: Option<u64>,
+    on_finish: Mutex<Option<Box<dyn FnOnce() + Send>>>,
 }
 
 /// Where an owned construct must be complete.
@@ -272,6 +285,26 @@ impl Predecessors {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+
+    /// Adds `other`'s.
+    pub fn extend(&mut self, other: Predecessors) {
+        self.0.extend(other.0);
+    }
+
+    /// When every one is the arm of a `device(any)` instance on one device, with the end of its
+    /// work recorded there (a construct enqueued on that device can wait for them on the
+    /// device): that device and the instances' tickets.
+    pub fn instances_on(&self) -> Option<(usize, Vec<u64>)> {
+        let device = self.0.first()?.device;
+        let mut tickets = Vec::with_capacity(self.0.len());
+        for s in &self.0 {
+            if s.device != device || s.end.is_none() {
+                return None;
+            }
+            tickets.push(s.instance?);
+        }
+        Some((device, tickets))
+    }
 }
 
 /// The failure of an owned construct, with its location: the program reports it and ends, as
@@ -323,13 +356,15 @@ impl Nowait {
         });
         let owned = owner.is_some();
         crate::profile::nowait_started(owned);
+        let instance = on_finish.as_ref().map(|f| f.instance);
         let started = Arc::new(Started {
             stage: Mutex::new(stage),
             device: slot.id,
             end,
             loc,
             owner,
-            on_finish: Mutex::new(on_finish),
+            instance,
+            on_finish: Mutex::new(on_finish.map(|f| f.run)),
         });
         if owned {
             self.push_owned(started);
@@ -557,6 +592,68 @@ impl Nowait {
         }
     }
 
+    /// Finishes the owned constructs the calling thread started that release a `device(any)`
+    /// instance and whose device work is done, without waiting for any: the instances' tokens
+    /// come back and their times are measured when they end, not at the next synchronization
+    /// point (a thread that places instances faster than they run would otherwise see every
+    /// server it used busy, and measure each instance's time as long as it placed others).
+    pub fn finish_done_of_mine(&self) -> std::result::Result<(), Failure> {
+        let me = thread_index();
+        let mine: Vec<Arc<Started>> = self
+            .owned
+            .lock()
+            .iter()
+            .filter(|s| s.owner.as_ref().is_some_and(|o| o.thread == me) && s.instance.is_some())
+            .cloned()
+            .collect();
+        let mut done = Vec::new();
+        let mut first = None;
+        for s in mine {
+            match s.settle(false) {
+                None => {}
+                Some(r) => {
+                    if let Err(e) = r {
+                        first.get_or_insert((e, s.loc.get().cloned()));
+                    }
+                    done.push(s);
+                }
+            }
+        }
+        if !done.is_empty() {
+            self.forget(&done);
+        }
+        first.map_or(Ok(()), Err)
+    }
+
+    /// Waits until one of the owned instance constructs the calling thread started has finished
+    /// (whichever ends first, not the oldest: an instance on a slow device must not make one
+    /// on a fast server look as slow), and finishes every one that has; false when the thread
+    /// has none. Polls every [`FIRST_OF_MINE_POLL`], sleeping in between (a kernel's end is not
+    /// signalled to the thread that placed it on every kind of device).
+    pub fn finish_first_of_mine(&self) -> std::result::Result<bool, Failure> {
+        let me = thread_index();
+        loop {
+            let before = self.mine_count(me);
+            if before == 0 {
+                return Ok(false);
+            }
+            self.finish_done_of_mine()?;
+            if self.mine_count(me) < before {
+                return Ok(true);
+            }
+            std::thread::sleep(FIRST_OF_MINE_POLL);
+        }
+    }
+
+    /// The owned instance constructs thread `me` started that are not finished.
+    fn mine_count(&self, me: usize) -> usize {
+        self.owned
+            .lock()
+            .iter()
+            .filter(|s| s.owner.as_ref().is_some_and(|o| o.thread == me) && s.instance.is_some())
+            .count()
+    }
+
     /// Whether any owned construct may still run (a cheap check for the tool's callbacks).
     pub fn any_owned(&self) -> bool {
         !self.owned.lock().is_empty()
@@ -683,6 +780,21 @@ impl Runtime {
         }
     }
 
+    /// Waits for the first of this thread's instance constructs to finish (see
+    /// [`Nowait::finish_first_of_mine`]); whether there was one.
+    pub fn nowait_finish_first_of_mine(&self) -> bool {
+        match self.nowait.finish_first_of_mine() {
+            Ok(did) => did,
+            Err((e, loc)) => crate::runtime::report::fatal_construct(self, &e, loc.as_ref()),
+        }
+    }
+
+    /// Finishes this thread's instance constructs whose device work is done (see
+    /// [`Nowait::finish_done_of_mine`]).
+    pub fn nowait_finish_done_of_mine(&self) {
+        self.report(self.nowait.finish_done_of_mine());
+    }
+
     /// Whether any owned construct may still run.
     pub fn nowait_any_owned(&self) -> bool {
         self.nowait.any_owned()
@@ -742,7 +854,8 @@ mod tests {
             end,
             loc: LazyLoc::known(None),
             owner: Some(owner),
-            on_finish: Mutex::new(on_finish),
+            instance: on_finish.as_ref().map(|f| f.instance),
+            on_finish: Mutex::new(on_finish.map(|f| f.run)),
         })
     }
 
@@ -940,7 +1053,10 @@ mod tests {
         let done = Arc::new(AtomicBool::new(false));
         let released = Arc::new(AtomicBool::new(false));
         let r = released.clone();
-        let release: OnFinish = Box::new(move || r.store(true, Ordering::SeqCst));
+        let release = OnFinish {
+            instance: 1,
+            run: Box::new(move || r.store(true, Ordering::SeqCst)),
+        };
         let work = Slow {
             entered,
             done: done.clone(),

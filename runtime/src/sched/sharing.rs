@@ -103,6 +103,18 @@ pub struct Grant {
     pub stolen: bool,
 }
 
+/// What an ending instance gives back ([`Dispatcher::release_with`]), and how long it took.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Release {
+    /// Its tokens and slot, taken when it started; its time feeds the measured mean.
+    Held(Duration),
+    /// The tokens and slot it took over from the instances it followed; its time is not
+    /// measured (it started when they ended, which is only known roughly).
+    Followed(Duration),
+    /// Nothing: it followed instances that have not all ended yet.
+    Nothing(Duration),
+}
+
 /// Counters of one server.
 #[derive(Debug, Clone, Default)]
 pub struct Tally {
@@ -245,19 +257,73 @@ impl Dispatcher {
         }
     }
 
+    /// Places one instance of `site` as `cand` at once, taking nothing: it follows instances
+    /// already running or queued on that server, whose work it waits for there and whose
+    /// tokens and slot it takes over when the last of them ends ([`Dispatcher::release_with`]).
+    /// Without this a thread that creates instances faster than they run (outside a parallel
+    /// region) would wait for each instance's predecessors, and dependent chains would run one
+    /// instance at a time.
+    pub fn follow(&self, _site: usize, cand: Candidate) -> Grant {
+        let mut st = self.st.lock();
+        let ticket = st.next;
+        st.next += 1;
+        st.servers[cand.server].tally.instances += 1;
+        Grant {
+            ticket,
+            cand,
+            assigned: None,
+            stolen: false,
+        }
+    }
+
+    /// An instance placed by [`follow`](Self::follow) whose predecessors have all ended now
+    /// holds its tokens and slot (over the pool if need be: it was placed already).
+    pub fn charge_followed(&self, grant: &Grant) {
+        let mut st = self.st.lock();
+        self.charge(&mut st, &grant.cand);
+    }
+
     /// The instance of `grant`, of `site`, ended after `took`: its tokens and slot come back and
     /// waiting instances that now fit start.
     pub fn release(&self, site: usize, grant: &Grant, took: Duration) {
+        self.release_with(site, grant, Release::Held(took), &[]);
+    }
+
+    /// [`release`](Self::release) for any instance: what it held (`release` in [`Release`]),
+    /// and the instances that followed it ([`follow`](Self::follow)) and now run, which take
+    /// their tokens and slot before any waiting instance can (over the pool if need be: they
+    /// were placed already).
+    pub fn release_with(&self, site: usize, grant: &Grant, release: Release, hand_to: &[Grant]) {
         let mut st = self.st.lock();
         let c = grant.cand;
+        let (held, took, learn) = match release {
+            Release::Held(took) => (true, took, true),
+            Release::Followed(took) => (true, took, false),
+            Release::Nothing(took) => (false, took, false),
+        };
         let s = &mut st.servers[c.server];
-        s.used -= c.cost.min(s.used);
-        s.running = s.running.saturating_sub(1);
         s.tally.busy += took;
-        if self.pools == Pools::Global {
-            st.global_used -= c.cost.min(st.global_used);
+        if held {
+            s.used -= c.cost.min(s.used);
+            s.running = s.running.saturating_sub(1);
+            if self.pools == Pools::Global {
+                st.global_used -= c.cost.min(st.global_used);
+            }
         }
-        let t = st.times.entry((site, c.server)).or_insert((0, 0.0));
+        for g in hand_to {
+            self.charge(&mut st, &g.cand);
+        }
+        if learn {
+            Self::learn(&mut st, site, c.server, took);
+        }
+        self.dispatch(&mut st);
+        drop(st);
+        self.cv.notify_all();
+    }
+
+    /// Feeds one instance's time into the mean of `site` on `server`.
+    fn learn(st: &mut State, site: usize, server: usize, took: Duration) {
+        let t = st.times.entry((site, server)).or_insert((0, 0.0));
         let secs = took.as_secs_f64();
         // The second instance replaces the first: the first on a server pays what its first use
         // costs (loading the image there, first touches of fresh device memory).
@@ -267,9 +333,16 @@ impl Dispatcher {
             EMA * secs + (1.0 - EMA) * t.1
         };
         t.0 += 1;
-        self.dispatch(&mut st);
-        drop(st);
-        self.cv.notify_all();
+    }
+
+    /// Instances holding tokens or a slot now, on every server.
+    pub fn running(&self) -> usize {
+        self.st
+            .lock()
+            .servers
+            .iter()
+            .map(|s| s.running as usize)
+            .sum()
     }
 
     /// The counters of every server.
@@ -331,14 +404,20 @@ impl Dispatcher {
     }
 
     fn take(&self, st: &mut State, c: &Candidate, stolen: bool) {
+        self.charge(st, c);
+        let s = &mut st.servers[c.server];
+        s.tally.instances += 1;
+        s.tally.stolen += u64::from(stolen);
+    }
+
+    /// Counts `c`'s tokens and slot as in use.
+    fn charge(&self, st: &mut State, c: &Candidate) {
         if self.pools == Pools::Global {
             st.global_used += c.cost;
         }
         let s = &mut st.servers[c.server];
         s.used += c.cost;
         s.running += 1;
-        s.tally.instances += 1;
-        s.tally.stolen += u64::from(stolen);
         s.tally.max_tokens = s.tally.max_tokens.max(s.used);
         s.tally.max_running = s.tally.max_running.max(s.running);
     }

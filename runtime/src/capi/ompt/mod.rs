@@ -36,7 +36,9 @@ mod tasks;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use tasks::{dependences, group_of, task_create, task_schedule};
-pub use tasks::{instance_task, nowait_task, take_predecessors};
+pub use tasks::{
+    instance_predecessors, instance_task, next_task_is_instance, nowait_task, take_predecessors,
+};
 
 /// `ompt_data_t`.
 #[repr(C)]

@@ -68,6 +68,9 @@ thread_local! {
     /// The target task created next on this thread starts its construct through Spread (the
     /// pass said so: [`__spread_offloading_task`]).
     static NEXT_OFFLOADS: Cell<bool> = const { Cell::new(false) };
+    /// The task created next on this thread is a `device(any)` instance's with `nowait`
+    /// ([`next_task_is_instance`]).
+    static NEXT_INSTANCE: Cell<bool> = const { Cell::new(false) };
     /// The `taskgroup` regions open on this thread, innermost last, with the tool data address
     /// of the task that opened each.
     static OPEN_GROUPS: RefCell<Vec<(usize, Arc<Group>)>> = const { RefCell::new(Vec::new()) };
@@ -91,6 +94,12 @@ struct TaskRecord {
     /// Deferred in a task team: its `depend` items are looked at when it starts, not when it
     /// is created.
     deferred: bool,
+    /// A `device(any)` instance's task (with `nowait`): run at once, it does not wait for the
+    /// owned constructs it depends on when it is created; its instance takes them
+    /// ([`instance_predecessors`]) and may follow them on their device.
+    instance: bool,
+    /// Set when such a task's predecessors were left for its instance, until it takes them.
+    left: AtomicBool,
     /// Its `depend` items, set once (by `dependences`) before libomp publishes the task.
     deps: std::sync::OnceLock<Vec<Dep>>,
     /// Whether it has started (its items looked at).
@@ -168,6 +177,34 @@ pub(super) fn group_of(task: *mut OmptData) -> Option<Arc<Group>> {
 #[no_mangle]
 pub extern "C" fn __spread_offloading_task() {
     NEXT_OFFLOADS.with(|n| n.set(true));
+}
+
+/// Marks the task the calling thread creates next as a `device(any)` instance's with `nowait`
+/// (the lowering calls `__spread_any_instance_next` right before it): run at once, its
+/// instance orders itself after what it depends on instead of waiting for it.
+pub fn next_task_is_instance() {
+    NEXT_INSTANCE.with(|n| n.set(true));
+}
+
+/// For the `device(any)` instance task the calling thread runs, created to run at once: the
+/// owned constructs it depends on that may still run, which it did not wait for when it was
+/// created. Its instance follows them on their device or finishes them before it starts
+/// (`any::Any::acquire`). Empty for any other task, and when asked again.
+pub fn instance_predecessors() -> Predecessors {
+    let Some((_, data)) = task_info() else {
+        return Predecessors::default();
+    };
+    // SAFETY: the task the calling thread runs: its record is alive.
+    let Some(rec) = (unsafe { record(data) }) else {
+        return Predecessors::default();
+    };
+    if !rec.instance || !rec.left.swap(false, Ordering::Relaxed) {
+        return Predecessors::default();
+    }
+    let (Some(rt), Some(deps)) = (crate::runtime::existing(), rec.deps.get()) else {
+        return Predecessors::default();
+    };
+    rt.nowait_predecessors(rec.parent, deps)
 }
 
 /// The facts an owned `nowait` construct needs about the target task the calling thread is
@@ -305,6 +342,8 @@ pub(super) extern "C" fn task_create(
         deferred: has_dependences != 0
             && flags & (TASK_UNDEFERRED | TASK_TASKWAIT) == 0
             && crate::sys::kmp::num_threads() > 1,
+        instance: !target && NEXT_INSTANCE.with(|n| n.replace(false)),
+        left: AtomicBool::new(false),
         deps: std::sync::OnceLock::new(),
         started: AtomicBool::new(false),
         group,
@@ -353,7 +392,11 @@ pub(super) extern "C" fn dependences(task: *mut OmptData, deps: *const OmptDepen
         .collect();
     if !rec.deferred {
         rec.started.store(true, Ordering::Relaxed);
-        wait_for_predecessors(rec.parent, &items);
+        if rec.instance {
+            rec.left.store(true, Ordering::Relaxed);
+        } else {
+            wait_for_predecessors(rec.parent, &items);
+        }
     }
     // (Set once: libomp reports a task's dependences once, before it publishes the task.)
     let _ = rec.deps.set(items);
@@ -400,6 +443,15 @@ pub(super) extern "C" fn task_schedule(prior: *mut OmptData, status: c_int, next
         if let Some(rt) = crate::runtime::existing() {
             if let Some(left) = left {
                 rt.nowait_finish_predecessors(left);
+            }
+            // An instance task whose instance never took what it depends on (none ran).
+            // SAFETY: the ending task's record is alive until it is freed below.
+            if let Some(rec) = unsafe { record(prior) } {
+                if rec.instance && rec.left.swap(false, Ordering::Relaxed) {
+                    if let Some(deps) = rec.deps.get() {
+                        wait_for_predecessors(rec.parent, deps);
+                    }
+                }
             }
             // Owned constructs that use the ending task's private data finish before libomp
             // frees it.

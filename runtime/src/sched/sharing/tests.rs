@@ -386,3 +386,62 @@ fn a_free_server_starts_an_instance_when_waiting_gains_nothing() {
     // the others): no waiting either.
     assert_eq!(two_at_once([Kind::Cpu, Kind::Cpu], 10, 40), (0, 1));
 }
+
+#[test]
+fn a_follower_takes_over_the_tokens_before_a_waiting_instance() {
+    let d = Arc::new(Dispatcher::new(
+        servers(&[(Kind::Host, 1)]),
+        Pools::PerServer,
+        Policy::Model,
+        true,
+    ));
+    let head = d.acquire(0, vec![cand(0, 100)]);
+    // Placed at once, holding nothing while the head runs.
+    let follower = d.follow(1, cand(0, 100));
+    assert_eq!(d.running(), 1, "the follower holds nothing yet");
+    let d2 = Arc::clone(&d);
+    let waiting = std::thread::spawn(move || d2.acquire(0, vec![cand(0, 100)]));
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(!waiting.is_finished());
+    // The head ends: its tokens go to the follower, not to the waiting instance.
+    d.release_with(
+        0,
+        &head,
+        Release::Held(Duration::from_millis(1)),
+        &[follower],
+    );
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(!waiting.is_finished(), "the follower holds the tokens now");
+    assert_eq!(d.running(), 1);
+    // The follower ends: its time is not measured as the site's.
+    d.release_with(1, &follower, Release::Followed(Duration::from_secs(5)), &[]);
+    let w = waiting.join().unwrap();
+    assert_eq!(d.mean_time(1, 0), None, "a follower's time is not measured");
+    d.release(0, &w, Duration::from_millis(1));
+    assert_eq!(d.running(), 0);
+    assert_eq!(d.tallies()[0].instances, 3);
+}
+
+#[test]
+fn a_follower_that_ends_before_its_head_gives_back_nothing() {
+    let d = Dispatcher::new(
+        servers(&[(Kind::Host, 1)]),
+        Pools::PerServer,
+        Policy::Model,
+        true,
+    );
+    let head = d.acquire(0, vec![cand(0, 60)]);
+    let follower = d.follow(0, cand(0, 60));
+    d.release_with(
+        0,
+        &follower,
+        Release::Nothing(Duration::from_millis(1)),
+        &[],
+    );
+    assert_eq!(d.running(), 1, "the head still holds its tokens");
+    // 60 + 40 fits only while the head holds its 60 alone.
+    let other = d.acquire(0, vec![cand(0, 40)]);
+    d.release(0, &head, Duration::from_millis(1));
+    d.release(0, &other, Duration::from_millis(1));
+    assert_eq!(d.running(), 0);
+}
