@@ -549,7 +549,7 @@ impl Any {
         // The instances this thread placed that have ended give their tokens back now.
         rt.nowait_finish_done_of_mine();
         let (grant, after, follows) = match self.to_follow(rt, &after, &cands) {
-            Some((cand, tickets)) => (self.dispatcher.follow(key, cand), after, tickets),
+            Some((cand, tickets)) => (self.dispatcher.follow(cand), after, tickets),
             None => {
                 rt.nowait_finish_predecessors(after);
                 // A thread that runs ahead of its instances places a new one only while fewer

@@ -163,7 +163,12 @@ pub extern "C" fn __spread_any_acquire(
         // What the instance's task depends on and did not wait for (an instance task run at
         // once): followed on its device, or finished before the instance is placed.
         let after = super::ompt::instance_predecessors();
-        let after = if flags & NOWAIT != 0 && kmp::async_handle_slot().is_none() {
+        // As `__spread_any_async` decides: the arm will run asynchronously, and this thread
+        // goes on creating instances (outside a parallel region).
+        let runs_ahead = flags & NOWAIT != 0
+            && kmp::async_handle_slot().is_none()
+            && super::ompt::instance_task().is_some();
+        let after = if runs_ahead {
             after
         } else {
             rt.nowait_finish_predecessors(after);
@@ -201,12 +206,7 @@ pub extern "C" fn __spread_any_acquire(
             })
             .collect();
         let nowait = flags & NOWAIT != 0;
-        // As `__spread_any_async` decides: the arm will run asynchronously, and this thread
-        // goes on creating instances (outside a parallel region).
-        let ahead = (nowait
-            && kmp::async_handle_slot().is_none()
-            && super::ompt::instance_task().is_some())
-        .then(|| usize::try_from(kmp::max_threads()).unwrap_or(1));
+        let ahead = runs_ahead.then(|| usize::try_from(kmp::max_threads()).unwrap_or(1));
         let req = any::Request {
             key,
             site: site.clone(),

@@ -597,7 +597,8 @@ impl Nowait {
     /// come back and their times are measured when they end, not at the next synchronization
     /// point (a thread that places instances faster than they run would otherwise see every
     /// server it used busy, and measure each instance's time as long as it placed others).
-    pub fn finish_done_of_mine(&self) -> std::result::Result<(), Failure> {
+    /// Returns how many it finished and how many still run.
+    pub fn finish_done_of_mine(&self) -> std::result::Result<(usize, usize), Failure> {
         let me = thread_index();
         let mine: Vec<Arc<Started>> = self
             .owned
@@ -608,21 +609,18 @@ impl Nowait {
             .collect();
         let mut done = Vec::new();
         let mut first = None;
-        for s in mine {
-            match s.settle(false) {
-                None => {}
-                Some(r) => {
-                    if let Err(e) = r {
-                        first.get_or_insert((e, s.loc.get().cloned()));
-                    }
-                    done.push(s);
+        for s in &mine {
+            if let Some(r) = s.settle(false) {
+                if let Err(e) = r {
+                    first.get_or_insert((e, s.loc.get().cloned()));
                 }
+                done.push(s.clone());
             }
         }
         if !done.is_empty() {
             self.forget(&done);
         }
-        first.map_or(Ok(()), Err)
+        first.map_or(Ok((done.len(), mine.len() - done.len())), Err)
     }
 
     /// Waits until one of the owned instance constructs the calling thread started has finished
@@ -631,27 +629,13 @@ impl Nowait {
     /// has none. Polls every [`FIRST_OF_MINE_POLL`], sleeping in between (a kernel's end is not
     /// signalled to the thread that placed it on every kind of device).
     pub fn finish_first_of_mine(&self) -> std::result::Result<bool, Failure> {
-        let me = thread_index();
         loop {
-            let before = self.mine_count(me);
-            if before == 0 {
-                return Ok(false);
+            match self.finish_done_of_mine()? {
+                (0, 0) => return Ok(false),
+                (0, _) => std::thread::sleep(FIRST_OF_MINE_POLL),
+                _ => return Ok(true),
             }
-            self.finish_done_of_mine()?;
-            if self.mine_count(me) < before {
-                return Ok(true);
-            }
-            std::thread::sleep(FIRST_OF_MINE_POLL);
         }
-    }
-
-    /// The owned instance constructs thread `me` started that are not finished.
-    fn mine_count(&self, me: usize) -> usize {
-        self.owned
-            .lock()
-            .iter()
-            .filter(|s| s.owner.as_ref().is_some_and(|o| o.thread == me) && s.instance.is_some())
-            .count()
     }
 
     /// Whether any owned construct may still run (a cheap check for the tool's callbacks).
@@ -792,7 +776,7 @@ impl Runtime {
     /// Finishes this thread's instance constructs whose device work is done (see
     /// [`Nowait::finish_done_of_mine`]).
     pub fn nowait_finish_done_of_mine(&self) {
-        self.report(self.nowait.finish_done_of_mine());
+        self.report(self.nowait.finish_done_of_mine().map(|_| ()));
     }
 
     /// Whether any owned construct may still run.

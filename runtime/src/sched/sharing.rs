@@ -263,7 +263,7 @@ impl Dispatcher {
     /// Without this a thread that creates instances faster than they run (outside a parallel
     /// region) would wait for each instance's predecessors, and dependent chains would run one
     /// instance at a time.
-    pub fn follow(&self, _site: usize, cand: Candidate) -> Grant {
+    pub fn follow(&self, cand: Candidate) -> Grant {
         let mut st = self.st.lock();
         let ticket = st.next;
         st.next += 1;

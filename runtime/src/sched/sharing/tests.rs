@@ -397,7 +397,7 @@ fn a_follower_takes_over_the_tokens_before_a_waiting_instance() {
     ));
     let head = d.acquire(0, vec![cand(0, 100)]);
     // Placed at once, holding nothing while the head runs.
-    let follower = d.follow(1, cand(0, 100));
+    let follower = d.follow(cand(0, 100));
     assert_eq!(d.running(), 1, "the follower holds nothing yet");
     let d2 = Arc::clone(&d);
     let waiting = std::thread::spawn(move || d2.acquire(0, vec![cand(0, 100)]));
@@ -431,7 +431,7 @@ fn a_follower_that_ends_before_its_head_gives_back_nothing() {
         true,
     );
     let head = d.acquire(0, vec![cand(0, 60)]);
-    let follower = d.follow(0, cand(0, 60));
+    let follower = d.follow(cand(0, 60));
     d.release_with(
         0,
         &follower,
