@@ -15,13 +15,15 @@
  * chain the five kernels of one chunk (forces -> accelerations -> velocities -> positions ->
  * centers) on the address of the chunk's first element, so chunks never wait for each other.
  *
- * Halo buffer (`two` and `double`; a documented difference from the paper's listings 11 and 12).
- * These versions keep two half buffers in flight, and adjacent chunks of both may be on one
- * device (one device in the list, small chunks on few devices, or built with --spread-no-pass,
- * where every construct is one chunk on its first device). Adjacent chunks' X halos
- * [s-1, s+len+1) overlap, and OpenMP forbids mapping a section that extends an already mapped one
- * (libomptarget's "explicit extension not allowed"). So they map X without halo, [s, s+len), and
- * read the neighbour planes from a separate halo array H:
+ * Halo buffer (`two` and `double` when their chunks can meet on one device). These versions keep
+ * two half buffers in flight. With two devices or more, chunks of two planes or more and spread
+ * constructs (halo_in_x), neighbouring chunks are always on different devices, and they map X
+ * with its halo as the paper's listings 11 and 12 do. Otherwise adjacent chunks of both may be on
+ * one device (one device in the list, one-plane chunks, or built with --spread-no-pass, where
+ * every construct is one chunk on its first device); their X halos [s-1, s+len+1) overlap, and
+ * OpenMP forbids mapping a section that extends an already mapped one (libomptarget's "explicit
+ * extension not allowed"). So they then map X without halo, [s, s+len), and read the neighbour
+ * planes from a separate halo array H:
  * the chunks form a fixed grid over the planes, chunk k = [s_k, e_k) with s_k = 1 + k*chunk and
  * e_k = min(s_k + chunk, n-1), and H holds two planes per grid chunk, H plane 2k = X plane s_k-1
  * and H plane 2k+1 = X plane e_k, copied from X on the host by each half buffer just before it
@@ -64,6 +66,31 @@ static buffer_ctx_t context(somier_t *s, const somier_cfg_t *cfg, int64_t chunk,
 
 /* Grid chunks over the interior planes 1 .. n-2. */
 static int64_t grid_chunks(int64_t n, int64_t chunk) { return (n - 2 + chunk - 1) / chunk; }
+
+/* Whether the spread constructs deal chunk k to the k-th device of the list: a probe maps two
+ * one-element chunks and asks where the second went. Not so when built with --spread-no-pass
+ * (every construct is one chunk on its first device). */
+static int chunks_follow_list(const int *dv) {
+  static int probe[2];
+#pragma omp target enter data spread range(0 : 2) chunk_size(1)                                \
+    devices(dv[0], dv[1], dv[2], dv[3], dv[4], dv[5], dv[6], dv[7])                             \
+    map(alloc : probe[omp_spread_start : omp_spread_size])
+  const int dealt = omp_target_is_present(&probe[1], dv[1]) && !omp_target_is_present(probe, dv[1]);
+#pragma omp target exit data spread range(0 : 2) chunk_size(1)                                 \
+    devices(dv[0], dv[1], dv[2], dv[3], dv[4], dv[5], dv[6], dv[7])                             \
+    map(release : probe[omp_spread_start : omp_spread_size])
+  return dealt;
+}
+
+/* Whether two half buffers in flight can map X with its halo, as the paper's listings 11 and 12
+ * do. The sections [s-1, s+len+1) of grid chunks g and g+d overlap when (d-1)·chunk < 2, so they
+ * must be on different devices. Grid chunk g goes to the list's (g mod ndev)-th device, and the
+ * list has no repeats (main.c checks), so this holds with 2 devices or more and chunks of 2
+ * planes or more, when the constructs are spread at all. Otherwise the halo buffer keeps the
+ * sections disjoint. */
+static int halo_in_x(const somier_cfg_t *cfg, int64_t chunk) {
+  return cfg->ndev >= 2 && chunk >= 2 && chunks_follow_list(cfg->dv);
+}
 
 static double *halo_alloc(const somier_t *s, int64_t chunk) {
   size_t bytes = (size_t)(grid_chunks(s->n, chunk) * 2 * s->P) * sizeof(double);
@@ -294,8 +321,9 @@ int somier_two(somier_t *s, const somier_cfg_t *cfg) {
   const int64_t chunk = cfg->planes / 2, half_size = chunk * cfg->ndev;
   if (check_halves(cfg, "two", chunk))
     return 1;
-  double *H = halo_alloc(s, chunk);
-  if (!H)
+  const int in_x = halo_in_x(cfg, chunk);
+  double *H = in_x ? NULL : halo_alloc(s, chunk);
+  if (!in_x && !H)
     return 1;
 #pragma omp parallel
 #pragma omp single
@@ -337,8 +365,9 @@ int somier_double(somier_t *s, const somier_cfg_t *cfg) {
   const int64_t chunk = cfg->planes / 2, half_size = chunk * cfg->ndev;
   if (check_halves(cfg, "double", chunk))
     return 1;
-  double *H = halo_alloc(s, chunk);
-  if (!H)
+  const int in_x = halo_in_x(cfg, chunk);
+  double *H = in_x ? NULL : halo_alloc(s, chunk);
+  if (!in_x && !H)
     return 1;
 #pragma omp parallel
 #pragma omp single
