@@ -563,8 +563,8 @@ mod tests {
             begins: entries.iter().map(|e| e.0).collect(),
             sizes: entries.iter().map(|e| e.1).collect(),
             types: entries.iter().map(|e| e.2).collect(),
-            names: vec![0; entries.len()],
-            mappers: vec![0; entries.len()],
+            names: smallvec::smallvec![0; entries.len()],
+            mappers: smallvec::smallvec![0; entries.len()],
             components: Vec::new(),
             dims: Vec::new(),
         }

@@ -57,8 +57,8 @@ mod tests {
             begins: items.iter().map(|i| i.0).collect(),
             sizes: items.iter().map(|i| i.1).collect(),
             types: items.iter().map(|i| i.2).collect(),
-            names: Vec::new(),
-            mappers: Vec::new(),
+            names: Default::default(),
+            mappers: Default::default(),
             components: Vec::new(),
             dims: Vec::new(),
         }

@@ -53,8 +53,8 @@ pub(super) fn map_args(
         (
             mem::ptr_array(bases, n),
             mem::ptr_array(begins, n),
-            mem::array(sizes, n),
-            mem::array(types, n),
+            mem::small_array(sizes, n),
+            mem::small_array(types, n),
             mem::ptr_array(names, if names.is_null() { 0 } else { n }),
             mem::ptr_array(mappers, if mappers.is_null() { 0 } else { n }),
         )

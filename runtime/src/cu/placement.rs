@@ -70,12 +70,12 @@ pub(crate) fn target_on(slot: &DeviceSlot, host: usize, len: usize) -> Option<us
 
 pub(crate) fn one_entry(p: usize, len: usize, types: i64) -> MapArgs {
     MapArgs {
-        bases: vec![p],
-        begins: vec![p],
-        sizes: vec![i64::try_from(len).unwrap_or(i64::MAX)],
-        types: vec![types],
-        names: vec![0],
-        mappers: vec![0],
+        bases: smallvec::smallvec![p],
+        begins: smallvec::smallvec![p],
+        sizes: smallvec::smallvec![i64::try_from(len).unwrap_or(i64::MAX)],
+        types: smallvec::smallvec![types],
+        names: smallvec::smallvec![0],
+        mappers: smallvec::smallvec![0],
         components: Vec::new(),
         dims: Vec::new(),
     }

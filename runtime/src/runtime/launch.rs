@@ -15,7 +15,8 @@ use super::{DeviceSlot, Runtime};
 use crate::device::{AllocKind, Launch, LaunchConfig};
 use crate::error::{Result, ResultExt};
 use crate::info::{self, bits};
-use crate::runtime::mapping::{self, Ctx, MapArgs, PostEnd, Undo};
+use crate::runtime::mapping::{self, Ctx, MapArgs, PostEnds, Undos};
+use smallvec::SmallVec;
 
 thread_local! {
     /// Set by [`after_events`]: events the next construct enqueued on this thread waits for
@@ -57,14 +58,14 @@ pub fn after_events<R>(events: Vec<crate::device::Event>, f: impl FnOnce() -> R)
 /// What a construct still has to do once the work it enqueued has finished.
 enum After {
     /// A data begin: nothing, unless its copies failed (then its table changes are taken back).
-    Begin(Vec<Undo>),
+    Begin(Undos),
     /// A data end: restore host pointers, release entries whose counts reached zero.
-    End(Vec<PostEnd>),
+    End(PostEnds),
     /// An update: restore host pointers inside FROM ranges.
     Update(Vec<(usize, usize, usize)>),
     /// A target region: its data end, then its firstprivate buffers are freed.
     Launch {
-        post: Vec<PostEnd>,
+        post: PostEnds,
         privates: Vec<usize>,
     },
 }
@@ -161,7 +162,7 @@ impl DeviceSlot {
             slot: self,
             stream,
             usm: rt.usm() || self.dev.uses_host_memory(),
-            filled: Vec::new(),
+            filled: SmallVec::new(),
         })
     }
 
@@ -175,7 +176,7 @@ impl DeviceSlot {
     pub fn enqueue_begin(&self, rt: &Runtime, args: &mut MapArgs) -> Result<InFlight<'_>> {
         args.call_mappers(); // program code, so before the table is locked
         let mut cx = self.ctx(rt)?;
-        let mut undo = Vec::new();
+        let mut undo = Undos::new();
         let r = {
             let mut table = self.table.lock();
             let r = mapping::begin(&mut cx, &mut table, args, false, &mut undo);
@@ -192,7 +193,7 @@ impl DeviceSlot {
     }
 
     /// Takes back a failed data begin: waits for its copies, then undoes its table changes.
-    fn take_back(&self, cx: &mut Ctx<'_>, undo: Vec<Undo>) {
+    fn take_back(&self, cx: &mut Ctx<'_>, undo: Undos) {
         // The construct has failed already: a failure to wait adds nothing to report.
         let _ = self.dev.synchronize(&mut cx.stream);
         let mut table = self.table.lock();
@@ -210,7 +211,7 @@ impl DeviceSlot {
     pub fn enqueue_end(&self, rt: &Runtime, args: &MapArgs) -> Result<InFlight<'_>> {
         let args = &*args.with_mappers_called(); // program code, so before the table is locked
         let mut cx = self.ctx(rt)?;
-        let mut post = Vec::new();
+        let mut post = PostEnds::new();
         let r = {
             let mut table = self.table.lock();
             let r = mapping::end(&mut cx, &mut table, args, false, &mut post);
@@ -263,7 +264,7 @@ impl DeviceSlot {
         args.call_mappers(); // program code, so before the table is locked
         let mut cx = self.ctx(rt)?;
         let mut privates: Vec<usize> = Vec::new();
-        let mut undo = Vec::new();
+        let mut undo = Undos::new();
         let r = {
             let mut table = self.table.lock();
             let r = mapping::begin(&mut cx, &mut table, args, false, &mut undo)
@@ -323,7 +324,7 @@ impl DeviceSlot {
             self.free_privates(&privates);
             return Err(e.context("Executing target region abort target."));
         }
-        let mut post = Vec::new();
+        let mut post = PostEnds::new();
         let r = {
             let mut table = self.table.lock();
             let r = mapping::end(&mut cx, &mut table, args, false, &mut post);

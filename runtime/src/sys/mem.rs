@@ -4,6 +4,7 @@
 //! in `sys/` and `capi/` say why the address is valid. Code outside them reaches them only through
 //! [`super::access`], whose functions each serve one purpose with one contract.
 
+use smallvec::SmallVec;
 use std::ffi::{c_char, CStr};
 
 /// The alignment of [`alloc`].
@@ -117,6 +118,20 @@ pub unsafe fn array<T: Copy + Default>(ptr: *const T, n: usize) -> Vec<T> {
     unsafe { std::slice::from_raw_parts(ptr, n) }.to_vec()
 }
 
+/// As [`array`], kept inline up to 8 elements (a construct's map arrays: copying them then
+/// allocates nothing for the usual few entries).
+///
+/// # Safety
+///
+/// As [`array`].
+pub unsafe fn small_array<T: Copy + Default>(ptr: *const T, n: usize) -> SmallVec<[T; 8]> {
+    if ptr.is_null() || n == 0 {
+        return smallvec::smallvec![T::default(); n];
+    }
+    // SAFETY: the caller's contract.
+    SmallVec::from_slice(unsafe { std::slice::from_raw_parts(ptr, n) })
+}
+
 /// Writes `values` to a C array the program passed with room for at least `values.len()`.
 ///
 /// # Safety
@@ -137,10 +152,10 @@ pub unsafe fn write_array<T: Copy>(ptr: *mut T, values: &[T]) {
 /// # Safety
 ///
 /// `ptr` is null or points to `n` readable pointers.
-pub unsafe fn ptr_array<T>(ptr: *const *mut T, n: usize) -> Vec<usize> {
+pub unsafe fn ptr_array<T>(ptr: *const *mut T, n: usize) -> SmallVec<[usize; 8]> {
     // SAFETY: the caller's contract; a pointer and a `usize` have the same size and alignment,
     // and every bit pattern is a valid `usize`.
-    unsafe { array(ptr as *const usize, n) }
+    unsafe { small_array(ptr as *const usize, n) }
 }
 
 /// Writes back an array of addresses the runtime changed (RETURN_PARAM bases).

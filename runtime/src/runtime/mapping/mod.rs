@@ -18,23 +18,24 @@ use crate::info::{self, bits};
 use crate::runtime::mapping::table::{Entry, MappingTable, ShadowPointer};
 use crate::runtime::DeviceSlot;
 use crate::sys::access;
+use smallvec::SmallVec;
 
 /// The map arguments of one construct, copied out of the program's arrays.
 #[derive(Debug, Clone, Default)]
 pub struct MapArgs {
     /// `ArgBasePtrs`: each entry's base address (data begin replaces a `RETURN_PARAM` entry's with
     /// the device address).
-    pub bases: Vec<usize>,
+    pub bases: SmallVec<[usize; 8]>,
     /// `ArgPtrs`: each mapped section's first host byte (for `NON_CONTIG`, its dimensions).
-    pub begins: Vec<usize>,
+    pub begins: SmallVec<[usize; 8]>,
     /// `ArgSizes`: each section's bytes (for `NON_CONTIG`, its number of dimensions).
-    pub sizes: Vec<i64>,
+    pub sizes: SmallVec<[i64; 8]>,
     /// `ArgTypes`: each entry's [`map`] bits.
-    pub types: Vec<i64>,
+    pub types: SmallVec<[i64; 8]>,
     /// Empty when the program passed no names (most constructs): see [`MapArgs::name`].
-    pub names: Vec<usize>,
+    pub names: SmallVec<[usize; 8]>,
     /// Empty when the program passed no mappers: see [`MapArgs::mapper`].
-    pub mappers: Vec<usize>,
+    pub mappers: SmallVec<[usize; 8]>,
     /// Each entry's components, when it has a user-defined mapper: what
     /// [`call_mappers`](MapArgs::call_mappers) collected before the table was locked. Empty
     /// until then (and for constructs without mappers).
@@ -186,7 +187,7 @@ pub struct Ctx<'a> {
     /// `requires unified_shared_memory`: data without `close` is used where it is.
     pub usm: bool,
     /// Entries this construct has enqueued copies to or from since the last [`mark_filling`].
-    pub filled: Vec<usize>,
+    pub filled: SmallVec<[usize; 8]>,
 }
 
 impl Ctx<'_> {
@@ -228,6 +229,14 @@ impl Ctx<'_> {
             .copy_from_device(host, tgt, size, &mut self.stream)
     }
 }
+
+/// What a construct's mapping changed, to take back if it fails (inline for the usual few
+/// entries: a construct's bookkeeping then allocates nothing).
+pub type Undos = SmallVec<[Undo; 8]>;
+
+/// What an `exit data` or a region's end does once its copies back are done (inline for the
+/// usual few entries).
+pub type PostEnds = SmallVec<[PostEnd; 8]>;
 
 /// A change data begin made, so that a failing construct can take it back.
 #[derive(Debug, Clone, Copy)]
@@ -347,7 +356,7 @@ fn get_target_pointer(
     name: usize,
     ty: i64,
     update_ref: bool,
-    undo: &mut Vec<Undo>,
+    undo: &mut Undos,
 ) -> Result<Target> {
     let implicit = ty & map::IMPLICIT != 0;
     let hold = ty & map::OMPX_HOLD != 0;
@@ -534,7 +543,7 @@ pub fn begin(
     table: &mut MappingTable,
     args: &mut MapArgs,
     from_mapper: bool,
-    undo: &mut Vec<Undo>,
+    undo: &mut Undos,
 ) -> Result<()> {
     let n = args.len();
     for i in 0..n {
@@ -651,7 +660,7 @@ pub fn begin(
 /// the construct started (they may still be reading or writing the memory this frees) and
 /// locked the table again: in between, another construct may have found an entry this one
 /// created, so an entry is removed only when no reference is left.
-pub fn rollback(cx: &mut Ctx<'_>, table: &mut MappingTable, undo: Vec<Undo>) {
+pub fn rollback(cx: &mut Ctx<'_>, table: &mut MappingTable, undo: Undos) {
     for u in undo.into_iter().rev() {
         match u {
             Undo::Counted { key, hold } => {
@@ -698,7 +707,7 @@ pub fn end(
     table: &mut MappingTable,
     args: &MapArgs,
     from_mapper: bool,
-    post: &mut Vec<PostEnd>,
+    post: &mut PostEnds,
 ) -> Result<()> {
     for i in (0..args.len()).rev() {
         let ty = args.types[i];
@@ -785,7 +794,7 @@ pub fn end(
 /// After the stream of an [`end`] is synchronized: restores host pointers the copies overwrote
 /// and releases entries whose counts reached zero (once their last user in this construct is
 /// done with them).
-pub fn end_finish(cx: &mut Ctx<'_>, table: &mut MappingTable, post: Vec<PostEnd>) -> Result<()> {
+pub fn end_finish(cx: &mut Ctx<'_>, table: &mut MappingTable, post: PostEnds) -> Result<()> {
     // An entry may be released more than once by one construct (struct members): it goes at
     // its last release. Most constructs name few entries, and later releases are counted by a
     // scan; long lists count them once.
