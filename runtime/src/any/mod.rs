@@ -256,6 +256,9 @@ pub struct ServerStats {
 struct Server {
     device: Option<usize>,
     kind: Kind,
+    /// It computes on this process's cores (the host, a host device of this rank), as the
+    /// thread that creates instances does.
+    own_cores: bool,
     /// NVIDIA compute capability (`u32::MAX` for an alias: every version fits).
     capability: u32,
     /// `device N` or `host`: its name in the trace and its model key.
@@ -341,16 +344,19 @@ impl Any {
             .iter()
             .map(|slot| {
                 let info = slot.dev.info();
+                let own_cores = slot.dev.computes_on_own_cores();
                 match info.kind {
                     crate::config::DeviceKind::Host => Server {
                         device: Some(slot.id),
                         kind: Kind::Cpu,
+                        own_cores,
                         capability: 0,
                         name: format!("device {}", slot.id),
                     },
                     crate::config::DeviceKind::Cuda => Server {
                         device: Some(slot.id),
                         kind: Kind::Nvidia,
+                        own_cores,
                         name: format!("device {}", slot.id),
                         capability: info
                             .details
@@ -376,6 +382,7 @@ impl Any {
         servers.push(Server {
             device: None,
             kind: Kind::Host,
+            own_cores: true,
             capability: 0,
             name: "host".into(),
         });
@@ -474,6 +481,16 @@ impl Any {
         raw.clamp(0, i64::from(dispatch::POOL)) as u32
     }
 
+    /// How many of `cands` may each hold an instance beyond what a team would run: GPUs and
+    /// remote devices, whose cores are their own; host devices too when the host itself is not
+    /// a candidate. When it is, host devices only share its cores (and add copies): STREAM from
+    /// `main` on two 1-thread host devices and 2 cores then sent a third tile chain to a host
+    /// device while the host ran two, and the hybrid took 0.58-0.76 times the host alone
+    /// (0.80-1.02 with them not counted, 0.99-1.01 in `parallel` + `single`).
+    fn servers_beyond_team(&self, cands: &[Candidate]) -> usize {
+        beyond_team(&self.servers, cands)
+    }
+
     /// Chooses where one instance runs (see `__spread_any_acquire`).
     ///
     /// `after`: the owned constructs the instance depends on that may still run (its task did
@@ -555,13 +572,12 @@ impl Any {
                 // A thread that runs ahead of its instances places a new one only while fewer
                 // run than a team would run (in `parallel` + `single` each team thread runs one
                 // instance at a time, and takes the next one when it is free), or than there are
-                // candidates (each server may always have one: the paper's Fig. 2 written in
-                // `main` keeps every device busy at once). Placing further ahead sends instances
-                // to whatever server is free at the moment they are created, however slow
-                // (STREAM's host devices, whose copies also slow the host's instances: hybrid
-                // 0.46-0.59x the host alone, against 1.0x in a team).
+                // servers that add cores of their own (each may always have one: the paper's
+                // Fig. 2 written in `main` keeps every device busy at once). Placing further ahead
+                // sends instances to whatever server is free at the moment they are created,
+                // however slow ([`Any::servers_beyond_team`]).
                 if let Some(team) = ahead {
-                    let cap = team.max(cands.len()).max(1);
+                    let cap = team.max(self.servers_beyond_team(&cands)).max(1);
                     while self.dispatcher.running() >= cap && rt.nowait_finish_first_of_mine() {}
                 }
                 // Instances this thread started as `target nowait` hold tokens until they are
@@ -905,5 +921,63 @@ pub fn flush_at_exit(rt: &Runtime) {
                 "spread: warning: device(any) outputs could not be brought home at exit: {e}"
             );
         }
+    }
+}
+
+/// [`Any::servers_beyond_team`] over `servers`.
+fn beyond_team(servers: &[Server], cands: &[Candidate]) -> usize {
+    let host_candidate = cands.iter().any(|c| servers[c.server].device.is_none());
+    cands
+        .iter()
+        .filter(|c| {
+            let s = &servers[c.server];
+            s.device.is_some() && !(host_candidate && s.own_cores)
+        })
+        .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(device: Option<usize>, kind: Kind, own_cores: bool) -> Server {
+        Server {
+            device,
+            kind,
+            own_cores,
+            capability: 0,
+            name: String::new(),
+        }
+    }
+
+    fn cands(servers: &[usize]) -> Vec<Candidate> {
+        servers
+            .iter()
+            .map(|&server| Candidate {
+                server,
+                version: 0,
+                cost: 50,
+                saved: 0.0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn host_devices_add_no_instances_beyond_a_team_when_the_host_is_a_candidate() {
+        // Two host devices, a GPU, a remote host device, the host.
+        let servers = [
+            server(Some(0), Kind::Cpu, true),
+            server(Some(1), Kind::Cpu, true),
+            server(Some(2), Kind::Nvidia, false),
+            server(Some(3), Kind::Cpu, false),
+            server(None, Kind::Host, true),
+        ];
+        // With the host: only the GPU and the remote device have cores of their own.
+        assert_eq!(beyond_team(&servers, &cands(&[0, 1, 2, 3, 4])), 2);
+        assert_eq!(beyond_team(&servers, &cands(&[0, 1, 4])), 0);
+        assert_eq!(beyond_team(&servers, &cands(&[4])), 0);
+        // Without it, every device may hold one (the paper's Fig. 2 from `main`).
+        assert_eq!(beyond_team(&servers, &cands(&[0, 1, 2, 3])), 4);
+        assert_eq!(beyond_team(&servers, &cands(&[0, 1])), 2);
     }
 }

@@ -262,6 +262,12 @@ pub trait Device: Send + Sync {
     /// Static facts.
     fn info(&self) -> &DeviceInfo;
 
+    /// Whether its kernels run on this process's own cores (a host device), so that work on
+    /// it competes with the program's threads; not a GPU's or another rank's.
+    fn computes_on_own_cores(&self) -> bool {
+        false
+    }
+
     /// Whether this device can run an image built for `target`.
     fn accepts(&self, target: ImageTarget) -> bool;
 

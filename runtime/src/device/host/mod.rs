@@ -352,6 +352,10 @@ impl LoadedImage for HostImage {
 }
 
 impl Device for HostDevice {
+    fn computes_on_own_cores(&self) -> bool {
+        true
+    }
+
     fn info(&self) -> &DeviceInfo {
         &self.info
     }
