@@ -225,7 +225,7 @@ impl Dealer {
 ///
 /// Its memory does not depend on its number of chunks: the schedule produces chunks on demand,
 /// only the last operation queued on each device is kept (device queues are FIFO), and overlap
-/// messages name at most [`OVERLAP_HISTORY`] earlier chunks per device.
+/// messages name at most `OVERLAP_HISTORY` earlier chunks per device.
 pub struct Region {
     /// The construct this region executes.
     pub construct: Construct,

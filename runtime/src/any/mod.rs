@@ -2,9 +2,9 @@
 //! `target device(any)` construct runs on the host's cores, on a host device or on a GPU, chosen
 //! when the instance is ready.
 //!
-//! The driver lowers a construct into a task whose body asks [`acquire`] where to run, runs the
+//! The driver lowers a construct into a task whose body asks [`Any::acquire`] where to run, runs the
 //! version (switch arm) for that kind of device with `target device(chosen)`, and calls
-//! [`release`]. This module turns the construct's versions into candidate servers, hands them to
+//! [`Any::release`]. This module turns the construct's versions into candidate servers, hands them to
 //! the scheduling core's [`dispatch::Dispatcher`] (tokens, slots, queues, stealing, the measured
 //! time per instance, fed to and seeded from the core's model), keeps the [`coherence::Directory`] in lazy mode and counts what each server did.
 //!
@@ -330,7 +330,7 @@ pub struct Pick {
     pub arm: i32,
     /// Threads of a host version's parallel construct.
     pub threads: u32,
-    /// Ticket for [`release`] (0: nothing to release).
+    /// Ticket for [`Any::release`] (0: nothing to release).
     pub ticket: u64,
 }
 

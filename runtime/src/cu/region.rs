@@ -2,7 +2,7 @@
 //! lowering of docs/compute-units.md): the CUs, the scheduler that hands their tasks out (the
 //! shared scheduling core in pull mode, one resource per CU), and which thread is which CU.
 //!
-//! One region is active at a time in the process ([`ACTIVE`]): its CU threads bind themselves
+//! One region is active at a time in the process (`ACTIVE`): its CU threads bind themselves
 //! to their CU ([`enter`]), and threads of nested parallel regions find their CU through their
 //! ancestor at the CU level (`omp_get_ancestor_thread_num(cu_level)`, digest §2), so the queries
 //! need nothing from the program.

@@ -626,7 +626,7 @@ impl Nowait {
     /// Waits until one of the owned instance constructs the calling thread started has finished
     /// (whichever ends first, not the oldest: an instance on a slow device must not make one
     /// on a fast server look as slow), and finishes every one that has; false when the thread
-    /// has none. Polls every [`FIRST_OF_MINE_POLL`], sleeping in between (a kernel's end is not
+    /// has none. Polls every `FIRST_OF_MINE_POLL` (50 us), sleeping in between (a kernel's end is not
     /// signalled to the thread that placed it on every kind of device).
     pub fn finish_first_of_mine(&self) -> std::result::Result<bool, Failure> {
         loop {

@@ -267,7 +267,7 @@ pub fn start_head(
 
 /// Makes this process a worker serving `host`'s devices over `link` (its hello was posted);
 /// `report_crashes`: a crash of the process prints which devices failed (see
-/// [`crate::sys::mpi::report_crashes`]).
+/// `crate::sys::mpi::report_crashes`).
 pub fn start_worker(
     link: &Arc<Link>,
     slot: HandlerSlot,
