@@ -479,7 +479,7 @@ impl Device for HostDevice {
                 ),
             ));
         }
-        let mut params = Vec::with_capacity(args.len() + 1);
+        let mut params = smallvec::SmallVec::<[usize; 8]>::new();
         params.push(HOST_DYN_PTR);
         params.extend_from_slice(args);
         HostStream::of(s).push(Op::Kernel {

@@ -20,6 +20,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::sys::access;
 use crate::trace;
 use parking_lot::{Condvar, Mutex};
+use smallvec::SmallVec;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -36,10 +37,11 @@ pub(super) enum Op {
     },
     /// Sets `len` bytes at `dst` to `byte`.
     Fill { dst: usize, byte: u8, len: usize },
-    /// A kernel with its parameters (`dyn_ptr` first).
+    /// A kernel with its parameters (`dyn_ptr` first; inline for the usual few, so that a
+    /// launch allocates nothing for them).
     Kernel {
         kernel: KernelHandle,
-        params: Vec<usize>,
+        params: SmallVec<[usize; 8]>,
         cfg: LaunchConfig,
         label: Option<String>,
     },
@@ -456,7 +458,7 @@ mod tests {
     fn kernel(k: usize, value: usize) -> Op {
         Op::Kernel {
             kernel: KernelHandle(k),
-            params: vec![value],
+            params: smallvec::smallvec![value],
             cfg: LaunchConfig {
                 num_teams: [1; 3],
                 teams: false,
