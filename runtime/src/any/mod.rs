@@ -481,16 +481,6 @@ impl Any {
         raw.clamp(0, i64::from(dispatch::POOL)) as u32
     }
 
-    /// How many of `cands` may each hold an instance beyond what a team would run: GPUs and
-    /// remote devices, whose cores are their own; host devices too when the host itself is not
-    /// a candidate. When it is, host devices only share its cores (and add copies): STREAM from
-    /// `main` on two 1-thread host devices and 2 cores then sent a third tile chain to a host
-    /// device while the host ran two, and the hybrid took 0.58-0.76 times the host alone
-    /// (0.80-1.02 with them not counted, 0.99-1.01 in `parallel` + `single`).
-    fn servers_beyond_team(&self, cands: &[Candidate]) -> usize {
-        beyond_team(&self.servers, cands)
-    }
-
     /// Chooses where one instance runs (see `__spread_any_acquire`).
     ///
     /// `after`: the owned constructs the instance depends on that may still run (its task did
@@ -575,9 +565,9 @@ impl Any {
                 // servers that add cores of their own (each may always have one: the paper's
                 // Fig. 2 written in `main` keeps every device busy at once). Placing further ahead
                 // sends instances to whatever server is free at the moment they are created,
-                // however slow ([`Any::servers_beyond_team`]).
+                // however slow ([`beyond_team`]).
                 if let Some(team) = ahead {
-                    let cap = team.max(self.servers_beyond_team(&cands)).max(1);
+                    let cap = team.max(beyond_team(&self.servers, &cands)).max(1);
                     while self.dispatcher.running() >= cap && rt.nowait_finish_first_of_mine() {}
                 }
                 // Instances this thread started as `target nowait` hold tokens until they are
@@ -924,7 +914,12 @@ pub fn flush_at_exit(rt: &Runtime) {
     }
 }
 
-/// [`Any::servers_beyond_team`] over `servers`.
+/// How many of `cands` may each hold an instance beyond what a team would run: GPUs and
+/// remote devices, whose cores are their own; host devices too when the host itself is not
+/// a candidate. When it is, host devices only share its cores (and add copies): STREAM from
+/// `main` on two 1-thread host devices and 2 cores then sent a third tile chain to a host
+/// device while the host ran two, and the hybrid took 0.58-0.76 times the host alone
+/// (0.80-1.02 with them not counted, 0.99-1.01 in `parallel` + `single`).
 fn beyond_team(servers: &[Server], cands: &[Candidate]) -> usize {
     let host_candidate = cands.iter().any(|c| servers[c.server].device.is_none());
     cands

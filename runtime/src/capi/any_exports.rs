@@ -165,9 +165,7 @@ pub extern "C" fn __spread_any_acquire(
         let after = super::ompt::instance_predecessors();
         // As `__spread_any_async` decides: the arm will run asynchronously, and this thread
         // goes on creating instances (outside a parallel region).
-        let runs_ahead = flags & NOWAIT != 0
-            && kmp::async_handle_slot().is_none()
-            && super::ompt::instance_task().is_some();
+        let runs_ahead = flags & NOWAIT != 0 && async_instance_task().is_some();
         let after = if runs_ahead {
             after
         } else {
@@ -365,10 +363,10 @@ fn bind_async(rt: &runtime::Runtime, pick: *mut PickC) -> Option<(u64, TaskFacts
     // SAFETY: as in `__spread_any_release`: null or the lowering's `__spread_any_pick_t`.
     let p = unsafe { mem::read(pick as *const PickC) }?;
     let ticket = p.ticket as usize as u64;
-    if ticket == 0 || kmp::async_handle_slot().is_some() {
-        return None; // in a task team: the team's threads run the instances at once
+    if ticket == 0 {
+        return None;
     }
-    let facts = super::ompt::instance_task()?;
+    let facts = async_instance_task()?;
     if i64::from(p.device) == rt.initial_device() {
         // A host instance would run on this thread, which would place nothing more until it
         // ends: the host share runs it with the host's memory instead.
@@ -382,6 +380,16 @@ fn bind_async(rt: &runtime::Runtime, pick: *mut PickC) -> Option<(u64, TaskFacts
         unsafe { mem::write_array(pick, &[moved]) };
     }
     Some((ticket, facts))
+}
+
+/// The instance task the calling thread runs, when an instance's arm can run asynchronously
+/// from it: a task Spread can complete (its tool runs) that is not in a task team (there the
+/// team's threads run the instances at once).
+fn async_instance_task() -> Option<TaskFacts> {
+    if kmp::async_handle_slot().is_some() {
+        return None;
+    }
+    super::ompt::instance_task()
 }
 
 /// Marks the task the calling thread creates next as a `device(any)` instance's with `nowait`

@@ -111,11 +111,8 @@ pub unsafe fn write_usize(addr: usize, value: usize) {
 /// `ptr` is null, or points at `n` readable, valid, aligned `T`s that nothing writes while they
 /// are copied.
 pub unsafe fn array<T: Copy + Default>(ptr: *const T, n: usize) -> Vec<T> {
-    if ptr.is_null() || n == 0 {
-        return vec![T::default(); n];
-    }
-    // SAFETY: the caller's contract.
-    unsafe { std::slice::from_raw_parts(ptr, n) }.to_vec()
+    // SAFETY: the caller's contract, which is `collect`'s.
+    unsafe { collect(ptr, n) }
 }
 
 /// As [`array`], kept inline up to 8 elements (a construct's map arrays: copying them then
@@ -125,11 +122,24 @@ pub unsafe fn array<T: Copy + Default>(ptr: *const T, n: usize) -> Vec<T> {
 ///
 /// As [`array`].
 pub unsafe fn small_array<T: Copy + Default>(ptr: *const T, n: usize) -> SmallVec<[T; 8]> {
+    // SAFETY: the caller's contract, which is `collect`'s.
+    unsafe { collect(ptr, n) }
+}
+
+/// [`array`] into any collection.
+///
+/// # Safety
+///
+/// As [`array`].
+unsafe fn collect<T: Copy + Default, C: FromIterator<T>>(ptr: *const T, n: usize) -> C {
     if ptr.is_null() || n == 0 {
-        return smallvec::smallvec![T::default(); n];
+        return std::iter::repeat_n(T::default(), n).collect();
     }
     // SAFETY: the caller's contract.
-    SmallVec::from_slice(unsafe { std::slice::from_raw_parts(ptr, n) })
+    unsafe { std::slice::from_raw_parts(ptr, n) }
+        .iter()
+        .copied()
+        .collect()
 }
 
 /// Writes `values` to a C array the program passed with room for at least `values.len()`.

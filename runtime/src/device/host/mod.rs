@@ -26,7 +26,7 @@ use crate::trace;
 use pool::Pool;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use stream::{Batch, HostStream, Op, Runner};
+use stream::{Batch, HostStream, KernelParams, Op, Runner};
 
 /// `dyn_ptr` as libomptarget's host plugin passes it: host kernels never read it.
 const HOST_DYN_PTR: usize = usize::MAX;
@@ -479,7 +479,7 @@ impl Device for HostDevice {
                 ),
             ));
         }
-        let mut params = smallvec::SmallVec::<[usize; 8]>::new();
+        let mut params = KernelParams::new();
         params.push(HOST_DYN_PTR);
         params.extend_from_slice(args);
         HostStream::of(s).push(Op::Kernel {

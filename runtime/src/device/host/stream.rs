@@ -24,6 +24,9 @@ use smallvec::SmallVec;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+/// A kernel's parameters, inline for the usual few: a launch allocates nothing for them.
+pub(super) type KernelParams = SmallVec<[usize; 8]>;
+
 /// One recorded operation.
 pub(super) enum Op {
     /// A copy between host-addressable memory (host data or any host device's memory).
@@ -37,11 +40,10 @@ pub(super) enum Op {
     },
     /// Sets `len` bytes at `dst` to `byte`.
     Fill { dst: usize, byte: u8, len: usize },
-    /// A kernel with its parameters (`dyn_ptr` first; inline for the usual few, so that a
-    /// launch allocates nothing for them).
+    /// A kernel with its parameters (`dyn_ptr` first).
     Kernel {
         kernel: KernelHandle,
-        params: SmallVec<[usize; 8]>,
+        params: KernelParams,
         cfg: LaunchConfig,
         label: Option<String>,
     },
