@@ -97,6 +97,17 @@ fn hardly_ran(cpu: u64, interval: Duration) -> bool {
     cpu < interval / 4
 }
 
+/// Whether a job that started at `start`, when its executor's CPU clock read `cpu`, hardly ran
+/// (it slept); `None` when it was too short to tell.
+fn slept(cpu: u64, start: Instant, state: Option<&ThreadState>) -> Option<bool> {
+    let wall = start.elapsed();
+    if wall < Duration::from_micros(200) {
+        return None;
+    }
+    let now = state?.cpu_ns()?;
+    Some(hardly_ran(now.saturating_sub(cpu), wall))
+}
+
 /// What a pool tells its owner: host devices count it in the profile, tests count what they
 /// check. Every method has an empty default.
 pub(super) trait Hooks: Send + Sync + 'static {
@@ -151,6 +162,9 @@ struct State<J> {
     threads: usize,
     /// Executors waiting for a job.
     idle: usize,
+    /// Threads running a job they took themselves ([`Pool::take`]): they use a core as an
+    /// executor would.
+    here: usize,
     /// Idle executors notified and not awake yet (each will take a job).
     waking: usize,
     /// Set by [`Pool::stop_if_idle`]: idle executors and the watcher end.
@@ -161,6 +175,9 @@ struct State<J> {
     taken: u64,
     /// Busy executors the watcher last found blocked (0 when it is not watching).
     blocked: usize,
+    /// The last job an executor ran long enough to tell hardly ran: it slept (a kernel waiting
+    /// for a timer or another device), and those that follow probably do too.
+    jobs_sleep: bool,
     watcher: Option<std::thread::JoinHandle<()>>,
     /// The watcher waits for jobs to wait (and only then needs a notification).
     watcher_waiting: bool,
@@ -179,9 +196,45 @@ struct Slot {
 }
 
 impl<J> State<J> {
-    /// Executors running a job or about to take one, less those blocked.
+    /// Executors running a job or about to take one, less those blocked, and threads running a
+    /// job themselves.
     fn active(&self) -> usize {
-        (self.threads - (self.idle - self.waking)).saturating_sub(self.blocked)
+        (self.threads - (self.idle - self.waking)).saturating_sub(self.blocked) + self.here
+    }
+
+    /// Jobs that notified executors will take if the calling thread takes one of the queued
+    /// ones, and the caller's (an executor woken for the job the caller takes finds none).
+    fn committed_with_one_more(&self) -> usize {
+        self.waking.min(self.ready.len().saturating_sub(1)) + 1
+    }
+
+    /// Threads running a job now, less the executors the watcher found blocked.
+    fn running(&self) -> usize {
+        (self.threads - self.idle).saturating_sub(self.blocked) + self.here
+    }
+}
+
+/// A job a thread took from the queue to run itself ([`Pool::take`]), counted as running while
+/// this lives; when it drops, jobs that waited behind it get executors.
+pub(super) struct RunningHere<J: Job>(Arc<Pool<J>>);
+
+impl<J: Job> Drop for RunningHere<J> {
+    fn drop(&mut self) {
+        let pool = &self.0;
+        let mut st = pool.state.lock();
+        st.here -= 1;
+        let mut woken = 0;
+        while st.ready.len() > woken && st.active() < st.base {
+            match pool.add_executor(&mut st) {
+                Added::Woken => woken += 1,
+                Added::Started => {}
+                Added::None => break,
+            }
+        }
+        drop(st);
+        for _ in 0..woken {
+            pool.work.notify_one();
+        }
     }
 }
 
@@ -204,11 +257,13 @@ impl<J: Job> Pool<J> {
                 base,
                 threads: 0,
                 idle: 0,
+                here: 0,
                 waking: 0,
                 stopping: false,
                 slots: Vec::new(),
                 taken: 0,
                 blocked: 0,
+                jobs_sleep: false,
                 watcher: None,
                 watcher_waiting: false,
             }),
@@ -322,16 +377,29 @@ impl<J: Job> Pool<J> {
         }
     }
 
-    /// Takes `job` out of the queue if no executor has taken it yet (its caller runs it).
-    pub(super) fn take(&self, job: &Arc<J>) -> bool {
+    /// Takes `job` out of the queue for the calling thread to run, if no executor has taken it
+    /// yet and a core is free for it: a thread about to wait for the job then runs it instead of
+    /// waking an executor and waiting to be woken (two hand-offs saved), but not beside
+    /// executors that already keep every core busy, nor in the place of one notified for
+    /// another job. There it waits: an executor takes the job next, where a third kernel on two
+    /// cores would only time-slice with theirs (the hand-split stencil of `bench/stencil`: the
+    /// issuing thread ran a kernel at its `taskwait` while both executors woke for the next two,
+    /// and the step's kernels took 1.5 to 2 times as long). When the last job an executor ran
+    /// slept, cores do not count: jobs that sleep leave theirs free (`bench/nowait`'s eight
+    /// threads, whose kernels sleep, each run their own at once). The job counts as running
+    /// until the returned guard drops.
+    pub(super) fn take(self: &Arc<Self>, job: &Arc<J>) -> Option<RunningHere<J>> {
         let mut st = self.state.lock();
-        match st.ready.iter().position(|j| Arc::ptr_eq(j, job)) {
-            Some(i) => {
-                st.ready.remove(i);
-                true
-            }
-            None => false,
+        if !st.ready.iter().any(|j| Arc::ptr_eq(j, job)) {
+            return None;
         }
+        if !st.jobs_sleep && st.running() + st.committed_with_one_more() > st.base {
+            return None;
+        }
+        let i = st.ready.iter().position(|j| Arc::ptr_eq(j, job))?;
+        st.ready.remove(i);
+        st.here += 1;
+        Some(RunningHere(self.clone()))
     }
 
     fn executor(self: Arc<Self>, slot: usize, team: Arc<AtomicBool>) {
@@ -339,7 +407,7 @@ impl<J: Job> Pool<J> {
         self.hooks.started();
         let state = ThreadState::current().map(Arc::new);
         let mut st = self.state.lock();
-        st.slots[slot].state = state;
+        st.slots[slot].state = state.clone();
         let mut ran = false;
         loop {
             // After a job, step back when more than the base run unblocked (executors the
@@ -349,11 +417,19 @@ impl<J: Job> Pool<J> {
                 if let Some(job) = st.ready.pop_front() {
                     st.taken += 1;
                     st.slots[slot].busy = true;
-                    parking_lot::MutexGuard::unlocked(&mut st, || {
+                    let slept = parking_lot::MutexGuard::unlocked(&mut st, || {
                         self.hooks.running(true);
+                        let clock = state.as_ref().map(|t| (t.cpu_ns(), Instant::now()));
                         job.run();
                         self.hooks.running(false);
+                        match clock {
+                            Some((Some(cpu), start)) => slept(cpu, start, state.as_deref()),
+                            _ => None,
+                        }
                     });
+                    if let Some(slept) = slept {
+                        st.jobs_sleep = slept;
+                    }
                     ran = true;
                     continue;
                 }
@@ -619,17 +695,59 @@ mod tests {
     }
 
     #[test]
-    fn a_waiting_thread_takes_a_queued_job() {
+    fn a_waiting_thread_runs_no_job_beside_executors_that_fill_the_cores() {
         let p = pool(1);
-        let (js, _) = jobs(2, true, 20);
+        let (js, most) = jobs(2, true, 20);
         p.push(js[0].clone());
+        while p.state.lock().ready.len() == 1 {
+            std::thread::yield_now();
+        }
         p.push(js[1].clone());
-        // The only executor computes the first; the second is still queued.
-        assert!(p.take(&js[1]));
-        assert!(!p.take(&js[1]), "taken once");
-        js[1].clone().run();
-        js[0].wait();
+        // The only executor computes the first job: the second waits for it, not beside it.
+        assert!(p.take(&js[1]).is_none());
+        js.iter().for_each(|j| j.wait());
+        assert_eq!(most.load(Ordering::SeqCst), 1);
         p.stop_if_idle();
+    }
+
+    #[test]
+    fn a_waiting_thread_takes_the_place_of_an_executor_not_awake_yet() {
+        let p = pool(2);
+        let (js, _) = jobs(3, true, 20);
+        {
+            let mut st = p.state.lock();
+            // Two executors notified for two queued jobs, none awake yet.
+            st.threads = 2;
+            st.idle = 2;
+            st.waking = 2;
+            st.ready.extend(js[..2].iter().cloned());
+        }
+        let here = p
+            .take(&js[1])
+            .expect("a core is free: one notified executor finds no job");
+        assert_eq!(p.state.lock().active(), 3, "counted until it drops");
+        {
+            let mut st = p.state.lock();
+            st.ready.push_back(js[2].clone());
+            // One executor awake and computing, the other still waking: no core for a third.
+            st.idle = 1;
+            st.waking = 1;
+            st.slots.push(Slot {
+                busy: true,
+                ..Slot::default()
+            });
+        }
+        drop(here);
+        assert!(
+            p.take(&js[2]).is_none(),
+            "running, waking and the caller fill two cores"
+        );
+        let mut st = p.state.lock();
+        st.threads = 0;
+        st.idle = 0;
+        st.waking = 0;
+        st.ready.clear();
+        st.slots.clear();
     }
 
     #[test]

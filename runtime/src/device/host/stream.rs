@@ -85,6 +85,15 @@ impl Mark {
         }
     }
 
+    /// Waits at most `timeout` for the mark; whether it is reached.
+    fn wait_for(&self, timeout: std::time::Duration) -> bool {
+        let mut st = self.state.lock();
+        if !st.done {
+            let _ = self.reached.wait_for(&mut st, timeout);
+        }
+        st.done
+    }
+
     /// Parks `batch` until the mark is reached; false when it already is (then run on).
     fn park(&self, batch: &Arc<Batch>) -> bool {
         let mut st = self.state.lock();
@@ -165,9 +174,20 @@ impl Batch {
         self.failed.lock().clone().map_or(Ok(()), Err)
     }
 
-    /// Runs the batch on the calling thread when no executor has started it and its kernels can
-    /// run here (a thread that is about to wait for it does the work instead of waking an
-    /// executor and waiting to be woken: two hand-offs saved); false when it cannot.
+    /// Runs the batch here if it can ([`Batch::run_here`]), or waits for its end, trying again
+    /// now and then: a core may free up while the batch still waits for one, and when every
+    /// executor the pool may have is blocked (a kernel waiting for another device's), this
+    /// thread is the only one left to run it. Its outcome.
+    fn run_here_or_wait(self: &Arc<Self>) -> Result<()> {
+        let mut patience = std::time::Duration::from_millis(1);
+        while !self.run_here() && !self.end.wait_for(patience) {
+            patience = (patience * 2).min(std::time::Duration::from_millis(16));
+        }
+        self.wait()
+    }
+
+    /// Runs the batch on the calling thread when no executor has started it, its kernels can run
+    /// here and a core is free for it ([`Pool::take`]); false when it cannot.
     fn run_here(self: &Arc<Self>) -> bool {
         let kernels = &*self.runner.kernels;
         let runnable = self
@@ -175,9 +195,12 @@ impl Batch {
             .lock()
             .iter()
             .all(|op| !matches!(op, Op::Kernel { cfg, .. } if !kernels.runs_here(cfg)));
-        if !runnable || !self.runner.pool.take(self) {
+        if !runnable {
             return false;
         }
+        let Some(_running) = self.runner.pool.take(self) else {
+            return false;
+        };
         crate::profile::batch(kernels.device(), false);
         let _submitted = super::activity::Submitted::enter();
         loop {
@@ -368,10 +391,7 @@ impl HostStream {
             self.submit(runner);
         }
         let earlier = match self.batch.take() {
-            Some(b) => {
-                b.run_here();
-                b.wait()
-            }
+            Some(b) => b.run_here_or_wait(),
             None => Ok(()),
         };
         let mut failed = earlier.as_ref().err().cloned();
@@ -510,7 +530,8 @@ mod tests {
         let mut s = HostStream::default();
         s.push(kernel(1, 2));
         s.submit(&p);
-        // The executor is busy: the waiting thread runs the batch itself.
+        // The pool's only executor is blocked (the watcher sees it, and the pool may have no
+        // other): the waiting thread runs the batch itself.
         s.synchronize(&p).expect("runs here");
         assert_eq!(*log.log.lock(), vec![2]);
         open(&log);
