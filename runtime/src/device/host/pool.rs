@@ -390,13 +390,10 @@ impl<J: Job> Pool<J> {
     /// until the returned guard drops.
     pub(super) fn take(self: &Arc<Self>, job: &Arc<J>) -> Option<RunningHere<J>> {
         let mut st = self.state.lock();
-        if !st.ready.iter().any(|j| Arc::ptr_eq(j, job)) {
-            return None;
-        }
+        let i = st.ready.iter().position(|j| Arc::ptr_eq(j, job))?;
         if !st.jobs_sleep && st.running() + st.committed_with_one_more() > st.base {
             return None;
         }
-        let i = st.ready.iter().position(|j| Arc::ptr_eq(j, job))?;
         st.ready.remove(i);
         st.here += 1;
         Some(RunningHere(self.clone()))
@@ -707,6 +704,29 @@ mod tests {
         assert!(p.take(&js[1]).is_none());
         js.iter().for_each(|j| j.wait());
         assert_eq!(most.load(Ordering::SeqCst), 1);
+        p.stop_if_idle();
+    }
+
+    #[test]
+    fn after_a_job_that_slept_a_waiting_thread_runs_its_job_beside_the_executors() {
+        let p = pool(1);
+        let (js, most) = jobs(3, false, 20);
+        p.push(js[0].clone());
+        js[0].wait();
+        while !p.state.lock().jobs_sleep {
+            std::thread::yield_now();
+        }
+        p.push(js[1].clone());
+        while p.state.lock().ready.len() == 1 {
+            std::thread::yield_now();
+        }
+        p.push(js[2].clone());
+        // The executor sleeps in the second job: its core is free for the third.
+        let here = p.take(&js[2]).expect("jobs sleep: cores do not count");
+        js[2].clone().run();
+        drop(here);
+        js[1].wait();
+        assert_eq!(most.load(Ordering::SeqCst), 2);
         p.stop_if_idle();
     }
 
