@@ -97,15 +97,34 @@ fn hardly_ran(cpu: u64, interval: Duration) -> bool {
     cpu < interval / 4
 }
 
-/// Whether a job that started at `start`, when its executor's CPU clock read `cpu`, hardly ran
-/// (it slept); `None` when it was too short to tell.
-fn slept(cpu: u64, start: Instant, state: Option<&ThreadState>) -> Option<bool> {
-    let wall = start.elapsed();
-    if wall < Duration::from_micros(200) {
-        return None;
+/// An executor's view of whether its jobs sleep. Reading its CPU clock is a system call, about
+/// a microsecond: once per job it cost Somier's pipelines (thousands of short batches) 3-5 %. So
+/// the clock is read only after a job long enough to tell (200 us), and the CPU time since the
+/// last reading is charged to that job: short jobs in between only make it look busier, never
+/// asleep.
+struct SleepMeter {
+    state: Option<Arc<ThreadState>>,
+    /// The CPU clock at its last reading.
+    cpu: Option<u64>,
+}
+
+impl SleepMeter {
+    fn new(state: Option<Arc<ThreadState>>) -> Self {
+        let cpu = state.as_ref().and_then(|t| t.cpu_ns());
+        SleepMeter { state, cpu }
     }
-    let now = state?.cpu_ns()?;
-    Some(hardly_ran(now.saturating_sub(cpu), wall))
+
+    /// Whether the job that started at `start` and just ended hardly ran (it slept); `None` when
+    /// it was too short to tell or the clock cannot be read.
+    fn slept(&mut self, start: Instant) -> Option<bool> {
+        let wall = start.elapsed();
+        if wall < Duration::from_micros(200) {
+            return None;
+        }
+        let now = self.state.as_ref()?.cpu_ns()?;
+        let before = self.cpu.replace(now)?;
+        Some(hardly_ran(now.saturating_sub(before), wall))
+    }
 }
 
 /// What a pool tells its owner: host devices count it in the profile, tests count what they
@@ -405,6 +424,7 @@ impl<J: Job> Pool<J> {
         let state = ThreadState::current().map(Arc::new);
         let mut st = self.state.lock();
         st.slots[slot].state = state.clone();
+        let mut meter = SleepMeter::new(state);
         let mut ran = false;
         loop {
             // After a job, step back when more than the base run unblocked (executors the
@@ -416,13 +436,10 @@ impl<J: Job> Pool<J> {
                     st.slots[slot].busy = true;
                     let slept = parking_lot::MutexGuard::unlocked(&mut st, || {
                         self.hooks.running(true);
-                        let clock = state.as_ref().map(|t| (t.cpu_ns(), Instant::now()));
+                        let start = Instant::now();
                         job.run();
                         self.hooks.running(false);
-                        match clock {
-                            Some((Some(cpu), start)) => slept(cpu, start, state.as_deref()),
-                            _ => None,
-                        }
+                        meter.slept(start)
                     });
                     if let Some(slept) = slept {
                         st.jobs_sleep = slept;
