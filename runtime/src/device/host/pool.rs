@@ -674,6 +674,14 @@ mod tests {
         (v, most)
     }
 
+    /// Queues `job` on an idle pool and waits until an executor has taken it.
+    fn push_taken(p: &Arc<Pool<Hold>>, job: &Arc<Hold>) {
+        p.push(job.clone());
+        while !p.state.lock().ready.is_empty() {
+            std::thread::yield_now();
+        }
+    }
+
     fn pool(base: usize) -> Arc<Pool<Hold>> {
         Pool::new("test-pool", base, 16, Timing::DEFAULT, Arc::new(NoHooks))
     }
@@ -712,10 +720,7 @@ mod tests {
     fn a_waiting_thread_runs_no_job_beside_executors_that_fill_the_cores() {
         let p = pool(1);
         let (js, most) = jobs(2, true, 20);
-        p.push(js[0].clone());
-        while p.state.lock().ready.len() == 1 {
-            std::thread::yield_now();
-        }
+        push_taken(&p, &js[0]);
         p.push(js[1].clone());
         // The only executor computes the first job: the second waits for it, not beside it.
         assert!(p.take(&js[1]).is_none());
@@ -733,10 +738,7 @@ mod tests {
         while !p.state.lock().jobs_sleep {
             std::thread::yield_now();
         }
-        p.push(js[1].clone());
-        while p.state.lock().ready.len() == 1 {
-            std::thread::yield_now();
-        }
+        push_taken(&p, &js[1]);
         p.push(js[2].clone());
         // The executor sleeps in the second job: its core is free for the third.
         let here = p.take(&js[2]).expect("jobs sleep: cores do not count");
