@@ -6,8 +6,8 @@
 //! (Somier's half buffers: 17k context switches in 40 steps, 1.3x the one-device time). One pool
 //! for all of them instead keeps about as many executors running as there are cores: work that
 //! arrives while they are all busy waits in the queue, and an executor that finishes one job
-//! takes the next without sleeping (or a thread about to wait for a job runs it itself, see
-//! [`Pool::take`]).
+//! takes the next without sleeping (or a thread about to wait for a job runs it itself when a
+//! core is free for it, see [`Pool::take`]).
 //!
 //! Devices still run at once whenever a core is free, and a job never waits for a core that is
 //! not really used: an executor whose job blocks (a kernel that sleeps or waits for another
