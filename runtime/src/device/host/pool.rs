@@ -242,16 +242,9 @@ impl<J: Job> Drop for RunningHere<J> {
         let pool = &self.0;
         let mut st = pool.state.lock();
         st.here -= 1;
-        let mut woken = 0;
-        while st.ready.len() > woken && st.active() < st.base {
-            match pool.add_executor(&mut st) {
-                Added::Woken => woken += 1,
-                Added::Started => {}
-                Added::None => break,
-            }
-        }
+        let (wake, _) = pool.add_for_queued(&mut st, false);
         drop(st);
-        for _ in 0..woken {
+        for _ in 0..wake {
             pool.work.notify_one();
         }
     }
@@ -396,6 +389,24 @@ impl<J: Job> Pool<J> {
         }
     }
 
+    /// Wakes or starts one executor per queued job that no executor already woken will take, up
+    /// to the base of unblocked ones (and one beyond it when `one_more`); how many to notify
+    /// once the lock is released, and how many were added.
+    fn add_for_queued(self: &Arc<Self>, st: &mut State<J>, one_more: bool) -> (usize, usize) {
+        let (mut wake, mut added) = (0, 0);
+        let mut unclaimed = st.ready.len().saturating_sub(st.waking);
+        while unclaimed > 0 && (st.active() < st.base || (one_more && added == 0)) {
+            match self.add_executor(st) {
+                Added::Woken => wake += 1,
+                Added::Started => {}
+                Added::None => break,
+            }
+            added += 1;
+            unclaimed -= 1;
+        }
+        (wake, added)
+    }
+
     /// Takes `job` out of the queue for the calling thread to run, if no executor has taken it
     /// yet and a core is free for it: a thread about to wait for the job then runs it instead of
     /// waking an executor and waiting to be woken (two hand-offs saved), but not beside
@@ -529,20 +540,12 @@ impl<J: Job> Pool<J> {
                 progress = (st.taken, Instant::now());
             }
             let stalled = progress.1.elapsed() >= self.timing.stall;
-            // Jobs that executors already woken will take need no one more.
-            // One executor per waiting job up to the base of unblocked ones (one only when
-            // stalled: the clocks said nothing is blocked).
-            let (mut wake, mut added) = (0, 0);
-            let mut unclaimed = st.ready.len().saturating_sub(st.waking);
-            while unclaimed > 0 && (st.active() < st.base || (stalled && added == 0)) {
-                match self.add_executor(&mut st) {
-                    Added::Woken => wake += 1,
-                    Added::Started => {}
-                    Added::None => break,
-                }
+            // One only when stalled: the clocks said nothing is blocked.
+            let (wake, added) = self.add_for_queued(&mut st, stalled);
+            for _ in 0..added {
                 self.hooks.added_for_blocked();
-                added += 1;
-                unclaimed -= 1;
+            }
+            if added > 0 {
                 progress = (st.taken, Instant::now());
             }
             if wake > 0 {
