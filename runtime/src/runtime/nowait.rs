@@ -260,6 +260,13 @@ impl Started {
             .try_lock()
             .is_some_and(|st| matches!(*st, Stage::Done(_)))
     }
+
+    /// Known to be finished without a failure (one to report is not).
+    fn finished_ok(&self) -> bool {
+        self.stage
+            .try_lock()
+            .is_some_and(|st| matches!(*st, Stage::Done(Ok(()))))
+    }
 }
 
 /// The process's `nowait` constructs.
@@ -379,8 +386,10 @@ impl Nowait {
     /// Adds an owned construct to the list.
     fn push_owned(&self, started: Arc<Started>) {
         let mut list = self.owned.lock();
-        // Constructs finished by back-pressure or device waits leave the list here.
-        list.retain(|s| !s.finished());
+        // Constructs finished by back-pressure or device waits leave the list here, unless
+        // they failed: a failure stays until a synchronization point reports it (dropped here,
+        // a construct that failed to map, or whose device work failed, went unreported).
+        list.retain(|s| !s.finished_ok());
         list.push(started);
     }
 
@@ -1063,6 +1072,32 @@ mod tests {
             "taskwait returned before on_finish"
         );
         assert!(other.join().expect("no panic"));
+        assert!(!nowait.any_owned());
+    }
+
+    /// A construct that failed when it started (its mapping, say) stays in the list when the
+    /// next one is added, and its `taskwait` reports the failure (the list used to drop
+    /// finished constructs, failed ones with them: a silent wrong result).
+    #[test]
+    fn a_failure_at_start_is_reported_at_the_sync_point() {
+        let nowait = Nowait::default();
+        let failed = Arc::new(Started {
+            stage: Mutex::new(Stage::Done(Err(crate::error::Error::new(
+                crate::error::ErrorKind::Extension,
+                "explicit extension not allowed",
+            )))),
+            device: 0,
+            end: None,
+            loc: LazyLoc::known(None),
+            owner: Some(owner(7)),
+            instance: None,
+            on_finish: Mutex::new(None),
+        });
+        nowait.push_owned(failed);
+        let (w, _) = slow();
+        nowait.push_owned(owned(7, w, None));
+        let (e, _) = nowait.at_taskwait(7).expect_err("the failure is reported");
+        assert_eq!(e.message, "explicit extension not allowed");
         assert!(!nowait.any_owned());
     }
 
