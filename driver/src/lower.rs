@@ -179,7 +179,22 @@ fn flags(d: &SpreadDirective) -> &'static str {
 }
 
 fn inner_pragma(d: &SpreadDirective, construct: &str, region: &str, extra: &[String]) -> String {
-    inner_pragma_with(construct, region, d.kept.iter().chain(extra.iter()))
+    let order = chunk_order(d, region);
+    inner_pragma_with(
+        construct,
+        region,
+        d.kept.iter().chain(extra.iter()).chain(order.iter()),
+    )
+}
+
+/// A `nowait` construct's chunks are target tasks; those of one device depend on the region's
+/// token for that device (docs/spread-abi.md, `__spread_chunk_order`), so that they map and
+/// enqueue in dealing order as without `nowait`: tasks that ran at once on several threads
+/// mapped overlapping halo sections on one device at the same time (an explicit-extension
+/// failure) and queued a device's kernels in any order.
+fn chunk_order(d: &SpreadDirective, region: &str) -> Option<String> {
+    d.nowait
+        .then(|| format!("depend(inout: __spread_chunk_order({region})[0])"))
 }
 
 fn inner_pragma_with<'s>(
@@ -1585,7 +1600,11 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
                         v.extend(directive_pieces(
                             opts.guard_device_macro,
                             line,
-                            inner_pragma_with(&construct, &r, red.clauses.iter()),
+                            inner_pragma_with(
+                                &construct,
+                                &r,
+                                red.clauses.iter().chain(chunk_order(d, &r).iter()),
+                            ),
                         ));
                         v.push(Piece::Line(ctx.presumed_line_of(for_off)));
                         v.push(Piece::Text(header));
@@ -1776,7 +1795,7 @@ mod tests {
                 .unwrap();
         assert!(out.contains("__SPREAD_KIND_TARGET, __SPREAD_FLAG_NOWAIT, 0 }; __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, (0), (n) + (int64_t)1, (const int32_t *)0, 0, 0);"), "{out}");
         assert!(
-            out.contains("#pragma omp target device(__spread_chunk_device(__spread_r_0)) nowait\n"),
+            out.contains("#pragma omp target device(__spread_chunk_device(__spread_r_0)) nowait depend(inout: __spread_chunk_order(__spread_r_0)[0])\n"),
             "{out}"
         );
         assert!(out.contains("for (i = omp_spread_start; i <= omp_spread_start + omp_spread_size - 1; ++i) { a(); } }"), "{out}");
@@ -1786,7 +1805,7 @@ mod tests {
     fn standalone_data() {
         let out = lower_str("#pragma omp target enter data spread devices(1,0) range(1:N-2) chunk_size(4) nowait depend(out: x) map(to: A[omp_spread_start:omp_spread_size])\ny;\n").unwrap();
         assert!(out.contains("<1>{ static const __spread_construct_t __spread_c_0 = { \"t.c\", 1, __SPREAD_KIND_ENTER_DATA, __SPREAD_FLAG_NOWAIT, 0 }; const int32_t __spread_devs_0[] = { (int32_t)(1), (int32_t)(0) }; const int64_t __spread_lb_0 = (1); const int64_t __spread_ub_0 = __spread_lb_0 + __spread_length_arg(&__spread_c_0, (N-2)); const int64_t __spread_chunk_0 = (4); { __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, __spread_lb_0, __spread_ub_0, __spread_devs_0, 2, __spread_chunk_0); { const int64_t omp_spread_start = __spread_chunk_start(__spread_r_0); const int64_t omp_spread_size = __spread_chunk_size(__spread_r_0);"), "{out}");
-        assert!(out.contains("<1>#pragma omp target enter data device(__spread_chunk_device(__spread_r_0)) nowait depend(out: x) map(to: A[omp_spread_start:omp_spread_size])\n<1>} __spread_region_end(__spread_r_0); } }\ny;"), "{out}");
+        assert!(out.contains("<1>#pragma omp target enter data device(__spread_chunk_device(__spread_r_0)) nowait depend(out: x) map(to: A[omp_spread_start:omp_spread_size]) depend(inout: __spread_chunk_order(__spread_r_0)[0])\n<1>} __spread_region_end(__spread_r_0); } }\ny;"), "{out}");
     }
 
     #[test]
@@ -1876,7 +1895,7 @@ mod tests {
             out.contains("__SPREAD_KIND_TARGET, __SPREAD_FLAG_NOWAIT, 0 }"),
             "{out}"
         );
-        assert!(out.contains("#pragma omp target device(__spread_chunk_device(__spread_r_0)) nowait depend(in: a[0]) map(tofrom: a[omp_spread_start:omp_spread_size])\n"), "{out}");
+        assert!(out.contains("#pragma omp target device(__spread_chunk_device(__spread_r_0)) nowait depend(in: a[0]) map(tofrom: a[omp_spread_start:omp_spread_size]) depend(inout: __spread_chunk_order(__spread_r_0)[0])\n"), "{out}");
         // C++: casts that compile
         let out = lower_cxx("void f(int n, long &s) {\n#pragma omp target spread simd reduction(|: s)\n  for (int i = 0; i < n; i++) s |= i;\n}\n");
         assert!(

@@ -148,6 +148,8 @@ int32_t __spread_chunk_next(__spread_region_t *);
 int64_t __spread_chunk_start(__spread_region_t *);
 int64_t __spread_chunk_size(__spread_region_t *);
 int32_t __spread_chunk_device(__spread_region_t *);
+/* The region's token for the current chunk's device: a `nowait` chunk's task depends on it. */
+char *__spread_chunk_order(__spread_region_t *);
 void __spread_region_end(__spread_region_t *);
 
 /* Substituted by the pass for libomptarget's launch and data calls inside a region. The

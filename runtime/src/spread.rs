@@ -667,6 +667,16 @@ impl Region {
         self.current
     }
 
+    /// An address that stands for the current chunk's device in this region (the first entry
+    /// of the device list naming it): the chunks of a `nowait` construct are target tasks that
+    /// depend on it (`inout`), so that libomp starts those of one device in dealing order.
+    /// Unique among live regions and devices; only its address matters.
+    pub fn device_token(&self) -> usize {
+        let d = self.current.device;
+        let i = self.devices.iter().position(|&x| x == d).unwrap_or(0);
+        self.devices.as_ptr().wrapping_add(i) as usize
+    }
+
     /// Registers reduction variable number `k` of the current chunk (the lowering registers the
     /// construct's variables in every chunk; the first chunk's registration counts, later ones
     /// must repeat it).

@@ -158,6 +158,15 @@ pub extern "C" fn __spread_chunk_device(r: *mut c_void) -> i32 {
     guard("__spread_chunk_device", || region(r).current().device)
 }
 
+/// The region's token for the current chunk's device: the address a `nowait` chunk's target
+/// task names in `depend(inout: ...)`, so that a device's chunks start in dealing order.
+#[no_mangle]
+pub extern "C" fn __spread_chunk_order(r: *mut c_void) -> *mut c_char {
+    guard("__spread_chunk_order", || {
+        region(r).device_token() as *mut c_char
+    })
+}
+
 /// Ends a construct: waits for its chunks' operations and frees the handle.
 #[no_mangle]
 pub extern "C" fn __spread_region_end(r: *mut c_void) {

@@ -345,6 +345,36 @@ fn stage_ptr(s: &mut Stream, value: usize) -> usize {
     s.stage(&value.to_ne_bytes())
 }
 
+/// Looks `[begin, begin + size)` up after retiring the entries it overlaps without lying
+/// inside them whose references were all released by constructs still finishing (see
+/// [`MappingTable::retire`]): in program order they are gone, so the range is mapped anew
+/// rather than failing with an explicit extension (a `nowait` construct that depends on one
+/// that mapped part of its data, halos of a spread's chunks in flight on one device). This
+/// construct's copies wait for the released entries' last copies back first.
+fn retire_released_overlaps(
+    cx: &mut Ctx<'_>,
+    table: &mut MappingTable,
+    begin: usize,
+    size: usize,
+) -> Result<table::Lookup> {
+    loop {
+        let l = table.lookup(begin, size);
+        let Some(key) = l
+            .entry
+            .filter(|_| !l.contained && (l.extends_before || l.extends_after))
+            .filter(|&k| {
+                table
+                    .get(k)
+                    .is_some_and(|e| e.total_refs() == 0 && e.finishing > 0)
+            })
+        else {
+            return Ok(l);
+        };
+        wait_filling(cx, table, key)?;
+        table.retire(key);
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn get_target_pointer(
     cx: &mut Ctx<'_>,
@@ -360,7 +390,7 @@ fn get_target_pointer(
 ) -> Result<Target> {
     let implicit = ty & map::IMPLICIT != 0;
     let hold = ty & map::OMPX_HOLD != 0;
-    let l = table.lookup(begin, size);
+    let l = retire_released_overlaps(cx, table, begin, size)?;
     let mut t = Target::default();
     if let Some(key) = l
         .entry
@@ -454,6 +484,7 @@ fn get_target_pointer(
             shadows: Vec::new(),
             filling: None,
             finishing: 0,
+            id: 0,
         });
         undo.push(Undo::Created { key, hold });
         crate::info!(
@@ -687,6 +718,9 @@ pub fn rollback(cx: &mut Ctx<'_>, table: &mut MappingTable, undo: Undos) {
 #[derive(Debug, Clone, Copy)]
 pub struct PostEnd {
     key: usize,
+    /// The entry's [id](Entry::id): it may be retired, and another entry take its key, before
+    /// [`end_finish`] runs.
+    id: u64,
     begin: usize,
     size: usize,
     from: bool,
@@ -765,6 +799,7 @@ pub fn end(
             }
         };
         let tgt = e.target_of(begin_addr);
+        let id = e.id;
         crate::info!(
             bits::MAPPING_EXISTS,
             cx.id(),
@@ -782,6 +817,7 @@ pub fn end(
         }
         post.push(PostEnd {
             key,
+            id,
             begin: begin_addr,
             size,
             from,
@@ -799,23 +835,23 @@ pub fn end_finish(cx: &mut Ctx<'_>, table: &mut MappingTable, post: PostEnds) ->
     // its last release. Most constructs name few entries, and later releases are counted by a
     // scan; long lists count them once.
     const SCAN: usize = 64;
-    let mut counts: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    let mut counts: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
     if post.len() > SCAN {
         for p in &post {
-            *counts.entry(p.key).or_default() += 1;
+            *counts.entry(p.id).or_default() += 1;
         }
     }
     let mut result = Ok(());
     for (i, p) in post.iter().enumerate() {
         let left = if post.len() > SCAN {
-            counts.get_mut(&p.key).map_or(0, |n| {
+            counts.get_mut(&p.id).map_or(0, |n| {
                 *n -= 1;
                 *n
             })
         } else {
-            post[i + 1..].iter().filter(|q| q.key == p.key).count()
+            post[i + 1..].iter().filter(|q| q.id == p.id).count()
         };
-        let Some(e) = table.get_mut(p.key) else {
+        let Some(e) = table.get_released(p.key, p.id) else {
             continue;
         };
         if p.is_last {
@@ -830,7 +866,7 @@ pub fn end_finish(cx: &mut Ctx<'_>, table: &mut MappingTable, post: PostEnds) ->
             restore_shadows(e, lo.min(e.host_begin), hi.max(e.host_end));
         }
         if p.is_last && left == 0 && e.total_refs() == 0 && e.finishing == 0 {
-            if let Some(e) = table.remove(p.key) {
+            if let Some(e) = table.remove_released(p.key, p.id) {
                 if let Err(err) = cx.slot.release_entry(&e) {
                     result = Err(err);
                 }

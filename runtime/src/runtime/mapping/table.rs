@@ -62,6 +62,9 @@ pub struct Entry {
     /// finishes. Without the count, a construct that finished after another one revived and
     /// released the entry again would free memory the other's work still uses.
     pub finishing: u32,
+    /// Tells the entry apart from a later one at the same host address once it is
+    /// [retired](MappingTable::retire): assigned by [`MappingTable::insert`].
+    pub id: u64,
 }
 
 impl Entry {
@@ -82,6 +85,7 @@ impl Entry {
             shadows: Vec::new(),
             filling: None,
             finishing: 0,
+            id: 0,
         }
     }
 
@@ -201,6 +205,11 @@ impl Lookup {
 #[derive(Debug, Default)]
 pub struct MappingTable {
     entries: BTreeMap<usize, Entry>,
+    /// Entries [retired](Self::retire): released in program order, their memory kept until
+    /// the constructs that released them finish. Not found by lookups.
+    retired: Vec<Entry>,
+    /// The id the next inserted entry gets.
+    next_id: u64,
 }
 
 impl MappingTable {
@@ -234,10 +243,12 @@ impl MappingTable {
         self.entries.values()
     }
 
-    /// Inserts a new entry; the caller has checked with [`lookup`](Self::lookup) that the range
-    /// overlaps nothing.
-    pub fn insert(&mut self, entry: Entry) -> usize {
+    /// Inserts a new entry, giving it its [id](Entry::id); the caller has checked with
+    /// [`lookup`](Self::lookup) that the range overlaps nothing.
+    pub fn insert(&mut self, mut entry: Entry) -> usize {
         let key = entry.host_begin;
+        self.next_id += 1;
+        entry.id = self.next_id;
         self.entries.insert(key, entry);
         key
     }
@@ -245,6 +256,52 @@ impl MappingTable {
     /// Takes the entry with key `key` out of the table (its memory is the caller's to free).
     pub fn remove(&mut self, key: usize) -> Option<Entry> {
         self.entries.remove(&key)
+    }
+
+    /// Takes entry `key` out of the lookups when every reference to it was released and only
+    /// constructs still finishing use its memory (a `nowait` construct, a spread chunk in
+    /// flight): in program order it is gone, so a construct that maps a range overlapping it
+    /// maps anew instead of failing with an explicit extension, as it would have once those
+    /// constructs finished (stock libomptarget, whose target tasks complete with their device
+    /// work, maps such a construct only then). The memory stays until the last of them
+    /// finishes ([`get_released`](Self::get_released), [`remove_released`](Self::remove_released)).
+    /// False (nothing changes) for an entry that is still referenced or not found.
+    pub fn retire(&mut self, key: usize) -> bool {
+        let released = self
+            .entries
+            .get(&key)
+            .is_some_and(|e| e.total_refs() == 0 && e.finishing > 0);
+        if !released {
+            return false;
+        }
+        if let Some(e) = self.entries.remove(&key) {
+            self.retired.push(e);
+        }
+        true
+    }
+
+    /// The entry a construct released (`key`, `id`), in the table or retired, for that
+    /// construct to finish.
+    pub fn get_released(&mut self, key: usize, id: u64) -> Option<&mut Entry> {
+        match self.entries.get_mut(&key) {
+            Some(e) if e.id == id => Some(e),
+            _ => self.retired.iter_mut().find(|e| e.id == id),
+        }
+    }
+
+    /// Takes the entry (`key`, `id`) out of the table or of the retired ones (its memory is the
+    /// caller's to free).
+    pub fn remove_released(&mut self, key: usize, id: u64) -> Option<Entry> {
+        if self.entries.get(&key).is_some_and(|e| e.id == id) {
+            return self.entries.remove(&key);
+        }
+        let i = self.retired.iter().position(|e| e.id == id)?;
+        Some(self.retired.swap_remove(i))
+    }
+
+    /// Retired entries whose constructs have not finished yet.
+    pub fn retired_len(&self) -> usize {
+        self.retired.len()
     }
 
     /// Finds how `[host, host+size)` relates to the mapped ranges, as libomptarget's
@@ -323,6 +380,7 @@ mod tests {
             shadows: Vec::new(),
             filling: None,
             finishing: 0,
+            id: 0,
         }
     }
 
@@ -408,5 +466,30 @@ mod tests {
             ..s
         }));
         assert_eq!(e.shadows.len(), 1);
+    }
+
+    /// A released entry whose construct still runs is retired: lookups no longer find it, a
+    /// new entry may take its host range (and key), and the finishing construct still finds
+    /// its own entry by id.
+    #[test]
+    fn retired_entries_leave_the_lookups_but_not_their_constructs() {
+        let mut t = MappingTable::new();
+        let k = t.insert(entry(1000, 100, 50_000));
+        let old = t.get(k).map(|e| e.id).expect("inserted");
+        // Still referenced: not retired.
+        assert!(!t.retire(k));
+        let e = t.get_mut(k).expect("there");
+        e.dec_refs(false);
+        e.finishing = 1;
+        assert!(t.retire(k));
+        assert_eq!(t.lookup(1050, 100), Lookup::default());
+        let k2 = t.insert(entry(1000, 200, 60_000));
+        assert_eq!(k2, k);
+        assert_ne!(t.get(k2).map(|e| e.id), Some(old));
+        assert_eq!(t.get_released(k, old).map(|e| e.target_begin), Some(50_000));
+        let gone = t.remove_released(k, old).expect("retired");
+        assert_eq!(gone.target_begin, 50_000);
+        assert_eq!(t.retired_len(), 0);
+        assert_eq!(t.get(k).map(|e| e.target_begin), Some(60_000));
     }
 }
