@@ -14,7 +14,7 @@
 //! Top to bottom; a module imports only modules listed after it (checked by `tests/layers.rs`):
 //!
 //! 1. C ABI shell: `capi` (the exported functions: argument decoding, the panic guard, one call below)
-//! 2. Features: `any`, `cu`, `auto`, `spread`, `reduction`, `peer`, `memory`, `api` (task sharing, compute units, automatic spreading, target spread, spread reductions, peer copies, memory spaces, `omp_target_*`)
+//! 2. Features: `any`, `cu`, `auto`, `spread`, `reduction`, `peer`, `memory`, `api`, `presence` (task sharing, compute units, automatic spreading, target spread, spread reductions, peer copies, memory spaces, `omp_target_*`, whether a construct's data is on its device when another device holds it)
 //! 3. Core: `runtime` (process state, images, offload policy, mapping, `nowait` constructs, error reports)
 //! 4. Devices: `queue`, `device` (per-device work queues, the device trait and its backends)
 //! 5. Support: `image`, `info`, `config`, `sched`, `trace`, `profile`, `location`, `abi`, `error` (offload images, messages, settings, the scheduling core, tracing, LLVM's structures)
@@ -40,6 +40,7 @@ pub mod info;
 pub mod location;
 pub mod memory;
 pub mod peer;
+pub mod presence;
 pub mod profile;
 pub mod queue;
 pub mod reduction;

@@ -394,6 +394,7 @@ fn target_kernel(
             Err(e) => report::fatal_construct(rt, &e, loc.get()),
         };
     }
+    warn_pointers_elsewhere(rt, slot, &args, &loc);
     let nowait = ka.flags & KERNEL_FLAG_NOWAIT != 0;
     if nowait && super::any_exports::instance_bound() {
         // The arm outlives its task: what it names from the task's own data is copied now.
@@ -412,6 +413,31 @@ fn target_kernel(
             0
         }
         Err(e) => report::fatal_construct(rt, &e, loc.get()),
+    }
+}
+
+/// Reports once per construct and variable a pointer the region uses that is not mapped on
+/// `slot` while another device maps it (see `crate::presence`): OpenMP passes its host value,
+/// which on a GPU faults and on a host device computes on the host's copy. The chunks of a
+/// `target spread nowait` reach this path too (as target tasks of their own).
+fn warn_pointers_elsewhere(
+    rt: &Runtime,
+    slot: &runtime::DeviceSlot,
+    args: &MapArgs,
+    loc: &LazyLoc,
+) {
+    for f in crate::presence::elsewhere(rt, slot, args, true) {
+        let at = loc.get().map_or_else(
+            || "unknown location (compile with -g)".into(),
+            |l| l.to_string(),
+        );
+        if crate::presence::first_time(at.clone(), f.arg) {
+            eprintln!(
+                "spread: warning: target region at {at} on device {}: {}",
+                slot.id,
+                crate::presence::pointer_warning(args, slot.id, &f)
+            );
+        }
     }
 }
 

@@ -6,6 +6,7 @@ use super::guard::guard;
 use crate::abi::{Ident, KernelArgs};
 use crate::error::{Error, ErrorKind};
 use crate::runtime;
+use crate::runtime::mapping::MapArgs;
 use crate::runtime::report;
 use crate::spread::{Construct, Region};
 use crate::sys::mem;
@@ -215,6 +216,10 @@ pub extern "C" fn __spread_target_kernel(
         };
         let (args, cfg) = kernel_request(&ka);
         let region_id = host_ptr as usize;
+        if let Err(e) = chunk_data_check(rt, reg, slot, &args) {
+            reg.submit(slot, move || Err(e));
+            return 0;
+        }
         // Each attempt maps from the program's arguments (an attempt may be retried once the
         // region's chunks in flight have finished: see `Region::submit_streamed`).
         reg.submit_streamed(slot, move || {
@@ -223,6 +228,37 @@ pub extern "C" fn __spread_target_kernel(
         });
         0
     })
+}
+
+/// Whether the data the current chunk of `reg` uses is where it runs (see `crate::presence`):
+/// a pointer mapped only on another device is the chunk's error, a section mapped anew while
+/// another device holds it is reported once.
+fn chunk_data_check(
+    rt: &runtime::Runtime,
+    reg: &mut Region,
+    slot: &runtime::DeviceSlot,
+    args: &MapArgs,
+) -> Result<(), Error> {
+    for f in crate::presence::elsewhere(rt, slot, args, false) {
+        if f.pointer {
+            return Err(Error::new(
+                ErrorKind::Mapping,
+                crate::presence::chunk_error(args, slot.id, &f),
+            ));
+        }
+        if crate::presence::first_time(reg.construct.to_string(), f.arg) {
+            let c = reg.current();
+            eprintln!(
+                "spread: warning: {} chunk [{},{}) on device {}: {}",
+                reg.construct,
+                c.lo,
+                c.hi,
+                slot.id,
+                crate::presence::section_warning(args, slot.id, &f)
+            );
+        }
+    }
+    Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]
