@@ -22,7 +22,7 @@
 //! 5. Directive parsing: `any`, `cu`, `stmt`, `directive` (the constructs and the statements
 //!    they apply to)
 //! 6. Preprocessed input: `ppout` (`clang -E`'s tokens and line markers)
-//! 7. Lexing and diagnostics: `lexer`, `diag`
+//! 7. Lexing and diagnostics: `lexer`, `diag`, `suggest` (with "did you mean")
 
 #![warn(missing_docs)]
 
@@ -41,6 +41,7 @@ pub mod remap;
 pub mod source;
 pub mod splice;
 pub mod stmt;
+pub mod suggest;
 
 pub use args::Flavor;
 pub use compile::main_with;
