@@ -5,7 +5,8 @@
 use crate::any;
 use crate::cu::{self, CuDirective};
 use crate::directive::{self, clause_name, Kind, SpreadDirective};
-use crate::lexer::TokKind;
+use crate::lexer::{DirectiveLine, TokKind};
+use crate::plain_target;
 use crate::ppout::{escape_c, PpOutput};
 use crate::stmt::{self, Item, View};
 
@@ -84,10 +85,11 @@ pub struct Lowering {
     pub warnings: Vec<LowerError>,
 }
 
-/// Whether `text` can contain a directive the driver lowers at all (a cheap test before
-/// lexing).
+/// Whether `text` can contain a directive the driver lowers or checks at all (a cheap test
+/// before lexing): every `target` directive is checked for Spread's words (`target sprad`).
 pub fn may_contain_spread(text: &str) -> bool {
     text.contains("spread")
+        || text.contains("target")
         || text.contains("any")
         || text.contains("if_device")
         || text.contains("resources")
@@ -640,7 +642,7 @@ struct CuLowering {
 
 impl Ctx<'_> {
     /// The error of a directive parser, at its token (or just after the directive).
-    fn perror(&self, e: directive::PError, dl: crate::lexer::DirectiveLine) -> LowerError {
+    fn perror(&self, e: directive::PError, dl: DirectiveLine) -> LowerError {
         let toks = &self.pp.lexed.tokens;
         let off = if e.tok >= dl.end_tok {
             toks.get(dl.end_tok.saturating_sub(1))
@@ -1381,6 +1383,11 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
             }
         }
         let Some((kind, _)) = directive::classify(src, toks, dl.first_tok, dl.end_tok) else {
+            // a `target` directive of clang's with Spread's words in it (`target sprad`)
+            if let Err(e) = plain_target::check(src, toks, dl.first_tok, dl.end_tok) {
+                errors.push(ctx.perror(e, dl));
+                continue;
+            }
             // OpenMP 5.1's `num_teams(lower:upper)`, which clang 19 rejects, on a `teams` of
             // clang's: `num_teams(upper)` is a conforming number of teams
             if pp.line_info(dl.line).file == main {
@@ -1939,6 +1946,24 @@ mod tests {
             ),
             "{out}"
         );
+    }
+
+    #[test]
+    fn spread_words_on_plain_target() {
+        let e = lower_str("void f(int n, int *a) {\n#pragma omp target sprad parallel for devices(0, 1)\n  for (int i = 0; i < n; i++) a[i] = 0;\n#pragma omp target data map(a[0:n]) devices(0)\n  { }\n}\n").unwrap_err();
+        assert_eq!(e.len(), 2, "{e:?}");
+        assert_eq!(e[0].0, "sprad");
+        assert!(e[0].1.ends_with("did you mean 'spread'?"), "{e:?}");
+        assert_eq!(e[1].0, "devices(0)");
+        assert!(
+            e[1].1
+                .starts_with("the 'devices' clause needs 'target data spread'"),
+            "{e:?}"
+        );
+        // outside a function too: clang would still ignore the rest of the directive
+        let e = lower_str("#pragma omp target update sprad to(a)\n").unwrap_err();
+        assert_eq!(e[0].0, "sprad");
+        assert!(lower_str("void f(int n, int *a) {\n#pragma omp target teams map(a[0:n]) device(1)\n  a[0] = 0;\n}\n").is_ok());
     }
 
     #[test]
