@@ -18,7 +18,8 @@
 //!    offload targets)
 //! 3. Source rewriting: `splice`, `remap`, `source` (the lowered file written over the user's
 //!    source, positions and clang's diagnostics pointed back at it)
-//! 4. Lowering: `lower` (the constructs into OpenMP and `__spread_*` calls)
+//! 4. Lowering: `lower`, `target_data` (the constructs into OpenMP and `__spread_*` calls;
+//!    one-device `target data` regions around spread constructs)
 //! 5. Directive parsing: `plain_target`, `any`, `cu`, `stmt`, `directive` (the constructs and
 //!    the statements they apply to; Spread's words misused on the `target` directives left to
 //!    clang)
@@ -44,6 +45,7 @@ pub mod source;
 pub mod splice;
 pub mod stmt;
 pub mod suggest;
+pub mod target_data;
 
 pub use args::Flavor;
 pub use compile::main_with;
