@@ -2,6 +2,8 @@
 //! `__spread_*` entry points (docs/spread-abi.md §2). The result is a list of edits on the
 //! preprocessed text; `splice` projects them onto the user's source.
 
+use std::collections::HashSet;
+
 use crate::any;
 use crate::cu::{self, CuDirective};
 use crate::directive::{self, clause_name, Kind, SpreadDirective};
@@ -1299,7 +1301,7 @@ fn record_data_region(ctx: &Ctx, k: usize, dl: DirectiveLine, regions: &mut Regi
 /// The variables `target spread` `d` with loop `lp` uses on its devices: those its loop and
 /// its data clauses name, except its reduction variables (the lowering replaces them with
 /// per-chunk partials).
-fn spread_uses(ctx: &Ctx, d: &SpreadDirective, lp: &stmt::Loop) -> Vec<String> {
+fn spread_uses(ctx: &Ctx, d: &SpreadDirective, lp: &stmt::Loop) -> HashSet<String> {
     let mut used = target_data::names_used(&ctx.view, lp.for_item, lp.body_end + 1);
     for cl in &d.clauses {
         let data_clause = matches!(
@@ -1307,16 +1309,17 @@ fn spread_uses(ctx: &Ctx, d: &SpreadDirective, lp: &stmt::Loop) -> Vec<String> {
             "map" | "firstprivate" | "is_device_ptr" | "has_device_addr" | "in_reduction"
         );
         if let (true, Some((open, close))) = (data_clause, cl.parens) {
-            let names =
-                target_data::names_in_tokens(&ctx.pp.text, &ctx.pp.lexed.tokens, open + 1, close);
-            for n in names {
-                if !used.contains(&n) {
-                    used.push(n);
-                }
-            }
+            used.extend(target_data::names_in_tokens(
+                &ctx.pp.text,
+                &ctx.pp.lexed.tokens,
+                open + 1,
+                close,
+            ));
         }
     }
-    used.retain(|v| !d.reduction_vars().any(|(_, r, _)| r == v));
+    for (_, v, _) in d.reduction_vars() {
+        used.remove(v);
+    }
     used
 }
 
@@ -1550,7 +1553,7 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
                         continue;
                     }
                 };
-                if !opts.no_target_data_warning {
+                if !opts.no_target_data_warning && data_regions.one_device_around(pragma_off) {
                     let used = spread_uses(&ctx, &d, &lp);
                     for msg in data_regions.warnings(pragma_off, &cname, &used) {
                         out.warnings.push(LowerError {

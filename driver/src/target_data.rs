@@ -8,6 +8,8 @@
 //! (the construct inside the region's block, in the same function), which is where the
 //! pattern appears when an existing program gets `spread` added to its loops.
 
+use std::collections::HashSet;
+
 use crate::directive::{section_colons, Cursor};
 use crate::lexer::{matching_close, TokKind, Token};
 use crate::stmt::View;
@@ -76,45 +78,28 @@ fn map_bases(c: &Cursor, open: usize, close: usize) -> Vec<String> {
 }
 
 /// The variables named in view items `lo..hi` (identifiers that are not members: not after
-/// `.`, `->` or `::`), in order, without repeats.
-pub fn names_used(v: &View, lo: usize, hi: usize) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for k in lo..hi.min(v.items.len()) {
-        if v.tok(k).map(|t| t.kind) != Some(TokKind::Ident) {
-            continue;
-        }
-        if k > lo && matches!(v.text(k - 1), "." | "->" | "::") {
-            continue;
-        }
-        let w = v.text(k);
-        if !out.iter().any(|o| o == w) {
-            out.push(w.to_string());
-        }
-    }
-    out
+/// `.`, `->` or `::`).
+pub fn names_used(v: &View, lo: usize, hi: usize) -> HashSet<String> {
+    (lo..hi.min(v.items.len()))
+        .filter(|&k| v.tok(k).map(|t| t.kind) == Some(TokKind::Ident))
+        .filter(|&k| k == lo || !matches!(v.text(k - 1), "." | "->" | "::"))
+        .map(|k| v.text(k).to_string())
+        .collect()
 }
 
 /// The variables named in tokens `lo..hi` of a directive (identifiers not after `.`, `->`,
-/// `::`), in order, without repeats.
-pub fn names_in_tokens(src: &str, toks: &[Token], lo: usize, hi: usize) -> Vec<String> {
+/// `::`).
+pub fn names_in_tokens(src: &str, toks: &[Token], lo: usize, hi: usize) -> HashSet<String> {
     let c = Cursor {
         src,
         toks,
         end: hi.min(toks.len()),
     };
-    let mut out: Vec<String> = Vec::new();
-    for k in lo..c.end {
-        if c.toks[k].kind != TokKind::Ident
-            || (k > lo && matches!(c.text(k - 1), "." | "->" | "::"))
-        {
-            continue;
-        }
-        let w = c.text(k);
-        if !out.iter().any(|o| o == w) {
-            out.push(w.to_string());
-        }
-    }
-    out
+    (lo..c.end)
+        .filter(|&k| c.toks[k].kind == TokKind::Ident)
+        .filter(|&k| k == lo || !matches!(c.text(k - 1), "." | "->" | "::"))
+        .map(|k| c.text(k).to_string())
+        .collect()
 }
 
 /// A `target data` region of the file: its directive and where its block is.
@@ -130,23 +115,33 @@ pub struct Region {
     pub at: String,
 }
 
-/// The `target data` regions seen so far, to find those around a construct.
+/// The `target data` regions open at the directive being lowered, outermost first.
 #[derive(Debug, Clone, Default)]
 pub struct Regions {
     regions: Vec<Region>,
 }
 
 impl Regions {
-    /// Records a region (regions are recorded in the order of their pragmas).
+    /// Records a region; regions are recorded in the order of their pragmas, so those that
+    /// ended before it are closed for good and are dropped.
     pub fn push(&mut self, r: Region) {
+        self.regions.retain(|open| open.end > r.start);
         self.regions.push(r);
+    }
+
+    /// Whether a one-device region is around byte `at`.
+    pub fn one_device_around(&self, at: usize) -> bool {
+        self.regions
+            .iter()
+            .any(|r| !r.directive.spread && r.start < at && at < r.end)
     }
 
     /// The warnings for a `target spread` construct named `construct` at byte `at` that uses
     /// the variables `used`: one per one-device region whose mapping of a used variable is the
     /// innermost mapping of it around the construct (a `target data spread` inside the region
-    /// that maps the variable too puts it on every device).
-    pub fn warnings(&self, at: usize, construct: &str, used: &[String]) -> Vec<String> {
+    /// that maps the variable too puts it on every device). The variables are named in the
+    /// order the region maps them.
+    pub fn warnings(&self, at: usize, construct: &str, used: &HashSet<String>) -> Vec<String> {
         // innermost last: the regions around `at` are nested, in the order of their pragmas
         let around: Vec<&Region> = self
             .regions
@@ -158,10 +153,12 @@ impl Regions {
             if r.directive.spread {
                 continue;
             }
-            let vars: Vec<&str> = used
+            let vars: Vec<&str> = r
+                .directive
+                .vars
                 .iter()
                 .map(String::as_str)
-                .filter(|v| r.directive.vars.iter().any(|m| m == v))
+                .filter(|v| used.contains(*v))
                 .filter(|v| {
                     !around[i + 1..]
                         .iter()
@@ -225,10 +222,11 @@ mod tests {
     fn names() {
         let s = "f[i] = s.f + p->g + ns::h + f_old[i] + error;";
         let l = lex(s, false);
-        assert_eq!(
-            names_in_tokens(s, &l.tokens, 0, l.tokens.len()),
-            ["f", "i", "s", "p", "ns", "f_old", "error"]
-        );
+        let mut names: Vec<String> = names_in_tokens(s, &l.tokens, 0, l.tokens.len())
+            .into_iter()
+            .collect();
+        names.sort();
+        assert_eq!(names, ["error", "f", "f_old", "i", "ns", "p", "s"]);
     }
 
     fn region(spread: bool, vars: &[&str], start: usize, end: usize, line: u32) -> Region {
@@ -245,11 +243,11 @@ mod tests {
 
     #[test]
     fn warnings_name_the_innermost_one_device_mapping() {
-        let used: Vec<String> = ["f", "g", "n"].iter().map(|v| v.to_string()).collect();
+        let used: HashSet<String> = ["g", "f", "n"].iter().map(|v| v.to_string()).collect();
         let mut rs = Regions::default();
         rs.push(region(false, &["f", "g"], 0, 100, 1));
         rs.push(region(true, &["g"], 10, 90, 2));
-        rs.push(region(false, &["n", "x"], 120, 130, 9));
+        assert!(rs.one_device_around(50) && !rs.one_device_around(100));
         let w = rs.warnings(50, "target spread", &used);
         assert_eq!(w.len(), 1);
         assert!(w[0].starts_with("'f' is mapped by the 'target data' at a.c:1 on one device only, so the chunks of this 'target spread' on its other devices would get host addresses; map it on every device"), "{}", w[0]);
@@ -258,6 +256,10 @@ mod tests {
             "'f' and 'g' are mapped by the 'target data' at a.c:1 on one device only"
         ));
         assert!(rs.warnings(110, "target spread", &used).is_empty());
+        // a region that ended is dropped
+        rs.push(region(false, &["n", "x"], 120, 130, 9));
+        assert_eq!(rs.regions.len(), 1);
+        assert!(rs.warnings(125, "target spread", &used)[0].starts_with("'n' is mapped"));
         let mut rs = Regions::default();
         rs.push(region(true, &["f"], 0, 100, 1));
         assert!(rs.warnings(50, "target spread", &used).is_empty());
