@@ -7,7 +7,7 @@
 //! text around the statement is written by `lower::lower_any`.
 
 use crate::directive::{
-    clause_name, err, int_literal, section_colons, word_clauses, Cursor, PError,
+    clause_name, clause_suggestion, err, int_literal, section_colons, word_clauses, Cursor, PError,
 };
 use crate::directive::{ALL_CLAUSES, LEAF_WORDS};
 use crate::lexer::{matching_close, TokKind, Token};
@@ -427,9 +427,19 @@ fn parse_set(
             return err(i, format!("clause '{cname}' belongs on the 'target device(any)' line, not in the construct-set of {what}"));
         }
         if !ALL_CLAUSES.contains(&cname) {
+            let mut known: Vec<&str> = set
+                .words
+                .iter()
+                .flat_map(|w| word_clauses(w))
+                .copied()
+                .collect();
+            known.push("resources");
             return err(
                 i,
-                format!("unknown clause '{cname}' in the construct-set of {what}"),
+                format!(
+                    "unknown clause '{cname}' in the construct-set of {what}{}",
+                    clause_suggestion(cname, &known)
+                ),
             );
         }
         if set.words.is_empty() {
@@ -805,7 +815,18 @@ pub fn parse_target(
                     format!("clause '{name}' is not allowed on '{cname}'"),
                 )
             }
-            _ => return err(name_tok, format!("unknown clause '{name}' on '{cname}'")),
+            _ => {
+                let mut known: Vec<&str> = target_clauses.to_vec();
+                known.extend(set_words.iter().flat_map(|w| word_clauses(w)));
+                known.extend(["device", "resources", "if_device"]);
+                return err(
+                    name_tok,
+                    format!(
+                        "unknown clause '{name}' on '{cname}'{}",
+                        clause_suggestion(name, &known)
+                    ),
+                );
+            }
         }
     }
     if !t.entries.is_empty() {

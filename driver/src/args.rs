@@ -51,6 +51,9 @@ pub struct SpreadOptions {
     pub print_cuda_path: bool,
     /// `--help` / `-help` / `--spread-help`.
     pub help: bool,
+    /// `-Wno-spread-target-data` (the last of it and `-Wspread-target-data` wins): no warning
+    /// for a `target spread` that uses data a one-device `target data` around it maps.
+    pub no_target_data_warning: bool,
 }
 
 /// A parsed command line.
@@ -318,6 +321,16 @@ pub fn parse(raw: &[String], flavor: Flavor) -> Result<Invocation, ArgError> {
             i += 1;
             continue;
         }
+        // the driver's own warning, which clang does not know
+        if let Some(on) = match a.strip_suffix(crate::target_data::WARNING_FLAG) {
+            Some("-W") => Some(true),
+            Some("-Wno-") => Some(false),
+            _ => None,
+        } {
+            inv.spread.no_target_data_warning = !on;
+            i += 1;
+            continue;
+        }
         if a == "--help" || a == "-help" {
             inv.spread.help = true;
             i += 1;
@@ -440,6 +453,8 @@ SPREAD OPTIONS:
   --spread-print-cuda-path print the CUDA toolkit nvptx64 images are built with, and stop
   --spread-keep-temps      keep the lowered files (their directory is printed to stderr)
   --spread-verbose         print the commands run
+  -Wno-spread-target-data  no warning for a 'target spread' that uses data a one-device
+                           'target data' around it maps
   --help                   this text
 
 NVIDIA GPUS (unvalidated: no GPU run yet):
@@ -525,6 +540,13 @@ mod tests {
         ]);
         assert_eq!(inv.spread.targets.as_deref(), Some("nvptx64-nvidia-cuda"));
         assert!(inv.spread.print_lowered && inv.has_fopenmp && !inv.has_targets);
+        // the driver's warning flag is the driver's: clang would not know it
+        let inv = p(&["-Wno-spread-target-data", "-Wall", "-c", "a.c"]);
+        assert!(inv.spread.no_target_data_warning);
+        assert_eq!(inv.args, ["-Wall", "-c", "a.c"]);
+        let inv = p(&["-Wno-spread-target-data", "-Wspread-target-data", "a.c"]);
+        assert!(!inv.spread.no_target_data_warning);
+        assert_eq!(inv.args, ["a.c"]);
         let v = vec!["--spread-bogus".to_string()];
         assert!(parse(&v, Flavor::C).is_err());
         assert_eq!(lang_of_path("x.c", Flavor::Cxx), Lang::Cxx);

@@ -291,6 +291,7 @@ impl<'a> Driver<'a> {
         let loc = Locator::new(&pp, &src);
         let opts = lower::Options {
             guard_device_macro: defines_macro(&self.inv.args, &src, "device"),
+            no_target_data_warning: self.inv.spread.no_target_data_warning,
         };
         let result = lower::lower_with(&pp, &opts);
         if let Some(line) = src.first_line_directive() {

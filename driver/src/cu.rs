@@ -4,7 +4,7 @@
 //! (docs/spread-abi.md §5) is in [`crate::lower`].
 
 use crate::directive::{
-    descriptor_parts, err, num_teams_form, Cursor, NumTeams, PError, ALL_CLAUSES,
+    clause_suggestion, descriptor_parts, err, num_teams_form, Cursor, NumTeams, PError, ALL_CLAUSES,
 };
 use crate::lexer::{matching_close, TokKind, Token};
 
@@ -287,7 +287,10 @@ fn clauses(
             } else if ALL_CLAUSES.contains(&name.as_str()) {
                 format!("clause '{name}' is not supported on '{cname}")
             } else {
-                format!("unknown clause '{name}' on '{cname}")
+                format!(
+                    "unknown clause '{name}' on '{cname}{}",
+                    clause_suggestion(&name, allowed)
+                )
             };
             return err(name_tok, msg);
         }

@@ -4,6 +4,7 @@
 //! extensions (`target update peer`, `wait device`).
 
 use crate::lexer::{matching_close, TokKind, Token};
+use crate::suggest;
 
 /// Which spread construct a directive is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -276,6 +277,29 @@ pub(crate) const ALL_CLAUSES: &[&str] = &[
     "to_device",
     "from_device",
 ];
+
+/// The clauses that exist only on Spread's constructs (`target spread`, the spread data
+/// constructs, `target update peer`).
+pub const SPREAD_CLAUSES: &[&str] = &[
+    "devices",
+    "spread_schedule",
+    "range",
+    "chunk_size",
+    "to_device",
+    "from_device",
+];
+
+/// The tail of an "unknown clause" message: `"; did you mean 'x'?"` for the clause among
+/// `allowed` (the construct's), else among Spread's clauses, that `name` most likely
+/// misspells, or `""`.
+pub(crate) fn clause_suggestion(name: &str, allowed: &[&str]) -> String {
+    let s = suggest::did_you_mean(name, allowed.iter().copied());
+    if s.is_empty() {
+        suggest::did_you_mean(name, SPREAD_CLAUSES.iter().copied())
+    } else {
+        s
+    }
+}
 
 /// One clause as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -770,8 +794,8 @@ fn allowed_clauses(kind: Kind, combined: &str) -> Vec<&'static str> {
     v
 }
 
-/// The message for a clause that is not allowed on `kind`.
-fn disallowed_message(kind: Kind, name: &str, cname: &str) -> String {
+/// The message for a clause that is not among the clauses `allowed` on `kind`.
+fn disallowed_message(kind: Kind, name: &str, cname: &str, allowed: &[&str]) -> String {
     match (kind, name) {
         (Kind::UpdatePeer, "device") => format!(
             "the 'device' clause cannot be used on '{cname}'; use 'to_device' and 'from_device'"
@@ -806,7 +830,10 @@ fn disallowed_message(kind: Kind, name: &str, cname: &str) -> String {
         _ if ALL_CLAUSES.contains(&name) => {
             format!("clause '{name}' is not allowed on '{cname}'")
         }
-        _ => format!("unknown clause '{name}' on '{cname}'"),
+        _ => format!(
+            "unknown clause '{name}' on '{cname}'{}",
+            clause_suggestion(name, allowed)
+        ),
     }
 }
 
@@ -923,7 +950,10 @@ pub fn parse(
     for cl in &clauses {
         let name = cl.name.as_str();
         if !allowed.contains(&name) {
-            return err(cl.name_tok, disallowed_message(kind, name, &cname));
+            return err(
+                cl.name_tok,
+                disallowed_message(kind, name, &cname, &allowed),
+            );
         }
         let spread_clause = matches!(name, "devices" | "spread_schedule" | "range" | "chunk_size");
         if spread_clause {
@@ -1109,7 +1139,7 @@ fn parse_extension(
     for (k, cl) in d.clauses.iter().enumerate() {
         let name = cl.name.as_str();
         if !allowed.contains(&name) {
-            return err(cl.name_tok, disallowed_message(kind, name, cname));
+            return err(cl.name_tok, disallowed_message(kind, name, cname, &allowed));
         }
         if d.clauses[..k].iter().any(|p| p.name == name) {
             return err(
@@ -1566,6 +1596,28 @@ mod tests {
                     assert_eq!(t, tok, "{src}: {m}");
                     assert!(m.contains(msg), "{src}: {m}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_clauses_suggest_a_clause() {
+        let cases = [
+            ("#pragma omp target spread devcies(0, 1)", "unknown clause 'devcies' on 'target spread'; did you mean 'devices'?"),
+            // the construct's own clauses first: 'devices', not 'device'
+            ("#pragma omp target spread devcie(0)", "unknown clause 'devcie' on 'target spread'; did you mean 'devices'?"),
+            ("#pragma omp target spread parallel for spread_shedule(static)", "unknown clause 'spread_shedule' on 'target spread parallel for'; did you mean 'spread_schedule'?"),
+            ("#pragma omp target spread parallel for mapp(to: a)", "unknown clause 'mapp' on 'target spread parallel for'; did you mean 'map'?"),
+            // then Spread's: 'range' is not a clause of 'target spread', but the likely intent
+            ("#pragma omp target spread rnage(0:n)", "unknown clause 'rnage' on 'target spread'; did you mean 'range'?"),
+            ("#pragma omp target data spread devices(0) range(0:n) chunk_sz(2) map(a)", "unknown clause 'chunk_sz' on 'target data spread'; did you mean 'chunk_size'?"),
+            ("#pragma omp target update peer to(a) to_device(1) from(b) from_devices(0)", "unknown clause 'from_devices' on 'target update peer'; did you mean 'from_device'?"),
+            ("#pragma omp target spread bogus(1)", "unknown clause 'bogus' on 'target spread'"),
+        ];
+        for (src, msg) in cases {
+            match parse_str(src) {
+                Ok(_) => panic!("{src}: no error"),
+                Err((_, m)) => assert_eq!(m, msg, "{src}"),
             }
         }
     }

@@ -18,11 +18,13 @@
 //!    offload targets)
 //! 3. Source rewriting: `splice`, `remap`, `source` (the lowered file written over the user's
 //!    source, positions and clang's diagnostics pointed back at it)
-//! 4. Lowering: `lower` (the constructs into OpenMP and `__spread_*` calls)
-//! 5. Directive parsing: `any`, `cu`, `stmt`, `directive` (the constructs and the statements
-//!    they apply to)
+//! 4. Lowering: `lower`, `target_data` (the constructs into OpenMP and `__spread_*` calls;
+//!    one-device `target data` regions around spread constructs)
+//! 5. Directive parsing: `plain_target`, `any`, `cu`, `stmt`, `directive` (the constructs and
+//!    the statements they apply to; Spread's words misused on the `target` directives left to
+//!    clang)
 //! 6. Preprocessed input: `ppout` (`clang -E`'s tokens and line markers)
-//! 7. Lexing and diagnostics: `lexer`, `diag`
+//! 7. Lexing and diagnostics: `lexer`, `diag`, `suggest` (with "did you mean")
 
 #![warn(missing_docs)]
 
@@ -36,11 +38,14 @@ pub mod lexer;
 pub mod lower;
 pub mod offload;
 pub mod paths;
+pub mod plain_target;
 pub mod ppout;
 pub mod remap;
 pub mod source;
 pub mod splice;
 pub mod stmt;
+pub mod suggest;
+pub mod target_data;
 
 pub use args::Flavor;
 pub use compile::main_with;

@@ -2,12 +2,16 @@
 //! `__spread_*` entry points (docs/spread-abi.md §2). The result is a list of edits on the
 //! preprocessed text; `splice` projects them onto the user's source.
 
+use std::collections::HashSet;
+
 use crate::any;
 use crate::cu::{self, CuDirective};
 use crate::directive::{self, clause_name, Kind, SpreadDirective};
-use crate::lexer::TokKind;
+use crate::lexer::{DirectiveLine, TokKind};
+use crate::plain_target;
 use crate::ppout::{escape_c, PpOutput};
 use crate::stmt::{self, Item, View};
+use crate::target_data::{self, Region, Regions};
 
 /// Part of the text an edit writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +39,9 @@ pub struct Options {
     /// clause the lowering writes on each inner directive: mask it there with
     /// `#pragma push_macro("device")` / `#undef device` / `#pragma pop_macro("device")`.
     pub guard_device_macro: bool,
+    /// `-Wno-spread-target-data`: no warning for a `target spread` that uses data a one-device
+    /// `target data` around it maps ([`crate::target_data`]).
+    pub no_target_data_warning: bool,
 }
 
 /// The pieces of an inner directive: the directive, inside a `device` macro guard if asked.
@@ -84,10 +91,11 @@ pub struct Lowering {
     pub warnings: Vec<LowerError>,
 }
 
-/// Whether `text` can contain a directive the driver lowers at all (a cheap test before
-/// lexing).
+/// Whether `text` can contain a directive the driver lowers or checks at all (a cheap test
+/// before lexing): every `target` directive is checked for Spread's words (`target sprad`).
 pub fn may_contain_spread(text: &str) -> bool {
     text.contains("spread")
+        || text.contains("target")
         || text.contains("any")
         || text.contains("if_device")
         || text.contains("resources")
@@ -655,7 +663,7 @@ struct CuLowering {
 
 impl Ctx<'_> {
     /// The error of a directive parser, at its token (or just after the directive).
-    fn perror(&self, e: directive::PError, dl: crate::lexer::DirectiveLine) -> LowerError {
+    fn perror(&self, e: directive::PError, dl: DirectiveLine) -> LowerError {
         let toks = &self.pp.lexed.tokens;
         let off = if e.tok >= dl.end_tok {
             toks.get(dl.end_tok.saturating_sub(1))
@@ -1285,6 +1293,51 @@ fn lower_any(
     })
 }
 
+/// Records the region of the `target data` directive `dl` (view item `k`), if it is one with a
+/// structured block.
+fn record_data_region(ctx: &Ctx, k: usize, dl: DirectiveLine, regions: &mut Regions) {
+    let pp = ctx.pp;
+    let Some(directive) = target_data::parse(&pp.text, &pp.lexed.tokens, dl.first_tok, dl.end_tok)
+    else {
+        return;
+    };
+    let Ok(block_end) = ctx.view.statement_end(k + 1) else {
+        return;
+    };
+    let info = pp.line_info(dl.line);
+    regions.push(Region {
+        directive,
+        start: dl.start,
+        end: ctx.item_end(block_end),
+        at: format!("{}:{}", pp.file_name(info.file), info.line),
+    });
+}
+
+/// The variables `target spread` `d` with loop `lp` uses on its devices: those its loop and
+/// its data clauses name, except its reduction variables (the lowering replaces them with
+/// per-chunk partials).
+fn spread_uses(ctx: &Ctx, d: &SpreadDirective, lp: &stmt::Loop) -> HashSet<String> {
+    let mut used = target_data::names_used(&ctx.view, lp.for_item, lp.body_end + 1);
+    for cl in &d.clauses {
+        let data_clause = matches!(
+            cl.name.as_str(),
+            "map" | "firstprivate" | "is_device_ptr" | "has_device_addr" | "in_reduction"
+        );
+        if let (true, Some((open, close))) = (data_clause, cl.parens) {
+            used.extend(target_data::names_in_tokens(
+                &ctx.pp.text,
+                &ctx.pp.lexed.tokens,
+                open + 1,
+                close,
+            ));
+        }
+    }
+    for (_, v, _) in d.reduction_vars() {
+        used.remove(v);
+    }
+    used
+}
+
 /// Lowers every spread construct of `pp` with the default [`Options`]; errors are collected
 /// for all constructs.
 pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
@@ -1307,6 +1360,8 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
     // the if_device lines of the last one
     let mut any_bodies: Vec<(usize, usize)> = Vec::new();
     let mut any_consumed = 0usize;
+    // the target data regions seen, for the warning about one-device data in spread constructs
+    let mut data_regions = Regions::default();
     let src = pp.text.as_str();
     let toks = &pp.lexed.tokens;
     // brace depth of the code before item `scanned` (0: outside every function)
@@ -1328,6 +1383,9 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
         if k < any_consumed {
             // an if_device line of the construct just lowered
             continue;
+        }
+        if depth > 0 && pp.line_info(dl.line).file == main {
+            record_data_region(&ctx, k, dl, &mut data_regions);
         }
         let found = any::classify(src, toks, dl.first_tok, dl.end_tok);
         if any_bodies
@@ -1396,6 +1454,11 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
             }
         }
         let Some((kind, _)) = directive::classify(src, toks, dl.first_tok, dl.end_tok) else {
+            // a `target` directive of clang's with Spread's words in it (`target sprad`)
+            if let Err(e) = plain_target::check(src, toks, dl.first_tok, dl.end_tok) {
+                errors.push(ctx.perror(e, dl));
+                continue;
+            }
             // OpenMP 5.1's `num_teams(lower:upper)`, which clang 19 rejects, on a `teams` of
             // clang's: `num_teams(upper)` is a conforming number of teams
             if pp.line_info(dl.line).file == main {
@@ -1505,6 +1568,15 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
                         continue;
                     }
                 };
+                if !opts.no_target_data_warning && data_regions.one_device_around(pragma_off) {
+                    let used = spread_uses(&ctx, &d, &lp);
+                    for msg in data_regions.warnings(pragma_off, &cname, &used) {
+                        out.warnings.push(LowerError {
+                            off: pragma_off,
+                            msg,
+                        });
+                    }
+                }
                 // nowait with reductions: one task runs the construct without nowait
                 let deferred =
                     (d.nowait && !d.reductions.is_empty()).then(|| deferred_reduction(&d));
@@ -1958,6 +2030,46 @@ mod tests {
             ),
             "{out}"
         );
+    }
+
+    #[test]
+    fn spread_words_on_plain_target() {
+        let e = lower_str("void f(int n, int *a) {\n#pragma omp target sprad parallel for devices(0, 1)\n  for (int i = 0; i < n; i++) a[i] = 0;\n#pragma omp target data map(a[0:n]) devices(0)\n  { }\n}\n").unwrap_err();
+        assert_eq!(e.len(), 2, "{e:?}");
+        assert_eq!(e[0].0, "sprad");
+        assert!(e[0].1.ends_with("did you mean 'spread'?"), "{e:?}");
+        assert_eq!(e[1].0, "devices(0)");
+        assert!(
+            e[1].1
+                .starts_with("the 'devices' clause needs 'target data spread'"),
+            "{e:?}"
+        );
+        // outside a function too: clang would still ignore the rest of the directive
+        let e = lower_str("#pragma omp target update sprad to(a)\n").unwrap_err();
+        assert_eq!(e[0].0, "sprad");
+        assert!(lower_str("void f(int n, int *a) {\n#pragma omp target teams map(a[0:n]) device(1)\n  a[0] = 0;\n}\n").is_ok());
+    }
+
+    #[test]
+    fn one_device_target_data_around_spread() {
+        let code = "void f(int n, double *a, double *b, double s) {\n#pragma omp target data map(to: a[0:n], b[0:n]) map(tofrom: s)\n  for (int t = 0; t < 9; t++) {\n#pragma omp target spread parallel for devices(0, 1) reduction(+: s)\n    for (int i = 0; i < n; i++) s += a[i];\n  }\n}\n";
+        let pp = PpOutput::parse(format!("# 1 \"t.c\"\n{code}"), false, "t.c");
+        let l = lower(&pp).unwrap();
+        assert_eq!(l.warnings.len(), 1);
+        // 'b' is not used, 's' is reduced through per-chunk partials
+        assert!(
+            l.warnings[0]
+                .msg
+                .starts_with("'a' is mapped by the 'target data' at t.c:2 on one device only"),
+            "{:?}",
+            l.warnings
+        );
+        assert!(pp.text[l.warnings[0].off..].starts_with("#pragma omp target spread"));
+        let quiet = Options {
+            no_target_data_warning: true,
+            ..Options::default()
+        };
+        assert!(lower_with(&pp, &quiet).unwrap().warnings.is_empty());
     }
 
     #[test]
