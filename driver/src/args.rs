@@ -115,6 +115,16 @@ impl Invocation {
             || self.deps_only)
     }
 
+    /// Whether the command chooses its debug information (`-g`, `-g0`..`-g3`, `-ggdb`,
+    /// `-gline-tables-only`, `-gdwarf-5`, ...): without a choice, spread-cc adds
+    /// `-gline-tables-only`, so that the runtime's messages name source lines and mapped
+    /// variables (clang records both only with debug information).
+    pub fn chooses_debug_info(&self) -> bool {
+        self.args
+            .iter()
+            .any(|a| a.starts_with("-g") && !a.starts_with("-gcc-toolchain"))
+    }
+
     /// Whether clang will run the LLVM pipeline on some input (so the pass applies): C/C++
     /// sources, preprocessed sources (`.i`, `.ii`, e.g. from `spread-cc -E`) and LLVM IR.
     pub fn generates_code(&self) -> bool {
@@ -486,6 +496,15 @@ mod tests {
     fn p(args: &[&str]) -> Invocation {
         let v: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         parse(&v, Flavor::C).unwrap()
+    }
+
+    #[test]
+    fn debug_info_is_the_command_s_choice_when_it_makes_one() {
+        assert!(!p(&["-O2", "-c", "a.c"]).chooses_debug_info());
+        assert!(!p(&["--gcc-toolchain=/usr", "-c", "a.c"]).chooses_debug_info());
+        for g in ["-g", "-g0", "-g3", "-ggdb", "-gline-tables-only", "-gdwarf-5"] {
+            assert!(p(&[g, "-c", "a.c"]).chooses_debug_info(), "{g}");
+        }
     }
 
     #[test]

@@ -597,6 +597,12 @@ impl<'a> Driver<'a> {
             }
             args.push(format!("-fpass-plugin={}", plugin.display()));
         }
+        if inv.generates_code() && !inv.chooses_debug_info() {
+            // Line tables only: no change to the code, and every runtime message (a failed
+            // mapping, a chunk's error, a fault in a kernel) names the construct's line and the
+            // variable, which clang records only with debug information.
+            args.push("-gline-tables-only".into());
+        }
         let status = if sources.is_empty() {
             self.exec(args, &offload.env)
         } else {

@@ -47,7 +47,7 @@ void simd_forms(long n, float *x) {
 // CHECK-NEXT: {{^}}  for (long i = omp_spread_start; i < (long)(omp_spread_start + omp_spread_size); i += 1) x[i] += 1; } __spread_region_end(__spread_r_2); }{{$}}
 // CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_3 = { "{{.*}}combined.c", 29, __SPREAD_KIND_TARGET, __SPREAD_FLAG_NOWAIT, 0 };
 // CHECK-NEXT: #line 29
-// CHECK-NEXT: {{^}}#pragma omp target parallel for device(__spread_chunk_device(__spread_r_3)) num_threads(4) schedule(static) map(tofrom: x[omp_spread_start:omp_spread_size]) nowait{{$}}
+// CHECK-NEXT: {{^}}#pragma omp target parallel for device(__spread_chunk_device(__spread_r_3)) num_threads(4) schedule(static) map(tofrom: x[omp_spread_start:omp_spread_size]) nowait depend(inout: __spread_chunk_order(__spread_r_3)[0]){{$}}
 // CHECK-NEXT: {{^}}  for (long i = omp_spread_start; i < (long)(omp_spread_start + omp_spread_size); i = i + 1) {
 // CHECK-NEXT: {{^}}    x[i] -= 1;
 // CHECK-NEXT: {{^}}  } } __spread_region_end(__spread_r_3); }{{$}}

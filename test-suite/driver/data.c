@@ -81,15 +81,15 @@ B[omp_spread_start:omp_spread_size])
 // CHECK-LABEL: {{^}}void listings6_7(
 // CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_3 = { "{{.*}}data.c", [[L6:[0-9]+]], __SPREAD_KIND_ENTER_DATA, __SPREAD_FLAG_NOWAIT, 0 }; const int32_t __spread_devs_3[] = { (int32_t)(2), (int32_t)(0), (int32_t)(1) }; const int64_t __spread_lb_3 = (1); const int64_t __spread_ub_3 = __spread_lb_3 + __spread_length_arg(&__spread_c_3, (N-2)); const int64_t __spread_chunk_3 = (4); { __spread_region_t *__spread_r_3 = __spread_region_begin(&__spread_c_3, __spread_lb_3, __spread_ub_3, __spread_devs_3, 3, __spread_chunk_3); { const int64_t omp_spread_start = __spread_chunk_start(__spread_r_3); const int64_t omp_spread_size = __spread_chunk_size(__spread_r_3);{{$}}
 // CHECK-NEXT: {{^}}#line [[L6]] "{{.*}}data.c"
-// CHECK-NEXT: {{^}}#pragma omp target enter data device(__spread_chunk_device(__spread_r_3)) nowait map(to:A[omp_spread_start-1:omp_spread_size+2], B[omp_spread_start :omp_spread_size ]){{$}}
+// CHECK-NEXT: {{^}}#pragma omp target enter data device(__spread_chunk_device(__spread_r_3)) nowait map(to:A[omp_spread_start-1:omp_spread_size+2], B[omp_spread_start :omp_spread_size ]) depend(inout: __spread_chunk_order(__spread_r_3)[0]){{$}}
 // CHECK-NEXT: {{^}}#line [[L6]] "{{.*}}data.c"
 // CHECK-NEXT: {{^}}} __spread_region_end(__spread_r_3); } }{{$}}
 // CHECK: {{^}}{ static const __spread_construct_t __spread_c_4 = { "{{.*}}data.c", [[L7:[0-9]+]], __SPREAD_KIND_UPDATE, __SPREAD_FLAG_NOWAIT, 0 };
 // CHECK-NEXT: {{^}}#line [[L7]] "{{.*}}data.c"
-// CHECK-NEXT: {{^}}#pragma omp target update device(__spread_chunk_device(__spread_r_4)) nowait depend(inout: A[omp_spread_start:omp_spread_size]) to( A[omp_spread_start-1:omp_spread_size+2]) from(B[omp_spread_start :omp_spread_size ]){{$}}
+// CHECK-NEXT: {{^}}#pragma omp target update device(__spread_chunk_device(__spread_r_4)) nowait depend(inout: A[omp_spread_start:omp_spread_size]) to( A[omp_spread_start-1:omp_spread_size+2]) from(B[omp_spread_start :omp_spread_size ]) depend(inout: __spread_chunk_order(__spread_r_4)[0]){{$}}
 // CHECK: {{^}}{ static const __spread_construct_t __spread_c_5 = { "{{.*}}data.c", [[L6X:[0-9]+]], __SPREAD_KIND_EXIT_DATA, __SPREAD_FLAG_NOWAIT, 0 };
 // CHECK-NEXT: {{^}}#line [[L6X]] "{{.*}}data.c"
-// CHECK-NEXT: {{^}}#pragma omp target exit data device(__spread_chunk_device(__spread_r_5)) nowait depend(in: B[omp_spread_start:omp_spread_size]) map(from:A[omp_spread_start:omp_spread_size], B[omp_spread_start:omp_spread_size]){{$}}
+// CHECK-NEXT: {{^}}#pragma omp target exit data device(__spread_chunk_device(__spread_r_5)) nowait depend(in: B[omp_spread_start:omp_spread_size]) map(from:A[omp_spread_start:omp_spread_size], B[omp_spread_start:omp_spread_size]) depend(inout: __spread_chunk_order(__spread_r_5)[0]){{$}}
 // CHECK-NEXT: {{^}}#line [[L6X]] "{{.*}}data.c"
 // CHECK-NEXT: {{^}}} __spread_region_end(__spread_r_5); } }{{$}}
 // CHECK-EMPTY:

@@ -34,4 +34,4 @@ int main(void) {
 // CHECK: (NEEDED) Shared library: [libomp.so.5]
 // CHECK: (RUNPATH) Library runpath: [{{.*}}target/spread/lib]
 
-// CMD: {{^.*}}clang{{[^ ]*}} -idirafter {{[^ ]*}}runtime/include -L{{[^ ]*}}target/spread/lib -Wl,-rpath,{{[^ ]*}}target/spread/lib {{.*}}link_order.c -o {{[^ ]*}} -Wl,--push-state,--no-as-needed -lomptarget -lomp -Wl,--pop-state -fopenmp -fopenmp-targets=x86_64-unknown-linux-gnu{{$}}
+// CMD: {{^.*}}clang{{[^ ]*}} -idirafter {{[^ ]*}}runtime/include -L{{[^ ]*}}target/spread/lib -Wl,-rpath,{{[^ ]*}}target/spread/lib {{.*}}link_order.c -o {{[^ ]*}} -Wl,--push-state,--no-as-needed -lomptarget -lomp -Wl,--pop-state -fopenmp -fopenmp-targets=x86_64-unknown-linux-gnu -gline-tables-only{{$}}

@@ -33,7 +33,7 @@ void f(int n, int *a) {
   }
   // CHECK: {{^}}{ static const __spread_construct_t __spread_c_2 = { "{{.*}}macros.c", [[@LINE-4]], __SPREAD_KIND_TARGET, __SPREAD_FLAG_NOWAIT, 0 }; const int32_t __spread_devs_2[] = { (int32_t)(2), (int32_t)(0), (int32_t)(1) };
   // CHECK-NEXT: {{^}}#line [[@LINE-5]] "{{.*}}macros.c"
-  // CHECK-NEXT: {{^}}#pragma omp target device(__spread_chunk_device(__spread_r_2)) nowait map(tofrom: a[omp_spread_start:omp_spread_size]){{$}}
+  // CHECK-NEXT: {{^}}#pragma omp target device(__spread_chunk_device(__spread_r_2)) nowait map(tofrom: a[omp_spread_start:omp_spread_size]) depend(inout: __spread_chunk_order(__spread_r_2)[0]){{$}}
   // CHECK-NEXT: {{^}}  for (int i = omp_spread_start; i < (int)(omp_spread_start + omp_spread_size); i++) {{[{]}}{{$}}
   // lines of the body that no construct touches stay as written
   // CHECK-NEXT: {{^}}    a[i] = ADD(a[i], 3);{{$}}

@@ -24,6 +24,6 @@ int square(int x) {
 
 // the preprocessing run, then clang on the file itself
 // CMD: {{^.*}}clang{{[^ ]*}} -E -fopenmp {{.*}}plain_openmp.c
-// CMD-NEXT: {{^.*}}clang{{[^ ]*}} -idirafter {{[^ ]*}}runtime/include -c {{[^ ]*}}plain_openmp.c -o {{[^ ]*}} -fopenmp -fopenmp-targets=x86_64-unknown-linux-gnu -fpass-plugin={{.*}}libspread_pass.so{{$}}
+// CMD-NEXT: {{^.*}}clang{{[^ ]*}} -idirafter {{[^ ]*}}runtime/include -c {{[^ ]*}}plain_openmp.c -o {{[^ ]*}} -fopenmp -fopenmp-targets=x86_64-unknown-linux-gnu -fpass-plugin={{.*}}libspread_pass.so -gline-tables-only{{$}}
 // the user's -fopenmp and targets are kept and not repeated
-// USER: {{^.*}}clang{{[^ ]*}} -idirafter {{[^ ]*}}runtime/include -fopenmp -fopenmp-targets=x86_64-unknown-linux-gnu -c {{[^ ]*}}plain_openmp.c -o {{[^ ]*}}{{$}}
+// USER: {{^.*}}clang{{[^ ]*}} -idirafter {{[^ ]*}}runtime/include -fopenmp -fopenmp-targets=x86_64-unknown-linux-gnu -c {{[^ ]*}}plain_openmp.c -o {{[^ ]*}} -gline-tables-only{{$}}

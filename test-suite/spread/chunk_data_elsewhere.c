@@ -14,7 +14,10 @@
 // RUN: not --crash %preload-run %t pointers 2>&1 | FileCheck %s --check-prefix=PTR
 // RUN: %t sections 2>&1 | FileCheck %s --check-prefix=SEC
 // RUN: %t plain 2>&1 | FileCheck %s --check-prefix=PLAIN
-// RUN: %spread-cc -O1 %s -o %t.nog
+// spread-cc records line tables (and so the names) unless the command chooses:
+// RUN: %spread-cc -O1 %s -o %t.default
+// RUN: not --crash %t.default pointers 2>&1 | FileCheck %s --check-prefix=PTR
+// RUN: %spread-cc -g0 -O1 %s -o %t.nog
 // RUN: not --crash %t.nog pointers 2>&1 | FileCheck %s --check-prefix=NOG
 //
 // PTR: omptarget message: 'g' is not mapped on device 1, but device 0 maps it (g[0:{{.*}}], declared at {{.*}}chunk_data_elsewhere.c:{{[0-9]+}}:{{[0-9]+}}): the chunk would get its host address. Map the data on every device of the construct: `target data spread`
