@@ -502,7 +502,14 @@ mod tests {
     fn debug_info_is_the_command_s_choice_when_it_makes_one() {
         assert!(!p(&["-O2", "-c", "a.c"]).chooses_debug_info());
         assert!(!p(&["--gcc-toolchain=/usr", "-c", "a.c"]).chooses_debug_info());
-        for g in ["-g", "-g0", "-g3", "-ggdb", "-gline-tables-only", "-gdwarf-5"] {
+        for g in [
+            "-g",
+            "-g0",
+            "-g3",
+            "-ggdb",
+            "-gline-tables-only",
+            "-gdwarf-5",
+        ] {
             assert!(p(&[g, "-c", "a.c"]).chooses_debug_info(), "{g}");
         }
     }

@@ -720,7 +720,7 @@ pub struct PostEnd {
     key: usize,
     /// The entry's [id](Entry::id): it may be retired, and another entry take its key, before
     /// [`end_finish`] runs.
-    id: u64,
+    id: u32,
     begin: usize,
     size: usize,
     from: bool,
@@ -835,7 +835,7 @@ pub fn end_finish(cx: &mut Ctx<'_>, table: &mut MappingTable, post: PostEnds) ->
     // its last release. Most constructs name few entries, and later releases are counted by a
     // scan; long lists count them once.
     const SCAN: usize = 64;
-    let mut counts: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
+    let mut counts: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
     if post.len() > SCAN {
         for p in &post {
             *counts.entry(p.id).or_default() += 1;

@@ -63,8 +63,10 @@ pub struct Entry {
     /// released the entry again would free memory the other's work still uses.
     pub finishing: u32,
     /// Tells the entry apart from a later one at the same host address once it is
-    /// [retired](MappingTable::retire): assigned by [`MappingTable::insert`].
-    pub id: u64,
+    /// [retired](MappingTable::retire): assigned by [`MappingTable::insert`] (32 bits, beside
+    /// `finishing`: a construct's lists of entries are copied around, and their size shows in
+    /// a launch's cost; a retired entry is also matched by its key, so a wrapped id is harmless).
+    pub id: u32,
 }
 
 impl Entry {
@@ -209,7 +211,7 @@ pub struct MappingTable {
     /// the constructs that released them finish. Not found by lookups.
     retired: Vec<Entry>,
     /// The id the next inserted entry gets.
-    next_id: u64,
+    next_id: u32,
 }
 
 impl MappingTable {
@@ -247,7 +249,7 @@ impl MappingTable {
     /// [`lookup`](Self::lookup) that the range overlaps nothing.
     pub fn insert(&mut self, mut entry: Entry) -> usize {
         let key = entry.host_begin;
-        self.next_id += 1;
+        self.next_id = self.next_id.wrapping_add(1);
         entry.id = self.next_id;
         self.entries.insert(key, entry);
         key
@@ -282,20 +284,28 @@ impl MappingTable {
 
     /// The entry a construct released (`key`, `id`), in the table or retired, for that
     /// construct to finish.
-    pub fn get_released(&mut self, key: usize, id: u64) -> Option<&mut Entry> {
+    #[inline]
+    pub fn get_released(&mut self, key: usize, id: u32) -> Option<&mut Entry> {
         match self.entries.get_mut(&key) {
             Some(e) if e.id == id => Some(e),
-            _ => self.retired.iter_mut().find(|e| e.id == id),
+            _ => self
+                .retired
+                .iter_mut()
+                .find(|e| e.id == id && e.host_begin == key),
         }
     }
 
     /// Takes the entry (`key`, `id`) out of the table or of the retired ones (its memory is the
     /// caller's to free).
-    pub fn remove_released(&mut self, key: usize, id: u64) -> Option<Entry> {
+    #[inline]
+    pub fn remove_released(&mut self, key: usize, id: u32) -> Option<Entry> {
         if self.entries.get(&key).is_some_and(|e| e.id == id) {
             return self.entries.remove(&key);
         }
-        let i = self.retired.iter().position(|e| e.id == id)?;
+        let i = self
+            .retired
+            .iter()
+            .position(|e| e.id == id && e.host_begin == key)?;
         Some(self.retired.swap_remove(i))
     }
 
