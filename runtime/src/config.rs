@@ -3,6 +3,7 @@
 //! wrong and what is used instead) whatever `SPREAD_INFO` says; values that name devices are
 //! checked once the devices are known ([`check`]).
 
+mod check;
 pub mod sharing;
 
 use std::collections::BTreeMap;
