@@ -1,7 +1,7 @@
 //! Settings read from the environment once, at start-up: every `SPREAD_*` variable and the
 //! libomptarget ones Spread honours. A bad value is reported (the variable, its value, what is
 //! wrong and what is used instead) whatever `SPREAD_INFO` says; values that name devices are
-//! checked once the devices are known ([`check`]).
+//! checked once the devices are known (`config/check.rs`, [`Config::check_devices`]).
 
 mod check;
 pub mod sharing;

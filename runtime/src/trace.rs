@@ -1,7 +1,7 @@
 //! `SPREAD_TRACE=out.json`: a timeline of device work in Chrome's trace-event format (opens in
 //! Perfetto or chrome://tracing), one track per device, one event per transfer and kernel,
 //! labelled with the construct and chunk it belongs to. `SPREAD_TRACE=out.html` writes a page
-//! any browser opens instead, of bounded size however long the run ([`html`]).
+//! any browser opens instead, of bounded size however long the run (`trace/html.rs`).
 
 mod html;
 
