@@ -100,6 +100,13 @@ INFO_RESNODESC = re.compile(r"^spread: auto: (?:(\S+):(\d+): )?kernel (\S+) runs
 INFO_REFUSED = re.compile(r"^spread: auto: (?:(\S+):(\d+): )?kernel (\S+) runs on device (\d+): (.*)$")
 INFO_NODESC = re.compile(r"^spread: auto: (?:(\S+):(\d+): )?kernel (\S+) has no descriptor")
 INFO_BLOCK = re.compile(r"^spread: auto: block \[")
+# At exit, one line per kernel: its launches per decision (the decision lines above are printed
+# once per kernel and decision, so they no longer count launches).
+INFO_SUMMARY = re.compile(r"^spread: auto: summary: (?:(\S+):(\d+): )?kernel (\S+): \d+ launch(?:es)?: (.*)$")
+SUMMARY_PART = re.compile(
+    r"(\d+) (spread over devices \[[^\]]*\]|on device \d+ \((.*?)\)|as written \(no descriptor\))"
+    r"(?=; \d+ (?:spread over|on device|as written)|$)"
+)
 INFO_RESIDENT = re.compile(
     r"^spread: auto: resident (\d+) bytes at \S+ released: moved (\d+) to devices, (\d+) between devices, "
     r"(\d+) to the host \((\d+) devices held a copy; copying the whole array to each and back would move (\d+)\)"
@@ -125,11 +132,27 @@ def parse_info(path):
         f = open(path, errors="replace")
     except OSError:
         return info
+    launches = None
     with f:
         for line in f:
             if not line.startswith("spread:"):
                 continue
             line = line.rstrip("\n")
+            m = INFO_SUMMARY.match(line)
+            if m:
+                if launches is None:
+                    launches = {"spread": 0, "refused": 0, "resident_nodesc": 0, "reasons": Counter()}
+                for part in SUMMARY_PART.finditer(m.group(4)):
+                    n, what, why = int(part.group(1)), part.group(2), part.group(3)
+                    if what.startswith("spread"):
+                        launches["spread"] += n
+                    elif why == "no descriptor, over resident data":
+                        launches["resident_nodesc"] += n
+                    elif why is not None:
+                        launches["refused"] += n
+                        launches["reasons"][normalize(why)] += n
+                        info["reasons_raw"].setdefault(normalize(why), why)
+                continue
             m = INFO_SPREAD.match(line)
             if m:
                 info["spread"] += 1
@@ -168,6 +191,9 @@ def parse_info(path):
                 continue
             if len(info["other"]) < 20:
                 info["other"].append(line[:300])
+    if launches is not None:
+        # A runtime that counts launches at exit: its counts, not the decision lines'.
+        info.update(launches)
     return info
 
 

@@ -1,4 +1,12 @@
-//! Settings read from the environment once, at start-up.
+//! Settings read from the environment once, at start-up: every `SPREAD_*` variable and the
+//! libomptarget ones Spread honours. A bad value is reported (the variable, its value, what is
+//! wrong and what is used instead) whatever `SPREAD_INFO` says; values that name devices are
+//! checked once the devices are known (`config/check.rs`, [`Config::check_devices`]).
+
+mod check;
+pub mod sharing;
+
+use std::collections::BTreeMap;
 
 /// Spread's own settings (`SPREAD_*`) and the libomptarget ones it honours.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,8 +79,12 @@ pub struct Config {
     pub exact_teams: bool,
     /// `SPREAD_PROFILE=summary`: print where the time went, per device, at exit.
     pub profile: bool,
+    /// Task sharing's settings (`SPREAD_TOKEN_POOL`, `SPREAD_ANY_*`, `SPREAD_KIND_ALIAS`, ...).
+    pub sharing: sharing::Settings,
     /// Problems found while reading the settings, reported once by the runtime.
     pub warnings: Vec<String>,
+    /// The variables read that were set, with their values ([`Config::raw`]).
+    raw: BTreeMap<&'static str, String>,
 }
 
 /// Who completes `nowait` constructs (`SPREAD_NOWAIT`).
@@ -188,6 +200,9 @@ pub fn parse_devices(spec: &str) -> std::result::Result<Vec<DeviceRequest>, Stri
             "cuda" | "nvidia" | "gpu" => DeviceKind::Cuda,
             other => return Err(format!("unknown device kind {other:?} (known: cuda, host)")),
         };
+        if kind == DeviceKind::Host && count.is_some_and(|n| n > MAX_HOST_DEVICES) {
+            return Err(format!("{item:?}: at most {MAX_HOST_DEVICES} host devices"));
+        }
         if out.iter().any(|r| r.kind == kind) {
             return Err(format!("{} is listed twice", kind.as_str()));
         }
@@ -224,25 +239,23 @@ impl Fault {
     pub fn parse(s: &str) -> std::result::Result<Fault, String> {
         let parts: Vec<&str> = s.split(':').map(str::trim).collect();
         let [rank, command, action] = parts.as_slice() else {
-            return Err(format!(
-                "{s:?}: expected rank:command:action (action exit, kill or hang)"
-            ));
+            return Err("expected rank:command:action (action exit, kill or hang)".to_string());
         };
         let rank = rank
             .parse()
-            .map_err(|_| format!("{s:?}: the rank is not a number"))?;
+            .map_err(|_| format!("the rank {rank:?} is not a number"))?;
         let command =
             match *command {
                 "leave" => 0,
                 c => c.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
-                    format!("{s:?}: the message is not a number from 1, nor 'leave'")
+                    format!("the message {c:?} is not a number from 1, nor 'leave'")
                 })?,
             };
         let action = match *action {
             "exit" => FaultAction::Exit,
             "kill" => FaultAction::Kill,
             "hang" => FaultAction::Hang,
-            a => return Err(format!("{s:?}: unknown action {a:?} (exit, kill or hang)")),
+            a => return Err(format!("unknown action {a:?} (exit, kill or hang)")),
         };
         Ok(Fault {
             rank,
@@ -281,280 +294,364 @@ pub const MAX_STREAMS: usize = 64;
 /// Largest accepted `SPREAD_HOST_DEVICES`.
 pub const MAX_HOST_DEVICES: usize = 64;
 
-impl Config {
-    /// Reads the settings through `var` (the process environment in production).
-    pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> Self {
-        let mut warnings = Vec::new();
-        let host_devices = match var("SPREAD_HOST_DEVICES") {
-            None => 4,
-            Some(v) => match v.trim().parse::<usize>() {
-                Ok(n) if n <= MAX_HOST_DEVICES => n,
-                _ => {
-                    warnings.push(format!(
-                        "SPREAD_HOST_DEVICES={v:?} is not a number from 0 to {MAX_HOST_DEVICES}; using 4"
-                    ));
-                    4
-                }
-            },
+/// Reads variables through the lookup, keeps what each was set to (for messages that name the
+/// value later, [`Config::check_devices`]) and collects the warnings.
+struct Reader<F> {
+    var: F,
+    raw: BTreeMap<&'static str, String>,
+    warnings: Vec<String>,
+}
+
+impl<F: Fn(&str) -> Option<String>> Reader<F> {
+    /// The value of `name` (`None`: unset).
+    fn get(&mut self, name: &'static str) -> Option<String> {
+        let v = (self.var)(name)?;
+        self.raw.insert(name, v.clone());
+        Some(v)
+    }
+
+    /// The value of `name`, `None` when unset or blank.
+    fn get_set(&mut self, name: &'static str) -> Option<String> {
+        self.get(name).filter(|v| !v.trim().is_empty())
+    }
+
+    fn warn(&mut self, w: String) {
+        self.warnings.push(w);
+    }
+
+    /// A whole number in `ok`: `default` when unset; reported and `default` when not one.
+    fn number<T: std::str::FromStr>(
+        &mut self,
+        name: &'static str,
+        ok: impl Fn(&T) -> bool,
+        want: &str,
+        default: T,
+        instead: &str,
+    ) -> T {
+        let Some(v) = self.get(name) else {
+            return default;
         };
-        let host_threads = match var("SPREAD_HOST_THREADS") {
-            None => None,
-            Some(v) => match v.trim().parse::<usize>() {
-                Ok(n) if n >= 1 => Some(n),
-                _ => {
-                    warnings.push(format!(
-                        "SPREAD_HOST_THREADS={v:?} is not a positive number; ignoring it"
-                    ));
-                    None
-                }
-            },
-        };
-        let schedule = var("SPREAD_SCHEDULE").and_then(|v| {
-            let spec = crate::sched::Spec::parse(&v);
-            if spec.is_none() && !v.trim().is_empty() {
-                warnings.push(format!(
-                    "SPREAD_SCHEDULE={v:?} is not KIND[,CHUNK] with KIND static, dynamic, adaptive or static_opt and CHUNK > 0; using static"
-                ));
+        match v.trim().parse::<T>() {
+            Ok(n) if ok(&n) => n,
+            _ => {
+                self.warn(format!("{name}={v:?} is not {want}; {instead}"));
+                default
             }
-            spec
-        });
-        let sched_profile =
-            var("SPREAD_SCHED_PROFILE").and_then(|v| crate::sched::model::ProfileFile::parse(&v));
-        let host_device_threads = match var("SPREAD_HOST_DEVICE_THREADS") {
+        }
+    }
+
+    /// A value parsed by `parse`: `None` when unset or blank; reported (`{name}={v:?}: {why};
+    /// {instead}`) and `None` when `parse` refuses it.
+    fn parsed<T>(
+        &mut self,
+        name: &'static str,
+        parse: impl FnOnce(&str) -> std::result::Result<T, String>,
+        instead: &str,
+    ) -> Option<T> {
+        let v = self.get_set(name)?;
+        match parse(&v) {
+            Ok(t) => Some(t),
+            Err(why) => {
+                self.warn(format!("{name}={v:?}: {why}; {instead}"));
+                None
+            }
+        }
+    }
+
+    /// One of `choices` (compared without case, blanks trimmed): the first when unset or blank;
+    /// reported (`{name}={v:?} is not {want}; {instead}`) and the first when something else.
+    fn choice<T: Copy>(
+        &mut self,
+        name: &'static str,
+        choices: &[(&str, T)],
+        want: &str,
+        instead: &str,
+    ) -> T {
+        let first = choices[0].1;
+        let Some(v) = self.get_set(name) else {
+            return first;
+        };
+        let word = v.trim().to_ascii_lowercase();
+        if let Some(&(_, t)) = choices.iter().find(|(w, _)| *w == word) {
+            return t;
+        }
+        self.warn(format!("{name}={v:?} is not {want}; {instead}"));
+        first
+    }
+}
+
+/// `SPREAD_INFO`'s items.
+#[derive(Default)]
+struct InfoItems {
+    chunks: bool,
+    memory: bool,
+    devices: bool,
+    placement: bool,
+    any: bool,
+    remote: bool,
+    auto: bool,
+}
+
+const INFO_ITEMS: &str = "chunks, memory, devices, placement, any, remote, auto";
+
+fn read_info<F: Fn(&str) -> Option<String>>(r: &mut Reader<F>) -> InfoItems {
+    let mut items = InfoItems::default();
+    let value = r.get("SPREAD_INFO").unwrap_or_default();
+    let mut unknown = Vec::new();
+    for word in value.split(',').map(str::trim) {
+        match word.to_ascii_lowercase().as_str() {
+            "" => {}
+            "chunks" => items.chunks = true,
+            "memory" => items.memory = true,
+            "devices" => items.devices = true,
+            "placement" => items.placement = true,
+            "any" => items.any = true,
+            "remote" => items.remote = true,
+            "auto" => items.auto = true,
+            _ => unknown.push(format!("{word:?}")),
+        }
+    }
+    if !unknown.is_empty() {
+        r.warn(format!(
+            "SPREAD_INFO={value:?}: unknown item{} {} (known: {INFO_ITEMS}); ignoring {}",
+            if unknown.len() == 1 { "" } else { "s" },
+            unknown.join(", "),
+            if unknown.len() == 1 { "it" } else { "them" }
+        ));
+    }
+    items
+}
+
+fn read_libomptarget_info<F: Fn(&str) -> Option<String>>(r: &mut Reader<F>) -> u32 {
+    match r.get_set("LIBOMPTARGET_INFO") {
+        None => 0,
+        Some(v) => parse_info(&v).unwrap_or_else(|| {
+            r.warn(format!(
+                "LIBOMPTARGET_INFO={v:?} is not a number (decimal, 0x hexadecimal, or -1); using 0"
+            ));
+            0
+        }),
+    }
+}
+
+/// `SPREAD_CU_DEVICES`: comma-separated device numbers.
+fn parse_device_list(v: &str) -> std::result::Result<Vec<i32>, String> {
+    v.split(',')
+        .map(|d| d.trim().parse::<i32>().ok().filter(|&d| d >= 0))
+        .collect::<Option<Vec<i32>>>()
+        .ok_or_else(|| "not a comma-separated list of device numbers".to_string())
+}
+
+fn read_devices<F: Fn(&str) -> Option<String>>(r: &mut Reader<F>) -> Vec<DeviceRequest> {
+    r.parsed(
+        "SPREAD_DEVICES",
+        parse_devices,
+        "using the default (cuda,host)",
+    )
+    .unwrap_or_else(|| {
+        [DeviceKind::Cuda, DeviceKind::Host]
+            .into_iter()
+            .map(|kind| DeviceRequest { kind, count: None })
+            .collect()
+    })
+}
+
+fn read_gpu<F: Fn(&str) -> Option<String>>(r: &mut Reader<F>) -> GpuSettings {
+    let mut number = |name: &'static str| -> Option<u64> {
+        let v = r.get_set(name)?;
+        match v.trim().parse::<u64>() {
+            Ok(n) => Some(n),
+            Err(_) => {
+                r.warn(format!("{name}={v:?} is not a number; ignoring it"));
+                None
+            }
+        }
+    };
+    let small = |n: Option<u64>| n.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX));
+    GpuSettings {
+        heap_size: number("LIBOMPTARGET_HEAP_SIZE"),
+        stack_size: number("LIBOMPTARGET_STACK_SIZE"),
+        shared_memory: small(number("LIBOMPTARGET_SHARED_MEMORY_SIZE")),
+        num_teams: small(number("OMP_NUM_TEAMS")),
+        teams_thread_limit: small(number("OMP_TEAMS_THREAD_LIMIT")),
+        rtl_debug: small(number("LIBOMPTARGET_DEVICE_RTL_DEBUG")),
+        lock_mapped: r.choice(
+            "LIBOMPTARGET_LOCK_MAPPED_HOST_BUFFERS",
+            &[
+                ("0", false),
+                ("false", false),
+                ("off", false),
+                ("no", false),
+                ("1", true),
+                ("true", true),
+                ("on", true),
+                ("yes", true),
+            ],
+            "a boolean (1/true/on/yes or 0/false/off/no)",
+            "not locking mapped buffers",
+        ),
+    }
+}
+
+/// `SPREAD_REMOTE` and its companions. The companions are read (and checked) whether or not
+/// `SPREAD_REMOTE` asks for MPI, so a bad value is reported before it matters.
+fn read_remote<F: Fn(&str) -> Option<String>>(r: &mut Reader<F>) -> Option<RemoteSettings> {
+    let timeout = r.number(
+        "SPREAD_REMOTE_TIMEOUT",
+        |s: &f64| *s > 0.0 && s.is_finite(),
+        "a positive number of seconds",
+        30.0,
+        "using 30",
+    );
+    let fault = r.parsed("SPREAD_REMOTE_FAULT", Fault::parse, "no fault is injected");
+    let lib = r.get_set("SPREAD_REMOTE_LIB");
+    let transport = r.choice(
+        "SPREAD_REMOTE",
+        &[("off", false), ("0", false), ("none", false), ("mpi", true)],
+        "a known transport (mpi; or off)",
+        "no remote devices",
+    );
+    transport.then(|| RemoteSettings {
+        timeout: std::time::Duration::from_secs_f64(timeout),
+        lib,
+        fault,
+    })
+}
+
+fn read_sched_profile<F: Fn(&str) -> Option<String>>(
+    r: &mut Reader<F>,
+) -> Option<crate::sched::model::ProfileFile> {
+    r.parsed(
+        "SPREAD_SCHED_PROFILE",
+        |v| {
+            let v = v.trim();
+            let file = v
+                .strip_prefix("load:")
+                .or_else(|| v.strip_prefix("record:"))
+                .unwrap_or(v);
+            match crate::sched::model::ProfileFile::parse(v) {
+                Some(p) if !file.trim().is_empty() => Ok(p),
+                _ => Err("names no file".to_string()),
+            }
+        },
+        "the schedules' rates are neither read nor written",
+    )
+}
+
+impl Config {
+    /// Reads the settings through `var` (the process environment in production). A bad value
+    /// is reported in [`Config::warnings`] (the variable, the value, what is wrong, what is used
+    /// instead) and the default used; values naming devices are checked later, against the
+    /// devices found ([`Config::check_devices`]).
+    pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> Self {
+        let mut r = Reader {
+            var,
+            raw: BTreeMap::new(),
+            warnings: Vec::new(),
+        };
+        let r = &mut r;
+        let host_devices = r.number(
+            "SPREAD_HOST_DEVICES",
+            |n: &usize| *n <= MAX_HOST_DEVICES,
+            &format!("a number from 0 to {MAX_HOST_DEVICES}"),
+            4,
+            "using 4",
+        );
+        let host_threads = Some(r.number(
+            "SPREAD_HOST_THREADS",
+            |n: &usize| *n >= 1,
+            "a positive number",
+            0,
+            "ignoring it",
+        ))
+        .filter(|&n| n >= 1);
+        let schedule = r.parsed(
+            "SPREAD_SCHEDULE",
+            |v| {
+                crate::sched::Spec::parse(v).ok_or_else(|| {
+                    "not KIND[,CHUNK] with KIND static, dynamic, adaptive or static_opt and CHUNK > 0"
+                        .to_string()
+                })
+            },
+            "using static",
+        );
+        let sched_profile = read_sched_profile(r);
+        // (Set but blank is an error here: a list of no counts.)
+        let host_device_threads = match r.get("SPREAD_HOST_DEVICE_THREADS") {
             None => Vec::new(),
             Some(v) => parse_thread_list(&v).unwrap_or_else(|why| {
-                warnings.push(format!(
+                r.warn(format!(
                     "SPREAD_HOST_DEVICE_THREADS={v:?}: {why}; using the default (threads shared among host devices)"
                 ));
                 Vec::new()
             }),
         };
-        let host_device_cores = match var("SPREAD_HOST_DEVICE_CORES") {
-            None => Vec::new(),
-            Some(v) => parse_core_lists(&v).unwrap_or_else(|why| {
-                warnings.push(format!(
-                    "SPREAD_HOST_DEVICE_CORES={v:?}: {why}; using the default (no pinning)"
-                ));
-                Vec::new()
-            }),
-        };
-        let info = var("LIBOMPTARGET_INFO").map_or(0, |v| parse_info(&v));
-        let mut info_chunks = false;
-        let mut info_memory = false;
-        let mut info_devices = false;
-        let mut info_placement = false;
-        let mut info_any = false;
-        let mut info_remote = false;
-        let mut info_auto = false;
-        for word in var("SPREAD_INFO")
-            .unwrap_or_default()
-            .split(',')
-            .map(str::trim)
-        {
-            match word {
-                "" => {}
-                "chunks" => info_chunks = true,
-                "memory" => info_memory = true,
-                "devices" => info_devices = true,
-                "placement" => info_placement = true,
-                "any" => info_any = true,
-                "remote" => info_remote = true,
-                "auto" => info_auto = true,
-                other => warnings.push(format!(
-                    "SPREAD_INFO: unknown item {other:?} (known: chunks, memory, devices, placement, any, remote, auto)"
-                )),
-            }
-        }
-        let auto = var("SPREAD_AUTO").and_then(|v| {
-            parse_auto(&v).unwrap_or_else(|why| {
-                warnings.push(format!(
-                    "SPREAD_AUTO={v:?}: {why}; automatic spreading is off"
-                ));
-                None
-            })
-        });
-        let auto_min = match var("SPREAD_AUTO_MIN") {
-            None => AUTO_MIN_DEFAULT,
-            Some(v) => match v.trim().parse::<u64>() {
-                Ok(n) if n > 0 => n,
-                _ => {
-                    warnings.push(format!(
-                        "SPREAD_AUTO_MIN={v:?} is not a positive number of iterations; using {AUTO_MIN_DEFAULT}"
-                    ));
-                    AUTO_MIN_DEFAULT
-                }
-            },
-        };
-        let cu_devices = var("SPREAD_CU_DEVICES").and_then(|v| {
-            let list: Option<Vec<i32>> = v
-                .split(',')
-                .map(|d| d.trim().parse::<i32>().ok().filter(|&d| d >= 0))
-                .collect();
-            if list.is_none() {
-                warnings.push(format!(
-                    "SPREAD_CU_DEVICES={v:?} is not a comma-separated list of device numbers; using 0,1,2,..."
-                ));
-            }
-            list
-        });
-        let trace = var("SPREAD_TRACE").filter(|p| !p.is_empty());
-        let default_devices = || {
-            [DeviceKind::Cuda, DeviceKind::Host]
-                .into_iter()
-                .map(|kind| DeviceRequest { kind, count: None })
-                .collect::<Vec<_>>()
-        };
-        let devices = match var("SPREAD_DEVICES") {
-            None => default_devices(),
-            Some(v) => match parse_devices(&v) {
-                Ok(d) => d,
-                Err(why) => {
-                    warnings.push(format!(
-                        "SPREAD_DEVICES={v:?}: {why}; using the default (cuda,host)"
-                    ));
-                    default_devices()
-                }
-            },
-        };
-        let profile = match var("SPREAD_PROFILE").as_deref().map(str::trim) {
-            None | Some("") | Some("0") | Some("off") => false,
-            Some("summary") | Some("1") => true,
-            Some(v) => {
-                warnings.push(format!(
-                    "SPREAD_PROFILE={v:?} is not 'summary'; no profile is printed"
-                ));
-                false
-            }
-        };
-        let nowait_var = var("SPREAD_NOWAIT");
-        let nowait = NowaitMode::parse(nowait_var.as_deref()).unwrap_or_else(|| {
-            warnings.push(format!(
-                "SPREAD_NOWAIT={:?} is neither 'spread' nor 'libomp'; using spread",
-                nowait_var.as_deref().unwrap_or("")
-            ));
-            NowaitMode::Spread
-        });
-        let exact_teams = match var("SPREAD_TEAMS")
-            .map(|v| v.trim().to_ascii_lowercase())
-            .as_deref()
-        {
-            None | Some("") | Some("libomp") => false,
-            Some("exact") => true,
-            Some(other) => {
-                warnings.push(format!(
-                    "SPREAD_TEAMS={other:?} is neither 'libomp' nor 'exact'; using libomp"
-                ));
-                false
-            }
-        };
-        let streams_per_device = match var("SPREAD_STREAMS") {
-            None => 8,
-            Some(v) => match v.trim().parse::<usize>() {
-                Ok(n) if (1..=MAX_STREAMS).contains(&n) => n,
-                _ => {
-                    warnings.push(format!(
-                        "SPREAD_STREAMS={v:?} is not a number from 1 to {MAX_STREAMS}; using 8"
-                    ));
-                    8
-                }
-            },
-        };
-        let alloc_cache = match var("SPREAD_ALLOC_CACHE") {
-            None => None,
-            Some(v) => match parse_bytes(&v) {
-                Some(n) => Some(n),
-                None => {
-                    warnings.push(format!(
-                        "SPREAD_ALLOC_CACHE={v:?} is not a size (bytes, or with K, M or G); using the default"
-                    ));
-                    None
-                }
-            },
-        };
-        let mut number = |name: &str| -> Option<u64> {
-            let v = var(name)?;
-            match v.trim().parse::<u64>() {
-                Ok(n) => Some(n),
-                Err(_) => {
-                    warnings.push(format!("{name}={v:?} is not a number; ignoring it"));
-                    None
-                }
-            }
-        };
-        let small = |n: Option<u64>| n.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX));
-        let gpu = GpuSettings {
-            heap_size: number("LIBOMPTARGET_HEAP_SIZE"),
-            stack_size: number("LIBOMPTARGET_STACK_SIZE"),
-            shared_memory: small(number("LIBOMPTARGET_SHARED_MEMORY_SIZE")),
-            num_teams: small(number("OMP_NUM_TEAMS")),
-            teams_thread_limit: small(number("OMP_TEAMS_THREAD_LIMIT")),
-            rtl_debug: small(number("LIBOMPTARGET_DEVICE_RTL_DEBUG")),
-            lock_mapped: match var("LIBOMPTARGET_LOCK_MAPPED_HOST_BUFFERS")
-                .as_deref()
-                .map(str::trim)
-            {
-                None | Some("") => false,
-                Some(v)
-                    if ["1", "true", "on", "yes"]
-                        .iter()
-                        .any(|t| v.eq_ignore_ascii_case(t)) =>
-                {
-                    true
-                }
-                Some(v)
-                    if ["0", "false", "off", "no"]
-                        .iter()
-                        .any(|t| v.eq_ignore_ascii_case(t)) =>
-                {
-                    false
-                }
-                Some(v) => {
-                    warnings.push(format!(
-                        "LIBOMPTARGET_LOCK_MAPPED_HOST_BUFFERS={v:?} is not a boolean (1/true/on/yes or 0/false/off/no); not locking mapped buffers"
-                    ));
-                    false
-                }
-            },
-        };
-        let remote = match var("SPREAD_REMOTE").as_deref().map(str::trim) {
-            None | Some("") | Some("0") | Some("off") | Some("none") => None,
-            Some(v) if v.eq_ignore_ascii_case("mpi") => {
-                let timeout = match var("SPREAD_REMOTE_TIMEOUT") {
-                    None => 30.0,
-                    Some(t) => match t.trim().parse::<f64>() {
-                        Ok(s) if s > 0.0 && s.is_finite() => s,
-                        _ => {
-                            warnings.push(format!(
-                                "SPREAD_REMOTE_TIMEOUT={t:?} is not a positive number of seconds; using 30"
-                            ));
-                            30.0
-                        }
-                    },
-                };
-                let fault = var("SPREAD_REMOTE_FAULT").and_then(|f| {
-                    Fault::parse(&f)
-                        .map_err(|why| warnings.push(format!("SPREAD_REMOTE_FAULT: {why}")))
-                        .ok()
-                });
-                Some(RemoteSettings {
-                    timeout: std::time::Duration::from_secs_f64(timeout),
-                    lib: var("SPREAD_REMOTE_LIB").filter(|p| !p.is_empty()),
-                    fault,
-                })
-            }
-            Some(v) => {
-                warnings.push(format!(
-                    "SPREAD_REMOTE={v:?}: unknown transport (known: mpi); no remote devices"
-                ));
-                None
-            }
-        };
+        let host_device_cores = r
+            .parsed(
+                "SPREAD_HOST_DEVICE_CORES",
+                parse_core_lists,
+                "using the default (no pinning)",
+            )
+            .unwrap_or_default();
+        let info = read_libomptarget_info(r);
+        let items = read_info(r);
+        let auto = r
+            .parsed("SPREAD_AUTO", parse_auto, "automatic spreading is off")
+            .flatten();
+        let auto_min = r.number(
+            "SPREAD_AUTO_MIN",
+            |n: &u64| *n > 0,
+            "a positive number of iterations",
+            AUTO_MIN_DEFAULT,
+            &format!("using {AUTO_MIN_DEFAULT}"),
+        );
+        let cu_devices = r.parsed("SPREAD_CU_DEVICES", parse_device_list, "using 0,1,2,...");
+        let trace = r.get_set("SPREAD_TRACE");
+        let devices = read_devices(r);
+        let profile = r.choice(
+            "SPREAD_PROFILE",
+            &[("off", false), ("0", false), ("summary", true), ("1", true)],
+            "summary (or off)",
+            "no profile is printed",
+        );
+        let nowait = r.choice(
+            "SPREAD_NOWAIT",
+            &[
+                ("spread", NowaitMode::Spread),
+                ("libomp", NowaitMode::Libomp),
+            ],
+            "spread or libomp",
+            "using spread",
+        );
+        let exact_teams = r.choice(
+            "SPREAD_TEAMS",
+            &[("libomp", false), ("exact", true)],
+            "libomp or exact",
+            "using libomp",
+        );
+        let streams_per_device = r.number(
+            "SPREAD_STREAMS",
+            |n: &usize| (1..=MAX_STREAMS).contains(n),
+            &format!("a number from 1 to {MAX_STREAMS}"),
+            8,
+            "using 8",
+        );
+        let alloc_cache = r.parsed(
+            "SPREAD_ALLOC_CACHE",
+            |v| parse_bytes(v).ok_or_else(|| "not a size (bytes, or with K, M or G)".to_string()),
+            "using the default",
+        );
+        let gpu = read_gpu(r);
+        let remote = read_remote(r);
+        let sharing = sharing::Settings::from_lookup(&r.var, &mut r.warnings);
+        // Checked against the devices later, and named with its value then.
+        let _ = r.get("SPREAD_KIND_ALIAS");
         Config {
             remote,
-            info_remote,
+            info_remote: items.remote,
             auto,
             auto_min,
-            info_auto,
+            info_auto: items.auto,
             host_devices,
             host_threads,
             host_device_threads,
@@ -562,12 +659,12 @@ impl Config {
             info,
             schedule,
             sched_profile,
-            info_chunks,
-            info_memory,
+            info_chunks: items.chunks,
+            info_memory: items.memory,
             trace,
-            info_devices,
-            info_placement,
-            info_any,
+            info_devices: items.devices,
+            info_placement: items.placement,
+            info_any: items.any,
             cu_devices,
             devices,
             nowait,
@@ -576,8 +673,15 @@ impl Config {
             streams_per_device,
             alloc_cache,
             gpu,
-            warnings,
+            sharing,
+            raw: std::mem::take(&mut r.raw),
+            warnings: std::mem::take(&mut r.warnings),
         }
+    }
+
+    /// What the variable `name` was set to when the settings were read (empty: unset).
+    pub fn raw(&self, name: &str) -> &str {
+        self.raw.get(name).map_or("", String::as_str)
     }
 
     /// Reads the process environment.
@@ -725,15 +829,24 @@ fn parse_bytes(v: &str) -> Option<usize> {
         .checked_mul(1usize << shift)
 }
 
-/// `LIBOMPTARGET_INFO` accepts decimal, hex (`0x`) and -1 (everything).
-fn parse_info(v: &str) -> u32 {
+/// `LIBOMPTARGET_INFO` accepts decimal, hex (`0x`) and -1 (everything); `None` for anything
+/// else.
+fn parse_info(v: &str) -> Option<u32> {
     let v = v.trim();
     let parsed = if let Some(hex) = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
         i64::from_str_radix(hex, 16).ok()
     } else {
         v.parse::<i64>().ok()
     };
-    parsed.map_or(0, |n| n as u32)
+    parsed.map(|n| n as u32)
+}
+
+/// A list as the user would write it: `0,2,5`.
+fn format_list<T: std::fmt::Display>(list: &[T]) -> String {
+    list.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 #[cfg(test)]
@@ -776,7 +889,7 @@ mod tests {
         assert!(parse_devices("host,host:2").unwrap_err().contains("twice"));
     }
 
-    fn cfg(pairs: &[(&str, &str)]) -> Config {
+    pub(super) fn cfg(pairs: &[(&str, &str)]) -> Config {
         let m: HashMap<String, String> = pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -868,6 +981,134 @@ mod tests {
             cfg(&[("SPREAD_TRACE", "t.json")]).trace.as_deref(),
             Some("t.json")
         );
+    }
+
+    /// A value of every variable, all valid: nothing to report.
+    const GOOD: &[(&str, &str)] = &[
+        ("SPREAD_HOST_DEVICES", "3"),
+        ("SPREAD_HOST_THREADS", "2"),
+        ("SPREAD_SCHEDULE", "dynamic,4"),
+        ("SPREAD_SCHED_PROFILE", "load:rates.txt"),
+        ("SPREAD_HOST_DEVICE_THREADS", "2,1"),
+        ("SPREAD_HOST_DEVICE_CORES", "0;1"),
+        ("LIBOMPTARGET_INFO", "0x20"),
+        ("SPREAD_INFO", "chunks, auto"),
+        ("SPREAD_AUTO", "0,1"),
+        ("SPREAD_AUTO_MIN", "16"),
+        ("SPREAD_CU_DEVICES", "1,0"),
+        ("SPREAD_TRACE", "t.html"),
+        ("SPREAD_DEVICES", "host:2,cuda"),
+        ("SPREAD_PROFILE", "summary"),
+        ("SPREAD_NOWAIT", "libomp"),
+        ("SPREAD_TEAMS", "exact"),
+        ("SPREAD_STREAMS", "4"),
+        ("SPREAD_ALLOC_CACHE", "1G"),
+        ("LIBOMPTARGET_HEAP_SIZE", "1024"),
+        ("LIBOMPTARGET_LOCK_MAPPED_HOST_BUFFERS", "on"),
+        ("SPREAD_REMOTE", "off"),
+        ("SPREAD_REMOTE_TIMEOUT", "2.5"),
+        ("SPREAD_REMOTE_FAULT", "1:leave:exit"),
+        ("SPREAD_TOKEN_POOL", "global"),
+        ("SPREAD_ANY_POLICY", "first"),
+        ("SPREAD_STEAL", "0"),
+        ("SPREAD_COHERENCE", "lazy"),
+        ("SPREAD_ANY_SLOTS", "cpu=2"),
+        ("SPREAD_ANY_HOST_THREADS", "2"),
+        ("SPREAD_KIND_ALIAS", "nvidia:1"),
+    ];
+
+    #[test]
+    fn a_good_environment_reports_nothing() {
+        let c = cfg(GOOD);
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        assert_eq!(c.raw("SPREAD_AUTO"), "0,1");
+        assert_eq!(c.raw("SPREAD_KIND_ALIAS"), "nvidia:1");
+        assert_eq!(c.raw("SPREAD_NOT_SET"), "");
+    }
+
+    /// Every variable with a bad value: one warning each, naming the variable and the value,
+    /// saying what is wrong and what is used instead, and the setting left at its default.
+    #[test]
+    fn every_bad_value_is_reported_once_with_what_is_used_instead() {
+        let bad: &[(&str, &str, &str)] = &[
+            ("SPREAD_HOST_DEVICES", "many", "using 4"),
+            ("SPREAD_HOST_DEVICES", "65", "using 4"),
+            ("SPREAD_HOST_THREADS", "0", "ignoring it"),
+            ("SPREAD_SCHEDULE", "guided", "using static"),
+            ("SPREAD_SCHED_PROFILE", "load:", "neither read nor written"),
+            (
+                "SPREAD_SCHED_PROFILE",
+                "record: ",
+                "neither read nor written",
+            ),
+            ("SPREAD_HOST_DEVICE_THREADS", "2,x", "using the default"),
+            (
+                "SPREAD_HOST_DEVICE_CORES",
+                "0-x",
+                "using the default (no pinning)",
+            ),
+            ("LIBOMPTARGET_INFO", "all", "using 0"),
+            ("SPREAD_INFO", "chunk,mem", "ignoring them"),
+            ("SPREAD_AUTO", "0,x", "automatic spreading is off"),
+            ("SPREAD_AUTO", "1,1", "automatic spreading is off"),
+            ("SPREAD_AUTO_MIN", "-3", "using 8192"),
+            ("SPREAD_CU_DEVICES", "1,-1", "using 0,1,2,..."),
+            (
+                "SPREAD_DEVICES",
+                "host:100",
+                "using the default (cuda,host)",
+            ),
+            ("SPREAD_DEVICES", "tpu", "using the default (cuda,host)"),
+            ("SPREAD_PROFILE", "full", "no profile is printed"),
+            ("SPREAD_NOWAIT", "helpers", "using spread"),
+            ("SPREAD_TEAMS", "all", "using libomp"),
+            ("SPREAD_STREAMS", "65", "using 8"),
+            ("SPREAD_ALLOC_CACHE", "lots", "using the default"),
+            ("LIBOMPTARGET_STACK_SIZE", "big", "ignoring it"),
+            (
+                "LIBOMPTARGET_LOCK_MAPPED_HOST_BUFFERS",
+                "maybe",
+                "not locking",
+            ),
+            ("SPREAD_REMOTE", "tcp", "no remote devices"),
+            ("SPREAD_REMOTE_TIMEOUT", "0", "using 30"),
+            ("SPREAD_REMOTE_FAULT", "1:2", "no fault is injected"),
+            ("SPREAD_TOKEN_POOL", "pool", "using the default"),
+            ("SPREAD_ANY_POLICY", "best", "using the default"),
+            ("SPREAD_STEAL", "yes", "using the default"),
+            ("SPREAD_COHERENCE", "eager", "using the default"),
+            ("SPREAD_ANY_SLOTS", "gpu=1", "using the default"),
+            ("SPREAD_ANY_HOST_THREADS", "x", "using the default"),
+            ("SPREAD_KIND_ALIAS", "gpu:0", "using the default"),
+        ];
+        let defaults = cfg(&[]);
+        for &(name, value, instead) in bad {
+            let c = cfg(&[(name, value)]);
+            assert_eq!(c.warnings.len(), 1, "{name}={value}: {:?}", c.warnings);
+            let w = &c.warnings[0];
+            assert!(w.starts_with(&format!("{name}={value:?}")), "{w}");
+            assert!(w.contains(instead), "{name}: {w}");
+            let mut c = c;
+            c.warnings.clear();
+            c.raw.clear();
+            let mut d = defaults.clone();
+            d.raw.clear();
+            assert_eq!(c, d, "{name}={value} changed a setting");
+        }
+    }
+
+    #[test]
+    fn blank_values_are_unset() {
+        for name in [
+            "SPREAD_DEVICES",
+            "SPREAD_CU_DEVICES",
+            "SPREAD_AUTO",
+            "SPREAD_TRACE",
+        ] {
+            let c = cfg(&[(name, " ")]);
+            assert!(c.warnings.is_empty(), "{name}: {:?}", c.warnings);
+            assert_eq!(c.devices, cfg(&[]).devices, "{name}");
+        }
     }
 
     #[test]

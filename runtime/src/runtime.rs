@@ -150,7 +150,7 @@ pub fn get_for_registration() -> &'static Runtime {
 impl Runtime {
     /// Starts the runtime with `config`: applies its diagnostics settings, loads the schedule
     /// model and discovers the devices (printing what discovery warns about).
-    pub fn new(config: Config) -> Self {
+    pub fn new(mut config: Config) -> Self {
         info::set_flags(config.info);
         crate::trace::init(config.trace.clone());
         crate::profile::init(config.profile);
@@ -169,6 +169,11 @@ impl Runtime {
         }
         for e in &found.errors {
             eprintln!("spread: error: {e}");
+        }
+        // Settings that name devices, now that the devices are known.
+        let kinds: Vec<_> = found.devices.iter().map(|d| d.info().kind).collect();
+        for w in config.check_devices(&kinds) {
+            eprintln!("spread: warning: {w}");
         }
         if config.info_devices {
             for n in &found.notes {

@@ -1,8 +1,11 @@
 //! `SPREAD_TRACE=out.json`: a timeline of device work in Chrome's trace-event format (opens in
 //! Perfetto or chrome://tracing), one track per device, one event per transfer and kernel,
-//! labelled with the construct and chunk it belongs to.
+//! labelled with the construct and chunk it belongs to. `SPREAD_TRACE=out.html` writes a page
+//! any browser opens instead, of bounded size however long the run (`trace/html.rs`).
 
-use crate::profile::{self, Dir};
+mod html;
+
+use crate::profile::{self, Dir, Work};
 use parking_lot::Mutex;
 use std::cell::RefCell;
 use std::fmt::Write as _;
@@ -12,6 +15,10 @@ use std::time::Instant;
 struct Event {
     name: String,
     cat: &'static str,
+    /// 0 kernel, 1 copy to the device, 2 copy from it, 3 other copy (the page's colours).
+    kind: u8,
+    /// Bytes copied (0 for a kernel).
+    bytes: u64,
     device: usize,
     ts_us: f64,
     dur_us: f64,
@@ -158,9 +165,23 @@ impl Drop for Span {
         let ts_us = self.start.duration_since(t.start).as_secs_f64() * 1e6;
         let dur_us = end.duration_since(self.start).as_secs_f64() * 1e6;
         let label = LABEL.with(|l| l.borrow().clone());
+        let (kind, bytes) = match self.work {
+            Work::Kernel => (0, 0),
+            Work::Copy {
+                dir: Dir::ToDevice,
+                bytes,
+            } => (1, bytes),
+            Work::Copy {
+                dir: Dir::FromDevice,
+                bytes,
+            } => (2, bytes),
+            Work::Copy { bytes, .. } => (3, bytes),
+        };
         t.events.lock().push(Event {
             name: std::mem::take(&mut self.name),
             cat: self.cat,
+            kind,
+            bytes,
             device: self.device,
             ts_us,
             dur_us,
@@ -226,123 +247,12 @@ fn render(t: &Tracer) -> String {
     out
 }
 
-/// The trace as a self-contained HTML page: one row per device, one box per operation (kernels
-/// blue, copies to a device green, from a device orange, others grey), its name, construct and
-/// duration in a tooltip, a time axis in milliseconds. Opens in any browser; nothing to install.
-fn render_html(t: &Tracer) -> String {
-    let events = t.events.lock();
-    let mut devices: Vec<usize> = events.iter().map(|e| e.device).collect();
-    devices.sort_unstable();
-    devices.dedup();
-    let end_us = events
-        .iter()
-        .map(|e| e.ts_us + e.dur_us)
-        .fold(0.0_f64, f64::max)
-        .max(1.0);
-    // About 1000 px for the whole run, at least 1 px per 10 us for short runs (scrolls).
-    let width = 1000.0_f64.max(end_us / 10.0).min(200_000.0);
-    let scale = width / end_us;
-    let (row, label_w, top) = (28.0, 90.0, 30.0);
-    let height = top + row * devices.len() as f64 + 10.0;
-    let mut o = String::new();
-    let _ = write!(
-        o,
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Spread trace</title>\n\
-<style>body{{font:13px sans-serif;margin:12px}}div.s{{overflow-x:auto;border:1px solid #ccc}}\
-rect:hover{{stroke:#000;stroke-width:1}}.k{{fill:#4a7fd0}}.h{{fill:#3aa655}}.d{{fill:#e08a2c}}.o{{fill:#999}}</style>\n\
-</head><body><h3>Spread trace: {} operations on {} devices over {:.3} ms</h3>\n\
-<p>Rows are devices; boxes are operations (<span style=\"color:#4a7fd0\">kernels</span>, \
-<span style=\"color:#3aa655\">copies to the device</span>, <span style=\"color:#e08a2c\">copies from it</span>, \
-<span style=\"color:#999\">other copies</span>); hover for the operation, its construct and duration. \
-Gaps in a row are the device's idle time.</p>\n<div class=\"s\"><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0}\" height=\"{:.0}\">\n",
-        events.len(),
-        devices.len(),
-        end_us / 1000.0,
-        width + label_w + 20.0,
-        height
-    );
-    // Time axis: about ten ticks.
-    let step_ms = nice_step(end_us / 1000.0 / 10.0);
-    let mut ms = 0.0;
-    while ms * 1000.0 <= end_us {
-        let x = label_w + ms * 1000.0 * scale;
-        let _ = writeln!(
-            o,
-            "<line x1=\"{x:.1}\" y1=\"{:.0}\" x2=\"{x:.1}\" y2=\"{height:.0}\" stroke=\"#eee\"/>\
-<text x=\"{x:.1}\" y=\"{:.0}\" font-size=\"11\">{} ms</text>",
-            top - 5.0,
-            top - 10.0,
-            trim_float(ms)
-        );
-        ms += step_ms;
-    }
-    for (i, d) in devices.iter().enumerate() {
-        let y = top + row * i as f64;
-        let _ = writeln!(
-            o,
-            "<text x=\"4\" y=\"{:.0}\">device {d}</text>",
-            y + row * 0.65
-        );
-    }
-    for e in events.iter() {
-        let i = devices.iter().position(|d| *d == e.device).unwrap_or(0);
-        let y = top + row * i as f64 + 3.0;
-        let class = match (e.cat, e.name.get(..3)) {
-            ("kernel", _) => "k",
-            (_, Some("H2D")) => "h",
-            (_, Some("D2H")) => "d",
-            _ => "o",
-        };
-        let what = match &e.label {
-            Some(l) => format!("{} ({l})", e.name),
-            None => e.name.clone(),
-        };
-        let _ = writeln!(
-            o,
-            "<rect class=\"{class}\" x=\"{:.2}\" y=\"{y:.0}\" width=\"{:.2}\" height=\"{:.0}\"><title>{}: {:.1} us at {:.3} ms</title></rect>",
-            label_w + e.ts_us * scale,
-            (e.dur_us * scale).max(0.5),
-            row - 6.0,
-            xml_escape(&what),
-            e.dur_us,
-            e.ts_us / 1000.0
-        );
-    }
-    o.push_str("</svg></div></body></html>\n");
-    o
-}
-
-/// A round step (1, 2 or 5 times a power of ten) near `x`.
-fn nice_step(x: f64) -> f64 {
-    if x <= 0.0 || !x.is_finite() {
-        return 1.0;
-    }
-    let p = 10f64.powf(x.log10().floor());
-    [1.0, 2.0, 5.0, 10.0]
-        .into_iter()
-        .map(|m| m * p)
-        .find(|s| *s >= x)
-        .unwrap_or(10.0 * p)
-}
-
-fn trim_float(v: f64) -> String {
-    let s = format!("{v:.3}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
-fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 /// Writes the trace file (at exit): an HTML page when its name ends in `.html`, Chrome trace
 /// events otherwise; reports a failure on stderr.
 pub fn flush() {
     let Some(t) = tracer() else { return };
     let text = if t.path.ends_with(".html") || t.path.ends_with(".htm") {
-        render_html(t)
+        html::render(&t.events.lock())
     } else {
         render(t)
     };
@@ -368,6 +278,8 @@ mod tests {
         t.events.lock().push(Event {
             name: "kernel \"k\"".into(),
             cat: "kernel",
+            kind: 0,
+            bytes: 0,
             device: 2,
             ts_us: 1.5,
             dur_us: 2.0,
@@ -378,19 +290,27 @@ mod tests {
         assert!(s.contains("kernel \\\"k\\\" target spread a.c:3 chunk [0,4)"));
         assert!(s.starts_with("{\"traceEvents\":["));
         assert!(s.trim_end().ends_with("]}"));
-        let h = render_html(&t);
-        assert!(h.contains("<rect class=\"k\""), "{h}");
-        assert!(h.contains("kernel &quot;k&quot; (target spread a.c:3 chunk [0,4)): 2.0 us"));
-        assert!(h.contains(">device 2</text>"));
-        assert!(h.trim_end().ends_with("</html>"));
     }
 
+    /// The Chrome trace keeps every event, however many (the HTML page does not).
     #[test]
-    fn axis_steps_are_round() {
-        assert_eq!(nice_step(0.3), 0.5);
-        assert_eq!(nice_step(7.0), 10.0);
-        assert_eq!(nice_step(12.0), 20.0);
-        assert_eq!(trim_float(2.5), "2.5");
-        assert_eq!(trim_float(3.0), "3");
+    fn chrome_trace_keeps_every_event() {
+        let t = Tracer {
+            path: String::new(),
+            start: Instant::now(),
+            events: Mutex::new(Vec::new()),
+        };
+        let n = 3 * html::MAX_DETAIL;
+        t.events.lock().extend((0..n).map(|i| Event {
+            name: "kernel".into(),
+            cat: "kernel",
+            kind: 0,
+            bytes: 0,
+            device: i % 4,
+            ts_us: i as f64,
+            dur_us: 0.5,
+            label: None,
+        }));
+        assert_eq!(render(&t).matches("\"ph\":\"X\"").count(), n);
     }
 }

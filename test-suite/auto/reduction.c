@@ -273,7 +273,8 @@ int main(int argc, char **argv) {
 // REMARK-DAG: _lor_l{{[0-9]+}} can be spread over devices: arg1:reduce(||, i32) arg2:r[4*i, 4B]
 // REMARK-DAG: _two_l{{[0-9]+}} can be spread over devices: arg1:reduce(+, double) arg2:r[8*i, 8B] arg3:reduce(max, i32) arg4:r[4*i, 4B]
 
-// Every kernel spread over all the devices, in launch order (the target data region's last).
+// Every kernel spread over all the devices, in launch order; a kernel launched twice (land, lor,
+// dsum in the target data region) says so once, and its two launches are counted at exit.
 // INFO:     kernel {{.*}}_isum_l{{[0-9]+}} spread over devices [[DEVS]]: 100003 iterations
 // INFO:     kernel {{.*}}_dsum_l{{[0-9]+}} spread over devices [[DEVS]]:
 // INFO:     kernel {{.*}}_fsum_l{{[0-9]+}} spread over devices [[DEVS]]:
@@ -284,9 +285,9 @@ int main(int argc, char **argv) {
 // INFO:     kernel {{.*}}_dmax_l{{[0-9]+}} spread over devices [[DEVS]]:
 // INFO:     kernel {{.*}}_dmin_l{{[0-9]+}} spread over devices [[DEVS]]:
 // INFO:     kernel {{.*}}_land_l{{[0-9]+}} spread over devices [[DEVS]]:
-// INFO:     kernel {{.*}}_land_l{{[0-9]+}} spread over devices [[DEVS]]:
-// INFO:     kernel {{.*}}_lor_l{{[0-9]+}} spread over devices [[DEVS]]:
 // INFO:     kernel {{.*}}_lor_l{{[0-9]+}} spread over devices [[DEVS]]:
 // INFO:     kernel {{.*}}_two_l{{[0-9]+}} spread over devices [[DEVS]]:
 // INFO:     kernel {{.*}}_twice_l{{[0-9]+}} spread over devices [[DEVS]]:
-// INFO:     kernel {{.*}}_dsum_l{{[0-9]+}} spread over devices [[DEVS]]:
+// INFO-DAG: summary: {{.*}}_land_l{{[0-9]+}}: 2 launches: 2 spread over devices [[DEVS]]{{$}}
+// INFO-DAG: summary: {{.*}}_lor_l{{[0-9]+}}: 2 launches: 2 spread over devices [[DEVS]]{{$}}
+// INFO-DAG: summary: {{.*}}_dsum_l{{[0-9]+}}: 2 launches: 2 spread over devices [[DEVS]]{{$}}

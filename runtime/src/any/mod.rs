@@ -22,7 +22,7 @@ pub use crate::sched::sharing as dispatch;
 use crate::error::Result;
 use crate::runtime::nowait::Predecessors;
 use crate::runtime::Runtime;
-use dispatch::{Candidate, Dispatcher, Grant, Kind, Policy, Pools, Release, ServerSpec};
+use dispatch::{Candidate, Dispatcher, Grant, Kind, Release, ServerSpec};
 use parking_lot::Mutex;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -89,154 +89,9 @@ pub struct MapItem {
     pub from: bool,
 }
 
-/// How instances' data reach devices (`SPREAD_COHERENCE`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Coherence {
-    /// OpenMP's copy semantics per instance (default).
-    Copy,
-    /// Outputs stay where they were produced until needed elsewhere.
-    Lazy,
-}
-
-impl Coherence {
-    /// The mode a `SPREAD_COHERENCE` value names (unset or empty: copy); `None` for anything else.
-    pub fn parse(v: Option<&str>) -> Option<Coherence> {
-        match v.map(str::trim) {
-            None | Some("") | Some("copy") => Some(Coherence::Copy),
-            Some("lazy") => Some(Coherence::Lazy),
-            Some(_) => None,
-        }
-    }
-}
-
-/// The task-sharing settings, from the environment.
-#[derive(Debug, Clone)]
-pub struct Settings {
-    /// `SPREAD_TOKEN_POOL=server|global`.
-    pub pools: Pools,
-    /// `SPREAD_ANY_POLICY=model|tokens|first`.
-    pub policy: Policy,
-    /// `SPREAD_STEAL=1|0`.
-    pub steal: bool,
-    /// `SPREAD_COHERENCE=copy|lazy`.
-    pub coherence: Coherence,
-    /// `SPREAD_ANY_SLOTS=host=1,cpu=1,nvidia=4`: instances without tokens at once per server.
-    pub slots: [u32; 3],
-    /// `SPREAD_ANY_HOST_THREADS`: threads of the host's share (default: the cores available).
-    pub host_threads: u32,
-    /// `SPREAD_KIND_ALIAS=nvidia:0,1`: host devices that serve as that kind.
-    pub alias: Vec<(usize, Kind)>,
-}
-
-fn kind_index(k: Kind) -> usize {
-    match k {
-        Kind::Host => 0,
-        Kind::Cpu => 1,
-        Kind::Nvidia => 2,
-    }
-}
-
-fn parse_kind(s: &str) -> Option<Kind> {
-    match s.trim().to_ascii_lowercase().as_str() {
-        "host" => Some(Kind::Host),
-        "cpu" | "x86_64" => Some(Kind::Cpu),
-        "nvidia" | "nvptx" | "nvptx64" => Some(Kind::Nvidia),
-        _ => None,
-    }
-}
-
-impl Settings {
-    /// Reads the settings through `var`; what cannot be read is reported in `warnings`.
-    pub fn from_lookup(var: impl Fn(&str) -> Option<String>, warnings: &mut Vec<String>) -> Self {
-        let mut bad = |name: &str, v: &str, want: &str| {
-            warnings.push(format!("{name}={v:?}: expected {want}; using the default"))
-        };
-        let pools = match var("SPREAD_TOKEN_POOL").as_deref().map(str::trim) {
-            None | Some("") | Some("server") | Some("device") => Pools::PerServer,
-            Some("global") => Pools::Global,
-            Some(v) => {
-                bad("SPREAD_TOKEN_POOL", v, "server or global");
-                Pools::PerServer
-            }
-        };
-        let policy = match var("SPREAD_ANY_POLICY").as_deref().map(str::trim) {
-            None | Some("") | Some("model") => Policy::Model,
-            Some("tokens") => Policy::Tokens,
-            Some("first") => Policy::First,
-            Some(v) => {
-                bad("SPREAD_ANY_POLICY", v, "model, tokens or first");
-                Policy::Model
-            }
-        };
-        let steal = match var("SPREAD_STEAL").as_deref().map(str::trim) {
-            None | Some("") | Some("1") => true,
-            Some("0") => false,
-            Some(v) => {
-                bad("SPREAD_STEAL", v, "0 or 1");
-                true
-            }
-        };
-        let coherence = var("SPREAD_COHERENCE");
-        let coherence = Coherence::parse(coherence.as_deref()).unwrap_or_else(|| {
-            bad(
-                "SPREAD_COHERENCE",
-                coherence.as_deref().unwrap_or(""),
-                "copy or lazy",
-            );
-            Coherence::Copy
-        });
-        let mut slots = [1, 1, 4];
-        if let Some(v) = var("SPREAD_ANY_SLOTS").filter(|v| !v.trim().is_empty()) {
-            for part in v.split(',') {
-                let parsed = part.split_once('=').and_then(|(k, n)| {
-                    Some((
-                        parse_kind(k)?,
-                        n.trim().parse::<u32>().ok().filter(|&n| n >= 1)?,
-                    ))
-                });
-                match parsed {
-                    Some((k, n)) => slots[kind_index(k)] = n,
-                    None => bad("SPREAD_ANY_SLOTS", &v, "kind=count,... (host, cpu, nvidia)"),
-                }
-            }
-        }
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
-        let host_threads = match var("SPREAD_ANY_HOST_THREADS").filter(|v| !v.trim().is_empty()) {
-            None => cores,
-            Some(v) => match v.trim().parse::<u32>() {
-                Ok(n) if n >= 1 => n,
-                _ => {
-                    bad("SPREAD_ANY_HOST_THREADS", &v, "a positive number");
-                    cores
-                }
-            },
-        };
-        let mut alias = Vec::new();
-        if let Some(v) = var("SPREAD_KIND_ALIAS").filter(|v| !v.trim().is_empty()) {
-            for group in v.split(';') {
-                let parsed = group.split_once(':').and_then(|(k, list)| {
-                    let k = parse_kind(k).filter(|&k| k != Kind::Host)?;
-                    let ds: Option<Vec<usize>> =
-                        list.split(',').map(|d| d.trim().parse().ok()).collect();
-                    Some((k, ds?))
-                });
-                match parsed {
-                    Some((k, ds)) => alias.extend(ds.into_iter().map(|d| (d, k))),
-                    None => bad("SPREAD_KIND_ALIAS", &v, "kind:device,...[;kind:...]"),
-                }
-            }
-        }
-        Settings {
-            pools,
-            policy,
-            steal,
-            coherence,
-            slots,
-            host_threads,
-            alias,
-        }
-    }
-}
+use crate::config::sharing::slot_index as kind_index;
+/// The settings live with the others (`config`), read and checked at start-up.
+pub use crate::config::sharing::{Coherence, Settings};
 
 /// What one server did (see `spread_any_stats_t`).
 #[derive(Debug, Clone, Default)]
@@ -880,13 +735,8 @@ pub fn started() -> Option<&'static Any> {
 /// The process's task-sharing state, created on first use from the environment.
 pub fn get(rt: &Runtime) -> &'static Any {
     ANY.get_or_init(|| {
-        let mut warnings = Vec::new();
-        let settings = Settings::from_lookup(|k| std::env::var(k).ok(), &mut warnings);
-        for w in &warnings {
-            eprintln!("spread: warning: {w}");
-        }
         crate::runtime::hooks::at_exit(flush_at_exit);
-        Any::new(rt, settings)
+        Any::new(rt, rt.config.sharing.clone())
     })
 }
 

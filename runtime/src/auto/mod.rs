@@ -12,6 +12,7 @@
 mod churn;
 pub mod kinfo;
 mod ranges;
+pub mod report;
 pub mod resident;
 
 use crate::device::LaunchConfig;
@@ -23,6 +24,7 @@ use crate::runtime::{DeviceSlot, Runtime};
 use crate::spread::{Construct, Region, KIND_AUTO};
 use kinfo::{Entry, KernelInfo, Plan};
 use parking_lot::Mutex;
+use report::Decision;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -40,12 +42,6 @@ type Known = std::result::Result<Arc<KernelInfo>, String>;
 fn descriptors() -> &'static Mutex<HashMap<usize, Option<Known>>> {
     static D: OnceLock<Mutex<HashMap<usize, Option<Known>>>> = OnceLock::new();
     D.get_or_init(Default::default)
-}
-
-/// Whether this is the first launch of `region` seen without a descriptor (said once).
-fn first_sight(region: usize) -> bool {
-    static SEEN: OnceLock<Mutex<std::collections::HashSet<usize>>> = OnceLock::new();
-    SEEN.get_or_init(Default::default).lock().insert(region)
 }
 
 /// Ping-pong records by host region id.
@@ -121,44 +117,43 @@ pub fn target_kernel(
             |l| format!("{}:{}: kernel {name}", l.file, l.line),
         )
     };
+    // SPREAD_INFO=auto: each kernel's decision the first time it takes it (`report`).
+    let say = |decision: Decision, text: &dyn Fn() -> String| {
+        rt.config.info_auto && report::launch(region, &at, decision, text)
+    };
     let resident = resident::resident_sections(args);
     let Some(known) = descriptor(rt, region) else {
         if resident.iter().any(Option::is_some) {
             // Data kept resident by Spread: the launch runs on its device, which first gets
             // the current value of what it maps.
-            if rt.config.info_auto {
-                eprintln!(
-                    "spread: auto: {} runs on device {} (no descriptor) over resident data",
-                    at(),
+            say(Decision::Resident { device: slot.id }, &|| {
+                format!(
+                    "runs on device {} (no descriptor) over resident data",
                     slot.id
-                );
-            }
+                )
+            });
             return Outcome::Done(run_whole(rt, slot, region, args, cfg, &resident));
         }
-        if rt.config.info_auto && first_sight(region) {
-            eprintln!(
-                "spread: auto: {} has no descriptor: built without the pass plugin, or refused by it (see -Rpass-missed=spread-auto)",
-                at()
-            );
-        }
+        say(Decision::NoDescriptor, &|| {
+            "has no descriptor: built without the pass plugin, or refused by it (see -Rpass-missed=spread-auto)".to_string()
+        });
         return Outcome::NotMine;
     };
     match decide(rt, known, wanted, device, region, args, cfg, &resident) {
         Ok((devices, plan, left_out)) => {
-            if rt.config.info_auto {
+            let blocks_shown = say(Decision::Spread(devices.clone()), &|| {
                 // Why a device is not among them (a GPU whose image has no window, say).
                 let why = if left_out.is_empty() {
                     String::new()
                 } else {
                     format!(" (left out: {})", left_out.join("; "))
                 };
-                eprintln!(
-                    "spread: auto: {} spread over devices {:?}: {} iterations{why}",
-                    at(),
+                format!(
+                    "spread over devices {:?}: {} iterations{why}",
                     devices,
                     plan.tripcount()
-                );
-            }
+                )
+            });
             let construct = Construct {
                 file: Arc::from(loc().map_or_else(|| name.to_string(), |l| l.file)),
                 line: loc().map_or(0, |l| i32::try_from(l.line).unwrap_or(0)),
@@ -167,13 +162,26 @@ pub fn target_kernel(
                 schedule: 0,
             };
             Outcome::Done(spread(
-                rt, construct, &devices, region, args, cfg, plan, resident, &at,
+                rt,
+                construct,
+                &devices,
+                region,
+                args,
+                cfg,
+                plan,
+                resident,
+                (&at, blocks_shown),
             ))
         }
         Err(why) => {
-            if rt.config.info_auto {
-                eprintln!("spread: auto: {} runs on device {}: {why}", at(), slot.id);
-            }
+            let device = slot.id;
+            say(
+                Decision::Refused {
+                    device,
+                    why: why.clone(),
+                },
+                &|| format!("runs on device {device}: {why}"),
+            );
             Outcome::Done(run_whole(rt, slot, region, args, cfg, &resident))
         }
     }
@@ -418,6 +426,8 @@ fn run_block(
     r.and_then(|bytes| reset.map(|()| bytes))
 }
 
+/// Deals the launch's blocks over `devices` and waits for them. `kernel` names the kernel in
+/// messages; with `show_blocks` (its decision was just reported) each block is printed too.
 #[allow(clippy::too_many_arguments)]
 fn spread(
     rt: &'static Runtime,
@@ -428,9 +438,8 @@ fn spread(
     cfg: &LaunchConfig,
     plan: Plan,
     resident: Vec<Option<(usize, usize)>>,
-    kernel: &dyn Fn() -> String,
+    (kernel, show_blocks): (&dyn Fn() -> String, bool),
 ) -> Result<()> {
-    let info = rt.config.info_auto;
     let tripcount = plan.tripcount();
     let plan = Arc::new(plan);
     let what = format!("{} at {}", construct.name(), construct.at());
@@ -472,7 +481,7 @@ fn spread(
             block.begins[*i] = p;
         }
         blocks += 1;
-        if info {
+        if show_blocks {
             eprintln!(
                 "spread: auto: block [{lo},{hi}) -> device {}:{}",
                 chunk.device,
@@ -491,7 +500,7 @@ fn spread(
     let moved = peer.load(Ordering::Relaxed);
     let mut churn = churn().lock();
     let record = churn.entry(region).or_default();
-    if record.record(moved as u64, used as u64) && info {
+    if record.record(moved as u64, used as u64) && rt.config.info_auto {
         if let Some(why) = record.reason() {
             eprintln!("spread: auto: {}: {why}", kernel());
         }

@@ -28,12 +28,6 @@ pub fn discover(config: &Config) -> Discovery {
         match req.kind {
             DeviceKind::Host => {
                 let n = req.count.unwrap_or(config.host_devices);
-                if config.host_device_cores.len() > n {
-                    diag.warnings.push(format!(
-                        "SPREAD_HOST_DEVICE_CORES has {} core lists for {n} host devices; the lists after the first {n} are ignored",
-                        config.host_device_cores.len()
-                    ));
-                }
                 // The cores this process may run on, asked once (only pinned devices need it).
                 let allowed = if config.host_device_cores.is_empty() {
                     None
@@ -61,10 +55,26 @@ pub fn discover(config: &Config) -> Discovery {
                             "cuda: {want} GPUs requested, {} found",
                             found.len()
                         ));
+                        diag.warnings.push(format!(
+                            "SPREAD_DEVICES={:?}: {want} GPUs requested, {} found; using {}",
+                            config.raw("SPREAD_DEVICES"),
+                            found.len(),
+                            found.len()
+                        ));
                     }
                     devices.extend(found);
                 }
-                Err(why) => notes.push(format!("cuda: no devices: {why}")),
+                Err(why) => {
+                    // Asked for by count (`cuda:2`), GPUs are expected: a warning says why
+                    // there are none; by default (`cuda` alone) only SPREAD_INFO=devices does.
+                    if let Some(want) = req.count.filter(|&w| w > 0) {
+                        diag.warnings.push(format!(
+                            "SPREAD_DEVICES={:?}: {want} GPUs requested, none found ({why}); using none",
+                            config.raw("SPREAD_DEVICES")
+                        ));
+                    }
+                    notes.push(format!("cuda: no devices: {why}"));
+                }
             },
         }
     }
