@@ -3,6 +3,7 @@
  *
  *   swapped    the hot kernel's collapse(2) loops swapped: the columns j are spread
  *   nohalo     `target data spread` maps f_old without its halo rows
+ *   nohalo-all neither the data region nor the hot kernel maps the halo rows
  *   mismatch   the hot kernel's chunks are not the data's (spread_schedule(static), no chunk)
  *   nomap      the spread kernels name no sections (no map clauses)
  *   plaincopy  the copy kernel left as a one-device `target` kernel
@@ -15,7 +16,7 @@
  */
 #include "jacobi.h"
 
-enum { NONE, SWAPPED, NOHALO, MISMATCH, NOMAP, PLAINCOPY };
+enum { NONE, SWAPPED, NOHALO, MISMATCH, NOMAP, PLAINCOPY, NOHALO_ALL };
 
 /* One iteration over data that `target data spread` mapped as in step4.c: the hot kernel, the
  * copy kernel, the halo exchange. */
@@ -37,6 +38,17 @@ static double sweep(int what, int n, int m, int ch, double *f, double *f_old) {
     spread_schedule(static)                                                                    \
     map(present, alloc : f[omp_spread_start * m : omp_spread_size * m],                        \
                          f_old[(omp_spread_start - 1) * m : (omp_spread_size + 2) * m])
+    for (int i = 1; i < n - 1; i++)
+      for (int j = 1; j < m - 1; j++) {
+        f[i * m + j] = 0.25 * (f_old[i * m + j + 1] + f_old[i * m + j - 1] +
+                               f_old[(i - 1) * m + j] + f_old[(i + 1) * m + j]);
+        error = fmax(error, fabs(f[i * m + j] - f_old[i * m + j]));
+      }
+  } else if (what == NOHALO_ALL) {
+#pragma omp target spread teams distribute parallel for collapse(2) reduction(max : error)    \
+    spread_schedule(static, ch)                                                                \
+    map(present, alloc : f[omp_spread_start * m : omp_spread_size * m],                        \
+                         f_old[omp_spread_start * m : omp_spread_size * m])
     for (int i = 1; i < n - 1; i++)
       for (int j = 1; j < m - 1; j++) {
         f[i * m + j] = 0.25 * (f_old[i * m + j + 1] + f_old[i * m + j - 1] +
@@ -114,13 +126,14 @@ static double sweep(int what, int n, int m, int ch, double *f, double *f_old) {
 }
 
 int main(int argc, char **argv) {
-  static const char *names[] = {"none", "swapped", "nohalo", "mismatch", "nomap", "plaincopy"};
+  static const char *names[] = {"none",  "swapped",   "nohalo",    "mismatch",
+                                "nomap", "plaincopy", "nohalo-all"};
   int what = -1;
   for (int k = 0; argc > 1 && k < (int)(sizeof names / sizeof *names); k++)
     if (!strcmp(argv[1], names[k]))
       what = k;
   if (what < 0) {
-    fprintf(stderr, "usage: mistakes none|swapped|nohalo|mismatch|nomap|plaincopy "
+    fprintf(stderr, "usage: mistakes none|swapped|nohalo|nohalo-all|mismatch|nomap|plaincopy "
                     "[n [m [iter_max [chunk]]]]\n");
     return 2;
   }
@@ -133,7 +146,7 @@ int main(int argc, char **argv) {
   double error = 1.0;
   int iter = 0;
 
-  if (what == NOHALO) {
+  if (what == NOHALO || what == NOHALO_ALL) {
 #pragma omp target data spread range(1 : n - 2) chunk_size(ch)                                \
     map(tofrom : f[omp_spread_start * m : omp_spread_size * m])                                \
     map(to : f_old[omp_spread_start * m : omp_spread_size * m])
