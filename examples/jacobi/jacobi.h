@@ -9,7 +9,7 @@
  *   error   = max |f[i][j] - f_old[i][j]|,   then f_old = f   (interior points)
  *
  * usage: stepN [n [m [iter_max [chunk]]]]
- *   defaults 1024 1024 200; chunk: rows per chunk of the spread constructs, by default
+ *   defaults 514 514 1000; chunk: rows per chunk of the spread constructs, by default
  *   (n - 2) / devices rounded up (one block of rows per device). TOL is 1e-6.
  *
  * The serial run comes first; the step's run must give the same iteration count and error and
@@ -32,11 +32,14 @@ struct jacobi {
   double ref_error, t_serial, t0;
 };
 
-/* The top row is hot (a sine), the other edges and the interior start at 0. */
+/* The top row and the left column are hot (a sine along each), the other edges and the
+ * interior start at 0: heat enters every block of rows from the start. */
 static void jacobi_init(double *f, int n, int m) {
   memset(f, 0, sizeof(double) * n * m);
   for (int j = 0; j < m; j++)
     f[j] = sin(M_PI * j / (m - 1));
+  for (int i = 0; i < n; i++)
+    f[i * m] = sin(M_PI * i / (n - 1));
 }
 
 /* The solver on the host: the reference. */
@@ -62,9 +65,9 @@ static int jacobi_serial(double *f, double *f_old, int n, int m, int iter_max, d
 
 /* Reads the arguments, runs the serial reference, and sets up f and f_old. 0 on success. */
 static int jacobi_setup(int argc, char **argv, struct jacobi *J) {
-  J->n = argc > 1 ? atoi(argv[1]) : 1024;
-  J->m = argc > 2 ? atoi(argv[2]) : 1024;
-  J->iter_max = argc > 3 ? atoi(argv[3]) : 200;
+  J->n = argc > 1 ? atoi(argv[1]) : 514;
+  J->m = argc > 2 ? atoi(argv[2]) : 514;
+  J->iter_max = argc > 3 ? atoi(argv[3]) : 1000;
   J->ndev = omp_get_num_devices();
   int d = J->ndev > 0 ? J->ndev : 1;
   J->ch = argc > 4 ? atoi(argv[4]) : (J->n - 2 + d - 1) / d;
