@@ -85,7 +85,10 @@ pub fn elsewhere(
                 continue;
             };
             let pointer = size == 0;
-            if (pointer && ty & map::TARGET_PARAM == 0) || (pointers_only && !pointer) {
+            // A `present` section maps nothing: absent, it is the construct's own error.
+            if (pointer && ty & map::TARGET_PARAM == 0)
+                || (!pointer && (pointers_only || ty & map::PRESENT != 0))
+            {
                 continue;
             }
             let begin = args.begins[i];
@@ -161,12 +164,16 @@ pub fn chunk_error(args: &MapArgs, device: usize, f: &Finding) -> String {
 /// The warning for a section a spread chunk maps anew on `device` while device `f.holder`
 /// holds an overlapping mapping.
 pub fn section_warning(args: &MapArgs, device: usize, f: &Finding) -> String {
+    let how = if args.types[f.arg] & map::TO != 0 {
+        "copied anew from the host to"
+    } else {
+        "mapped anew on"
+    };
     format!(
-        "{} is mapped on device {} ({}) and copied anew from the host to device {device}: if device {}'s copy changed since it was mapped, the chunks see different data. Map it with `target data spread` so that each device holds its part (docs/porting.md)",
+        "{} is mapped on device {} ({}) and {how} device {device}: the two devices hold separate copies, and what one of them writes the other does not see. If the data should be spread, map it with `target data spread` whose chunks match this construct's (same devices, order and chunk size; docs/porting.md)",
         variable(args, f.arg),
         f.holder,
         holder_mapping(f),
-        f.holder
     )
 }
 

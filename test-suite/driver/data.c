@@ -20,7 +20,7 @@ B[omp_spread_start :omp_spread_size ])
 // The bounds, devices and chunk size are evaluated once; the enter half maps 'to', the exit
 // half maps 'from' (tofrom), both with the construct's own descriptor line.
 // CHECK-LABEL: {{^}}void listing5(
-// CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_0 = { "{{.*}}data.c", [[L5:[0-9]+]], __SPREAD_KIND_DATA, 0, 0 }; const int32_t __spread_devs_0[] = { (int32_t)(2), (int32_t)(0), (int32_t)(1) }; const int64_t __spread_lb_0 = (1); const int64_t __spread_ub_0 = __spread_lb_0 + __spread_length_arg(&__spread_c_0, (N-2)); const int64_t __spread_chunk_0 = (4); { __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, __spread_lb_0, __spread_ub_0, __spread_devs_0, 3, __spread_chunk_0); { const int64_t omp_spread_start = __spread_chunk_start(__spread_r_0); const int64_t omp_spread_size = __spread_chunk_size(__spread_r_0);{{$}}
+// CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_0 = { "{{.*}}data.c", [[L5:[0-9]+]], __SPREAD_KIND_DATA, 0, 0 }; const int32_t __spread_devs_0[] = { (int32_t)(2), (int32_t)(0), (int32_t)(1) }; const int64_t __spread_lb_0 = (1); const int64_t __spread_ub_0 = __spread_lb_0 + __spread_length_arg(&__spread_c_0, (N-2)); const int64_t __spread_chunk_0 = (4); { __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, __spread_lb_0, __spread_ub_0, __spread_devs_0, 3, __spread_chunk_0); { const int64_t omp_spread_start = __spread_chunk_start(__spread_r_0); const int64_t omp_spread_size = __spread_chunk_size(__spread_r_0); (void)omp_spread_start; (void)omp_spread_size;{{$}}
 // CHECK-NEXT: {{^}}#line [[L5]] "{{.*}}data.c"
 // CHECK-NEXT: {{^}}#pragma omp target enter data device(__spread_chunk_device(__spread_r_0)) map(to: A[omp_spread_start-1:omp_spread_size+2], B[omp_spread_start :omp_spread_size ]){{$}}
 // CHECK-NEXT: {{^}}#line [[L5]] "{{.*}}data.c"
@@ -37,7 +37,7 @@ B[omp_spread_start :omp_spread_size ])
 // CHECK-EMPTY:
 // CHECK-NEXT: {{^}}  for (int i = omp_spread_start; i < (int)(omp_spread_start + omp_spread_size); i++){{$}}
 // CHECK-NEXT: {{^}}    B[i] = A[i - 1] + A[i] + A[i + 1]; } __spread_region_end(__spread_r_1); }{{$}}
-// CHECK-NEXT: {{^}}} { __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, __spread_lb_0, __spread_ub_0, __spread_devs_0, 3, __spread_chunk_0); { const int64_t omp_spread_start = __spread_chunk_start(__spread_r_0); const int64_t omp_spread_size = __spread_chunk_size(__spread_r_0);{{$}}
+// CHECK-NEXT: {{^}}} { __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, __spread_lb_0, __spread_ub_0, __spread_devs_0, 3, __spread_chunk_0); { const int64_t omp_spread_start = __spread_chunk_start(__spread_r_0); const int64_t omp_spread_size = __spread_chunk_size(__spread_r_0); (void)omp_spread_start; (void)omp_spread_size;{{$}}
 // CHECK-NEXT: {{^}}#line [[L5END:[0-9]+]] "{{.*}}data.c"
 // CHECK-NEXT: {{^}}#pragma omp target exit data device(__spread_chunk_device(__spread_r_0)) map(from: A[omp_spread_start-1:omp_spread_size+2], B[omp_spread_start :omp_spread_size ]){{$}}
 // CHECK-NEXT: {{^}}#line [[L5END]] "{{.*}}data.c"
@@ -79,7 +79,7 @@ B[omp_spread_start:omp_spread_size])
 #pragma omp taskwait
 }
 // CHECK-LABEL: {{^}}void listings6_7(
-// CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_3 = { "{{.*}}data.c", [[L6:[0-9]+]], __SPREAD_KIND_ENTER_DATA, __SPREAD_FLAG_NOWAIT, 0 }; const int32_t __spread_devs_3[] = { (int32_t)(2), (int32_t)(0), (int32_t)(1) }; const int64_t __spread_lb_3 = (1); const int64_t __spread_ub_3 = __spread_lb_3 + __spread_length_arg(&__spread_c_3, (N-2)); const int64_t __spread_chunk_3 = (4); { __spread_region_t *__spread_r_3 = __spread_region_begin(&__spread_c_3, __spread_lb_3, __spread_ub_3, __spread_devs_3, 3, __spread_chunk_3); { const int64_t omp_spread_start = __spread_chunk_start(__spread_r_3); const int64_t omp_spread_size = __spread_chunk_size(__spread_r_3);{{$}}
+// CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_3 = { "{{.*}}data.c", [[L6:[0-9]+]], __SPREAD_KIND_ENTER_DATA, __SPREAD_FLAG_NOWAIT, 0 }; const int32_t __spread_devs_3[] = { (int32_t)(2), (int32_t)(0), (int32_t)(1) }; const int64_t __spread_lb_3 = (1); const int64_t __spread_ub_3 = __spread_lb_3 + __spread_length_arg(&__spread_c_3, (N-2)); const int64_t __spread_chunk_3 = (4); { __spread_region_t *__spread_r_3 = __spread_region_begin(&__spread_c_3, __spread_lb_3, __spread_ub_3, __spread_devs_3, 3, __spread_chunk_3); { const int64_t omp_spread_start = __spread_chunk_start(__spread_r_3); const int64_t omp_spread_size = __spread_chunk_size(__spread_r_3); (void)omp_spread_start; (void)omp_spread_size;{{$}}
 // CHECK-NEXT: {{^}}#line [[L6]] "{{.*}}data.c"
 // CHECK-NEXT: {{^}}#pragma omp target enter data device(__spread_chunk_device(__spread_r_3)) nowait map(to:A[omp_spread_start-1:omp_spread_size+2], B[omp_spread_start :omp_spread_size ]) depend(inout: __spread_chunk_order(__spread_r_3)[0]){{$}}
 // CHECK-NEXT: {{^}}#line [[L6]] "{{.*}}data.c"

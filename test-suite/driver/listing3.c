@@ -18,7 +18,7 @@ void listing3(void) {
 // CHECK: {{^}}#include "{{.*}}spread.h"
 // CHECK-NEXT: {{^}}#line 1 "{{.*}}listing3.c"
 // CHECK: {{^}}void listing3(void) {
-// CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_0 = { "{{.*}}listing3.c", 9, __SPREAD_KIND_TARGET, 0, __SPREAD_SCHED_STATIC }; const int32_t __spread_devs_0[] = { (int32_t)(2), (int32_t)(0), (int32_t)(1) }; __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, (1), (14 -1), __spread_devs_0, 3, (4)); { const int64_t omp_spread_start = __spread_chunk_start(__spread_r_0); const int64_t omp_spread_size = __spread_chunk_size(__spread_r_0);{{$}}
+// CHECK-NEXT: {{^}}{ static const __spread_construct_t __spread_c_0 = { "{{.*}}listing3.c", 9, __SPREAD_KIND_TARGET, 0, __SPREAD_SCHED_STATIC }; const int32_t __spread_devs_0[] = { (int32_t)(2), (int32_t)(0), (int32_t)(1) }; __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, (1), (14 -1), __spread_devs_0, 3, (4)); { const int64_t omp_spread_start = __spread_chunk_start(__spread_r_0); const int64_t omp_spread_size = __spread_chunk_size(__spread_r_0); (void)omp_spread_start; (void)omp_spread_size;{{$}}
 // CHECK-NEXT: {{^}}#line 9 "{{.*}}listing3.c"
 // CHECK-NEXT: {{^}}#pragma omp target device(__spread_chunk_device(__spread_r_0)) map(to: A[omp_spread_start-1:omp_spread_size+2]) map(from:B[omp_spread_start :omp_spread_size ]){{$}}
 // CHECK-EMPTY:

@@ -26,7 +26,7 @@ void scale(int n, double *x) {
     __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, (0), (n), 0, 0, (0));
     {
       const int64_t omp_spread_start = __spread_chunk_start(__spread_r_0);
-      const int64_t omp_spread_size = __spread_chunk_size(__spread_r_0);
+      const int64_t omp_spread_size = __spread_chunk_size(__spread_r_0); (void)omp_spread_start; (void)omp_spread_size;
       if (omp_spread_size == 0)
         return; // leaves the region without __spread_region_end
       #pragma omp target teams distribute parallel for device(__spread_chunk_device(__spread_r_0)) \

@@ -53,7 +53,7 @@ void axpy(int n, double a, const double *x, double *y) {
     __spread_region_t *__spread_r_0 = __spread_region_begin(&__spread_c_0, (0), (n), 0, 0, (64));
     {
       const int64_t omp_spread_start = __spread_chunk_start(__spread_r_0);
-      const int64_t omp_spread_size = __spread_chunk_size(__spread_r_0);
+      const int64_t omp_spread_size = __spread_chunk_size(__spread_r_0); (void)omp_spread_start; (void)omp_spread_size;
       #pragma omp target teams distribute parallel for device(__spread_chunk_device(__spread_r_0)) \
               map(to: x[omp_spread_start:omp_spread_size]) map(tofrom: y[omp_spread_start:omp_spread_size])
       for (int64_t i = omp_spread_start; i < omp_spread_start + omp_spread_size; i++) y[i] += a * x[i];
@@ -66,7 +66,7 @@ void axpy(int n, double a, const double *x, double *y) {
     __spread_region_t *__spread_r_1 = __spread_region_begin(&__spread_c_1, (0), (0) + (n), 0, 0, (0));
     {
       const int64_t omp_spread_start = __spread_chunk_start(__spread_r_1);
-      const int64_t omp_spread_size = __spread_chunk_size(__spread_r_1);
+      const int64_t omp_spread_size = __spread_chunk_size(__spread_r_1); (void)omp_spread_start; (void)omp_spread_size;
       #pragma omp target update device(__spread_chunk_device(__spread_r_1)) from(y[omp_spread_start:omp_spread_size])
     }
     __spread_region_end(__spread_r_1);

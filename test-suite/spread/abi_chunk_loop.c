@@ -29,7 +29,7 @@ static void run(int64_t chunk, int loop, int line) {
   __spread_region_t *r = __spread_region_begin(&c, 1, N - 1, devs, 3, chunk);
   while (!loop || __spread_chunk_next(r)) {
     const int64_t omp_spread_start = __spread_chunk_start(r);
-    const int64_t omp_spread_size = __spread_chunk_size(r);
+    const int64_t omp_spread_size = __spread_chunk_size(r); (void)omp_spread_start; (void)omp_spread_size;
     int dev = __spread_chunk_device(r), where = -1;
 #pragma omp target teams distribute parallel for device(dev)                   \
     map(to : A[omp_spread_start - 1 : omp_spread_size + 2])                    \

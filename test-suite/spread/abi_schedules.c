@@ -31,7 +31,7 @@ static void spread_loop(int line, int kind, int64_t chunk, const int32_t *devs, 
   __spread_region_t *r = __spread_region_begin(&c, 0, N, devs, ndev, chunk);
   {
     const int64_t omp_spread_start = __spread_chunk_start(r);
-    const int64_t omp_spread_size = __spread_chunk_size(r);
+    const int64_t omp_spread_size = __spread_chunk_size(r); (void)omp_spread_start; (void)omp_spread_size;
     // omp_get_device_num() is the host's inside a host device's kernel: the device is passed in.
     const int dev = __spread_chunk_device(r);
 #pragma omp target teams distribute parallel for device(dev) firstprivate(dev)                     \
@@ -83,7 +83,7 @@ static int check(const char *what, int line, const int32_t *devs, int ndev) {
     __spread_reduction(r, __SPREAD_RED_MUL, __SPREAD_TYPE_OF(p), (void *)&p, sizeof(p));          \
     {                                                                                              \
       const int64_t omp_spread_start = __spread_chunk_start(r);                                    \
-      const int64_t omp_spread_size = __spread_chunk_size(r);                                      \
+      const int64_t omp_spread_size = __spread_chunk_size(r); (void)omp_spread_start; (void)omp_spread_size;                                      \
       __typeof__(s) *const rv0 = (__typeof__(s) *)__spread_reduction_slot(r, 0);                  \
       __typeof__(m) *const rv1 = (__typeof__(m) *)__spread_reduction_slot(r, 1);                  \
       __typeof__(p) *const rv2 = (__typeof__(p) *)__spread_reduction_slot(r, 2);                  \

@@ -25,7 +25,7 @@
 // PTR: chunk_data_elsewhere.c:[[#SPREAD]]: omptarget fatal error 1
 // PTR-NOT: PASS
 //
-// SEC-COUNT-1: spread: warning: target spread {{.*}}chunk_data_elsewhere.c:{{[0-9]+}} chunk [16,32) on device 1: 'f[{{.*}}]' is mapped on device 0 (f[0:{{.*}}], declared at {{.*}}) and copied anew from the host to device 1
+// SEC-COUNT-1: spread: warning: target spread {{.*}}chunk_data_elsewhere.c:{{[0-9]+}} chunk [16,32) on device 1: 'f[{{.*}}]' is mapped on device 0 (f[0:{{.*}}], declared at {{.*}}) and copied anew from the host to device 1: the two devices hold separate copies
 // SEC-NOT: warning
 // SEC: sections: PASS
 //

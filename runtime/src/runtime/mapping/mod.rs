@@ -432,7 +432,9 @@ fn get_target_pointer(
             name_of(name)
         );
     } else if let Some(key) = l.entry.filter(|_| l.extends_before || l.extends_after) {
-        let (eb, es) = table.get(key).map_or((0, 0), |e| (e.host_begin, e.size()));
+        let (eb, es, ename) = table
+            .get(key)
+            .map_or((0, 0, 0), |e| (e.host_begin, e.size(), e.name));
         let mut message = format!(
             "explicit extension not allowed: host address specified is {} ({size} bytes), but device allocation maps to host at {} ({es} bytes)",
             info::ptr(begin),
@@ -442,6 +444,15 @@ fn get_target_pointer(
             // libomptarget goes on to the `present` check, which fails too and says so.
             message.push('\n');
             message.push_str(&present_missing(begin, size));
+        }
+        if name != 0 || ename != 0 {
+            // libomptarget's lines name addresses only (and stay together); the names say which maps disagree.
+            message.push_str(&format!(
+                "\nthe section '{}' overlaps the mapping of '{}' on device {} without lying inside it",
+                name_of(name),
+                info::declaration(ename),
+                cx.id()
+            ));
         }
         return Err(Error::new(ErrorKind::Extension, message));
     } else if ty & map::CLOSE == 0
