@@ -55,7 +55,7 @@ pub fn elsewhere(
     args: &MapArgs,
     pointers_only: bool,
 ) -> Vec<Finding> {
-    if rt.num_devices() < 2 || rt.usm() || args.is_empty() {
+    if rt.num_devices() < 2 || rt.usm() || slot.dev.uses_host_memory() || args.is_empty() {
         return Vec::new();
     }
     let pointer_arg = |i: usize| {

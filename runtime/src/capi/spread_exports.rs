@@ -209,12 +209,13 @@ pub extern "C" fn __spread_target_kernel(
         let Some(ka) = (unsafe { mem::read(kargs) }) else {
             return -1;
         };
+        let (args, cfg) = kernel_request(&ka);
         let Some(slot) = resolve(rt, device, &|| {
             loc_of(loc).or_else(|| Some(reg.construct.location()))
-        }) else {
+        })
+        .or_else(|| host_chunk_elsewhere(rt, &cfg)) else {
             return -1;
         };
-        let (args, cfg) = kernel_request(&ka);
         let region_id = host_ptr as usize;
         if let Err(e) = chunk_data_check(rt, reg, slot, &args) {
             reg.submit(slot, move || Err(e));
@@ -228,6 +229,23 @@ pub extern "C" fn __spread_target_kernel(
         });
         0
     })
+}
+
+/// Where a chunk dealt to the host (`omp_get_initial_device()` in `devices`) runs when the
+/// dealing thread is inside a parallel region and the kernel forms a league: on the host share
+/// (the host's cores and memory as an asynchronous device, run by an executor outside any
+/// parallel region) rather than as the host fallback on this thread. libomp 19 forms a `teams`
+/// league from a thread of a parallel region only with trouble: with a reduction and a team of
+/// more threads than cores it never returns (stock libomptarget's host fallback hangs the same
+/// way). `None`: the program runs the host fallback here, as libomptarget would.
+fn host_chunk_elsewhere(
+    rt: &'static runtime::Runtime,
+    cfg: &crate::device::LaunchConfig,
+) -> Option<&'static runtime::DeviceSlot> {
+    if !cfg.teams || crate::sys::kmp::level() == 0 {
+        return None;
+    }
+    rt.host_share()
 }
 
 /// Whether the data the current chunk of `reg` uses is where it runs (see `crate::presence`):
