@@ -330,7 +330,7 @@ extern "C" fn implicit_task(
     endpoint: c_int,
     parallel: *mut OmptData,
     task: *mut OmptData,
-    _parallelism: c_uint,
+    parallelism: c_uint,
     _index: c_uint,
     _flags: c_int,
 ) {
@@ -385,8 +385,34 @@ extern "C" fn implicit_task(
             LEFT_INNER.with(|c| c.set(bits & TASK_INNER != 0));
             // SAFETY: as above.
             unsafe { (*task).value = 0 };
+            if parallelism == 1 && bits & TASK_INNER == 0 {
+                serialized_region_end();
+            }
         }
         _ => {}
+    }
+}
+
+/// The end of a parallel region of one thread (`num_threads(1)`, `OMP_NUM_THREADS=1`, `if(0)`,
+/// a nested region without active levels): libomp runs no barrier there (and the implicit task
+/// ends with parallelism 1 only then: a team's threads end theirs with 0), yet OpenMP's
+/// implicit barrier completes the region's tasks. So the owned `nowait` constructs this thread
+/// started finish here, and lazy `device(any)` outputs come home, as at a barrier. (Found by
+/// scripts/spread-fuzz.py: such a region's `target nowait` copied back after the program had
+/// read the data, and into a dead frame when the data was on the stack.)
+fn serialized_region_end() {
+    if inner() {
+        return;
+    }
+    if OWNS_NOWAIT.load(Ordering::Acquire) {
+        if let Some(rt) = crate::runtime::existing() {
+            if rt.nowait_any_owned() {
+                rt.nowait_at_barrier();
+            }
+        }
+    }
+    if LAZY.load(Ordering::Relaxed) {
+        crate::any::flush_at_sync_point();
     }
 }
 
