@@ -271,6 +271,32 @@ pub struct Region {
     /// Operations run on the calling thread at once: the region has one device and waits for
     /// its chunks at its end.
     inline_ops: bool,
+    /// The first of the region's [token](Region::device_token) slots, once one is asked for.
+    token_base: Option<usize>,
+    /// Per entry of the device list: whether its token's owner is registered.
+    tokens_told: Vec<bool>,
+}
+
+/// Slots of the token arena (see [`Region::device_token`]).
+pub const TOKEN_SLOTS: usize = 4096;
+
+/// The token arena: only the slots' addresses are used (libomp's dependence tracking reads
+/// nothing at them).
+static TOKENS: [u8; TOKEN_SLOTS] = [0; TOKEN_SLOTS];
+
+/// The next region's first token slot.
+static NEXT_TOKEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The construct and device each token slot was last given to.
+static TOKEN_OWNERS: Mutex<Option<std::collections::HashMap<usize, (Construct, i32)>>> =
+    Mutex::new(None);
+
+/// The spread construct and device whose `nowait` chunk a target task with `depend` items at
+/// `addrs` is, if one of them is a chunk token (see [`Region::device_token`]).
+pub fn chunk_of_token(mut addrs: impl Iterator<Item = usize>) -> Option<(Construct, i32)> {
+    let lo = std::ptr::addr_of!(TOKENS) as usize;
+    let token = addrs.find(|&a| a >= lo && a < lo + TOKEN_SLOTS)?;
+    TOKEN_OWNERS.lock().as_ref()?.get(&token).cloned()
 }
 
 /// The reduction variables of one execution of a spread construct and their per-device
@@ -524,6 +550,8 @@ impl Region {
             registered: 0,
             reductions_taken: false,
             inline_ops,
+            token_base: None,
+            tokens_told: Vec::new(),
         })
     }
 
@@ -667,14 +695,31 @@ impl Region {
         self.current
     }
 
-    /// An address that stands for the current chunk's device in this region (the first entry
-    /// of the device list naming it): the chunks of a `nowait` construct are target tasks that
-    /// depend on it (`inout`), so that libomp starts those of one device in dealing order.
-    /// Unique among live regions and devices; only its address matters.
-    pub fn device_token(&self) -> usize {
+    /// An address that stands for the current chunk's device in this region: the chunks of a
+    /// `nowait` construct are target tasks that depend on it (`inout`), so that libomp starts
+    /// those of one device in dealing order. The address is a slot of an arena no program data
+    /// lives in ([`chunk_of_token`] tells a chunk's task by it); two live regions share a slot
+    /// only when more than [`TOKEN_SLOTS`] (region, device) pairs came between them, which
+    /// orders their chunks, nothing more.
+    pub fn device_token(&mut self) -> usize {
         let d = self.current.device;
         let i = self.devices.iter().position(|&x| x == d).unwrap_or(0);
-        self.devices.as_ptr().wrapping_add(i) as usize
+        let base = *self.token_base.get_or_insert_with(|| {
+            NEXT_TOKEN.fetch_add(self.devices.len(), std::sync::atomic::Ordering::Relaxed)
+        });
+        let slot = (base + i) % TOKEN_SLOTS;
+        let addr = std::ptr::addr_of!(TOKENS[slot]) as usize;
+        if self.tokens_told.len() < self.devices.len() {
+            self.tokens_told.resize(self.devices.len(), false);
+        }
+        if !self.tokens_told[i] {
+            self.tokens_told[i] = true;
+            TOKEN_OWNERS
+                .lock()
+                .get_or_insert_with(Default::default)
+                .insert(addr, (self.construct.clone(), d));
+        }
+        addr
     }
 
     /// Registers reduction variable number `k` of the current chunk (the lowering registers the

@@ -14,6 +14,10 @@
 // RUN: not --crash %preload-run %t pointers 2>&1 | FileCheck %s --check-prefix=PTR
 // RUN: %t sections 2>&1 | FileCheck %s --check-prefix=SEC
 // RUN: %t plain 2>&1 | FileCheck %s --check-prefix=PLAIN
+// The chunks of a `target spread nowait` are target tasks; they are told apart
+// by the region's token in their depend items and checked the same way:
+// RUN: not --crash %t nowait-pointers 2>&1 | FileCheck %s --check-prefix=NWPTR
+// RUN: %t nowait-sections 2>&1 | FileCheck %s --check-prefix=NWSEC
 // spread-cc records line tables (and so the names) unless the command chooses:
 // RUN: %spread-cc -O1 %s -o %t.default
 // RUN: not --crash %t.default pointers 2>&1 | FileCheck %s --check-prefix=PTR
@@ -32,6 +36,14 @@
 // PLAIN: spread: warning: target region at {{.*}}chunk_data_elsewhere.c:{{[0-9]+}}:{{[0-9]+}} on device 2: 'f' is not mapped on device 2 but device 0 maps it
 // PLAIN-NOT: warning
 // PLAIN: plain: PASS
+//
+// NWPTR: omptarget message: 'g' is not mapped on device {{[123]}}, but device 0 maps it
+// NWPTR: omptarget error: in a nowait chunk of target spread {{.*}}chunk_data_elsewhere.c:[[#NWSPREAD:]] on device {{[123]}}
+// NWPTR-NOT: PASS
+//
+// NWSEC-COUNT-1: spread: warning: a nowait chunk of target spread {{.*}}chunk_data_elsewhere.c:{{[0-9]+}} on device {{[123]}}: 'f[{{.*}}]' is mapped on device 0
+// NWSEC-NOT: warning
+// NWSEC: nowait-sections: PASS
 //
 // NOG: omptarget message: argument {{[0-9]}} (compile with -g for variable names) is not mapped on device 1, but device 0 maps it ({{[0-9]+}} bytes at host 0x{{[0-9a-f]+}})
 // NOG: omptarget error: in target spread {{.*}}chunk_data_elsewhere.c:{{[0-9]+}} chunk [16,32) on device 1
@@ -59,6 +71,38 @@ int main(int argc, char **argv) {
     }
     printf("pointers: unexpected PASS\n");
     return 0;
+  }
+  if (!strcmp(mode, "nowait-pointers")) {
+#pragma omp target data map(to : f[0 : N * N]) map(tofrom : g[0 : N * N])
+#pragma omp parallel
+#pragma omp single
+    {
+#pragma omp target spread teams distribute parallel for devices(0, 1, 2, 3) nowait
+      for (int i = 0; i < N; i++)
+        g[i] = 2 * f[i];
+#pragma omp taskwait
+    }
+    printf("nowait-pointers: unexpected PASS\n");
+    return 0;
+  }
+  if (!strcmp(mode, "nowait-sections")) {
+#pragma omp target data map(to : f[0 : N * N])
+#pragma omp parallel
+#pragma omp single
+    for (int step = 0; step < 3; step++) {
+#pragma omp target spread teams distribute parallel for devices(0, 1, 2, 3)    \
+    nowait map(to : f[omp_spread_start * N : omp_spread_size * N])             \
+    map(from : g[omp_spread_start * N : omp_spread_size * N])
+      for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++)
+          g[i * N + j] = 2 * f[i * N + j] + step;
+#pragma omp taskwait
+    }
+    int bad = 0;
+    for (int i = 0; i < N * N; i++)
+      bad += g[i] != 2 * f[i] + 2;
+    printf("nowait-sections: %s\n", bad ? "FAIL" : "PASS");
+    return bad != 0;
   }
   if (!strcmp(mode, "sections")) {
 #pragma omp target data map(to : f[0 : N * N])

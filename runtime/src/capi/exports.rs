@@ -306,6 +306,25 @@ fn start_nowait(
         rt.nowait_finish_predecessors(preds);
         return false;
     }
+    // A chunk task of a `target spread nowait` (its depend items name the region's token):
+    // its data must be where it runs, as a chunk the region launches itself.
+    if let Some((construct, _)) = owner
+        .as_ref()
+        .and_then(|o| crate::spread::chunk_of_token(o.deps.iter().map(|d| d.addr)))
+    {
+        let what = format!("a nowait chunk of {construct}");
+        if let Err(e) =
+            super::spread_exports::chunk_data_check_of(rt, &construct, &what, slot, args)
+        {
+            let e = e.context(format!("in {what} on device {}", slot.id));
+            rt.nowait_finish_predecessors(preds);
+            rt.nowait()
+                .start(slot, loc, owner, false, None, move || Err(e));
+            return true;
+        }
+    } else {
+        warn_pointers_elsewhere(rt, slot, args, &loc);
+    }
     let pins_parent = owner
         .as_ref()
         .is_some_and(|o| o.uses_parent_memory(args.host_ranges()));
@@ -394,7 +413,6 @@ fn target_kernel(
             Err(e) => report::fatal_construct(rt, &e, loc.get()),
         };
     }
-    warn_pointers_elsewhere(rt, slot, &args, &loc);
     let nowait = ka.flags & KERNEL_FLAG_NOWAIT != 0;
     if nowait && super::any_exports::instance_bound() {
         // The arm outlives its task: what it names from the task's own data is copied now.
@@ -407,6 +425,7 @@ fn target_kernel(
     {
         return 0;
     }
+    warn_pointers_elsewhere(rt, slot, &args, &loc);
     match slot.launch(rt, region, &mut args, &cfg) {
         Ok(()) => {
             after_success(rt, &loc);

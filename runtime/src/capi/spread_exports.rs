@@ -257,6 +257,20 @@ fn chunk_data_check(
     slot: &runtime::DeviceSlot,
     args: &MapArgs,
 ) -> Result<(), Error> {
+    let c = reg.current();
+    let what = format!("{} chunk [{},{})", reg.construct, c.lo, c.hi);
+    chunk_data_check_of(rt, &reg.construct, &what, slot, args)
+}
+
+/// [`chunk_data_check`] for a chunk of `construct` described as `what` (the chunk tasks of a
+/// `target spread nowait` reach the runtime as target tasks of their own).
+pub(super) fn chunk_data_check_of(
+    rt: &runtime::Runtime,
+    construct: &Construct,
+    what: &str,
+    slot: &runtime::DeviceSlot,
+    args: &MapArgs,
+) -> Result<(), Error> {
     for f in crate::presence::elsewhere(rt, slot, args, false) {
         if f.pointer {
             return Err(Error::new(
@@ -264,13 +278,9 @@ fn chunk_data_check(
                 crate::presence::chunk_error(args, slot.id, &f),
             ));
         }
-        if crate::presence::first_time(reg.construct.to_string(), f.arg) {
-            let c = reg.current();
+        if crate::presence::first_time(construct.to_string(), f.arg) {
             eprintln!(
-                "spread: warning: {} chunk [{},{}) on device {}: {}",
-                reg.construct,
-                c.lo,
-                c.hi,
+                "spread: warning: {what} on device {}: {}",
                 slot.id,
                 crate::presence::section_warning(args, slot.id, &f)
             );
