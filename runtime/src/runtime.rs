@@ -621,6 +621,9 @@ mod tests {
             self.log.lock().push("free");
             self.inner.free(ptr, kind)
         }
+        fn place(&self, block: usize, class: usize, size: usize) -> usize {
+            self.inner.place(block, class, size)
+        }
         fn to_device_impl(&self, d: usize, s: usize, n: usize, st: &mut Stream) -> Result<()> {
             self.log.lock().push("copy");
             self.inner.to_device_impl(d, s, n, st)
