@@ -71,6 +71,10 @@ pub struct Config {
     pub exact_teams: bool,
     /// `SPREAD_PROFILE=summary`: print where the time went, per device, at exit.
     pub profile: bool,
+    /// `SPREAD_GUARD`: host devices keep each block of device memory between guard regions
+    /// and report a kernel that faults in one (default on; `0` turns it off: heap memory, as
+    /// before, and no fault handler).
+    pub guard: bool,
     /// Problems found while reading the settings, reported once by the runtime.
     pub warnings: Vec<String>,
 }
@@ -447,6 +451,19 @@ impl Config {
                 false
             }
         };
+        let guard = match var("SPREAD_GUARD")
+            .map(|v| v.trim().to_ascii_lowercase())
+            .as_deref()
+        {
+            None | Some("") | Some("1") | Some("on") | Some("yes") => true,
+            Some(v) if is_off(v) => false,
+            Some(other) => {
+                warnings.push(format!(
+                    "SPREAD_GUARD={other:?} is neither 1 nor 0; guard regions stay on"
+                ));
+                true
+            }
+        };
         let streams_per_device = match var("SPREAD_STREAMS") {
             None => 8,
             Some(v) => match v.trim().parse::<usize>() {
@@ -573,6 +590,7 @@ impl Config {
             nowait,
             exact_teams,
             profile,
+            guard,
             streams_per_device,
             alloc_cache,
             gpu,
@@ -794,6 +812,12 @@ mod tests {
 
     #[test]
     fn teams_setting() {
+        assert!(cfg(&[]).guard);
+        assert!(!cfg(&[("SPREAD_GUARD", "0")]).guard);
+        assert!(!cfg(&[("SPREAD_GUARD", "off")]).guard);
+        assert!(cfg(&[("SPREAD_GUARD", "1")]).guard);
+        let bad = cfg(&[("SPREAD_GUARD", "maybe")]);
+        assert!(bad.guard && bad.warnings[0].contains("SPREAD_GUARD"));
         assert!(!cfg(&[]).exact_teams);
         assert!(cfg(&[("SPREAD_TEAMS", "exact")]).exact_teams);
         assert!(cfg(&[("SPREAD_TEAMS", " Exact ")]).exact_teams);
