@@ -271,6 +271,8 @@ pub struct Region {
     /// Operations run on the calling thread at once: the region has one device and waits for
     /// its chunks at its end.
     inline_ops: bool,
+    /// The construct as its chunks' kernels are reported if they fault (`crate::origin`).
+    site: Arc<crate::origin::Site>,
 }
 
 /// The reduction variables of one execution of a spread construct and their per-device
@@ -501,6 +503,11 @@ impl Region {
         };
         let track = observed && dealer.needs_completions();
         let inline_ops = observed && list.iter().all(|&d| d == list[0]);
+        let site = Arc::new(crate::origin::Site {
+            what: construct.name(),
+            file: construct.file.clone(),
+            line: construct.line,
+        });
         Ok(Region {
             construct,
             dealer,
@@ -524,6 +531,7 @@ impl Region {
             registered: 0,
             reductions_taken: false,
             inline_ops,
+            site,
         })
     }
 
@@ -797,7 +805,10 @@ impl Region {
         self.queued += 1;
         let failure = self.failure.clone();
         let device = slot.id;
+        // The chunk its kernels are reported with if they fault (`crate::origin`).
+        let origin = crate::origin::Origin::Chunk(self.site.clone(), chunk.lo, chunk.hi);
         move || {
+            let _origin = crate::origin::enter(origin);
             let label = || format!("{what} chunk [{},{})", chunk.lo, chunk.hi);
             let run = || crate::trace::with_label(crate::trace::enabled().then(label), op);
             let r =
