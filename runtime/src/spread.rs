@@ -127,16 +127,27 @@ impl Streamed {
         } = self;
         let device = work.device();
         if let Err(e) = work.complete() {
-            let e = e.context(format!(
-                "in {what} chunk [{},{}) on device {device}",
-                chunk.lo, chunk.hi
-            ));
-            record_failure(failure, seq, e);
+            record_failure(failure, seq, chunk_failure(e, &what, chunk, device));
         }
         if let Some((sched, u, queued)) = unit {
             sched.complete_queued(u, queued);
         }
     }
+}
+
+/// `e`, the failure of an operation of `chunk` of `what` on `device`, with where it ran; for a
+/// kernel that faulted on the device (a GPU's illegal address, which names neither kernel nor
+/// address), also what to check, as for a host device's fault (`runtime/fault.rs`).
+fn chunk_failure(e: Error, what: &Construct, chunk: Chunk, device: usize) -> Error {
+    let (lo, hi) = (chunk.lo, chunk.hi);
+    let fault = e.kind == ErrorKind::DeviceFault;
+    let e = e.context(format!("in {what} chunk [{lo},{hi}) on device {device}"));
+    if !fault {
+        return e;
+    }
+    e.context(format!(
+        "a kernel on device {device} accessed memory outside the device's data while {what} chunk [{lo},{hi}) or a later chunk in flight there ran (the device names neither the kernel nor the address): check the map clause's section bounds against the loop's accesses (with collapse(2), is the spread loop the outer one?)"
+    ))
 }
 
 /// The failure of the earliest operation (in queuing order) that failed, with its sequence number.
@@ -819,7 +830,7 @@ impl Region {
                     ))
                 });
             r.map_err(|e| {
-                let mut e = e.context(format!("in {} on device {device}", label()));
+                let mut e = chunk_failure(e, &what, chunk, device);
                 if e.kind == ErrorKind::Extension {
                     if let Some(m) = earlier
                         .as_ref()
