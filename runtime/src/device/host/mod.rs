@@ -56,14 +56,14 @@ pub struct HostDevice {
 pub(crate) trait HostKernels: Send + Sync + 'static {
     /// The device number.
     fn device(&self) -> usize;
-    /// Runs `kernel` with `params` (`dyn_ptr` first), launched for `origin`, on the calling
-    /// thread.
+    /// Runs `kernel` with `params` (`dyn_ptr` first) on the calling thread, recording that it
+    /// runs for `origin` (when its device reports faults).
     fn run(
         &self,
         kernel: KernelHandle,
         params: &[usize],
         cfg: &LaunchConfig,
-        origin: crate::origin::Origin,
+        origin: Option<crate::origin::Origin>,
     ) -> Result<()>;
     /// Whether the calling thread may run a kernel launched with `cfg` itself.
     fn runs_here(&self, cfg: &LaunchConfig) -> bool;
@@ -522,7 +522,8 @@ impl Device for HostDevice {
             params,
             cfg: *cfg,
             label: trace::label(),
-            origin: crate::origin::current(),
+            // Kept only where a fault can be reported (guards on).
+            origin: self.guards.then(crate::origin::current),
         });
         Ok(())
     }
@@ -583,13 +584,13 @@ impl HostKernels for Kernels {
         kernel: KernelHandle,
         params: &[usize],
         cfg: &LaunchConfig,
-        origin: crate::origin::Origin,
+        origin: Option<crate::origin::Origin>,
     ) -> Result<()> {
         // Teams and threads are the kernel's own business on x86_64: its code calls libomp's
         // fork entry points, which size teams from the calling thread's ICVs.
         let _span = trace::kernel(self.id, || "kernel".to_string());
         // What a fault inside the kernel is reported with (`runtime/fault.rs`).
-        let _running = running::enter(self.id, origin);
+        let _running = origin.map(|o| running::enter(self.id, o));
         crate::exit::park_if_exiting(); // as below, before libomp is asked anything
         let running = RUNNING_KERNELS.fetch_add(1, Ordering::AcqRel) + 1;
         let computing = self

@@ -46,8 +46,9 @@ pub(super) enum Op {
         params: KernelParams,
         cfg: LaunchConfig,
         label: Option<String>,
-        /// What it was launched for (a fault inside it is reported with it).
-        origin: crate::origin::Origin,
+        /// What it was launched for (a fault inside it is reported with it; `None` when the
+        /// device reports no faults).
+        origin: Option<crate::origin::Origin>,
     },
     /// The stream goes on once everything before `Event` on its own stream has run.
     Wait(Event),
@@ -439,7 +440,7 @@ mod tests {
             kernel: KernelHandle,
             params: &[usize],
             _cfg: &LaunchConfig,
-            _origin: crate::origin::Origin,
+            _origin: Option<crate::origin::Origin>,
         ) -> Result<()> {
             if kernel.0 == 7 {
                 let mut open = self.gate.0.lock();
@@ -498,7 +499,7 @@ mod tests {
                 dyn_cgroup_mem: 0,
             },
             label: None,
-            origin: crate::origin::Origin::Unknown,
+            origin: None,
         }
     }
 
