@@ -26,7 +26,9 @@ pub struct Running {
 /// [`Slot::device`] when no kernel runs; [`Slot::ident`] for an origin kept in [`Slot::origin`].
 const NONE: usize = usize::MAX;
 
-/// One thread's record.
+/// One thread's record, alone in its cache lines: written on every kernel, it must not share
+/// them with what other threads use.
+#[repr(align(128))]
 struct Slot {
     /// The running kernel's device ([`NONE`]: none).
     device: AtomicUsize,
