@@ -81,6 +81,10 @@ pub struct Config {
     pub profile: bool,
     /// Task sharing's settings (`SPREAD_TOKEN_POOL`, `SPREAD_ANY_*`, `SPREAD_KIND_ALIAS`, ...).
     pub sharing: sharing::Settings,
+    /// `SPREAD_GUARD`: host devices keep each block of device memory between guard regions
+    /// and report a kernel that faults in one (default on; `0` turns it off: heap memory, as
+    /// before, and no fault handler).
+    pub guard: bool,
     /// Problems found while reading the settings, reported once by the runtime.
     pub warnings: Vec<String>,
     /// The variables read that were set, with their values ([`Config::raw`]).
@@ -629,6 +633,21 @@ impl Config {
             "libomp or exact",
             "using libomp",
         );
+        let guard = r.choice(
+            "SPREAD_GUARD",
+            &[
+                ("1", true),
+                ("on", true),
+                ("yes", true),
+                ("true", true),
+                ("0", false),
+                ("off", false),
+                ("no", false),
+                ("false", false),
+            ],
+            "1 or 0",
+            "guard regions stay on",
+        );
         let streams_per_device = r.number(
             "SPREAD_STREAMS",
             |n: &usize| (1..=MAX_STREAMS).contains(n),
@@ -670,6 +689,7 @@ impl Config {
             nowait,
             exact_teams,
             profile,
+            guard,
             streams_per_device,
             alloc_cache,
             gpu,
@@ -907,6 +927,12 @@ mod tests {
 
     #[test]
     fn teams_setting() {
+        assert!(cfg(&[]).guard);
+        assert!(!cfg(&[("SPREAD_GUARD", "0")]).guard);
+        assert!(!cfg(&[("SPREAD_GUARD", "off")]).guard);
+        assert!(cfg(&[("SPREAD_GUARD", "1")]).guard);
+        let bad = cfg(&[("SPREAD_GUARD", "maybe")]);
+        assert!(bad.guard && bad.warnings[0].contains("SPREAD_GUARD"));
         assert!(!cfg(&[]).exact_teams);
         assert!(cfg(&[("SPREAD_TEAMS", "exact")]).exact_teams);
         assert!(cfg(&[("SPREAD_TEAMS", " Exact ")]).exact_teams);

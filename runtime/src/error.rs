@@ -29,6 +29,9 @@ pub enum ErrorKind {
     Invalid,
     /// A valid request the present devices cannot satisfy (a memory space they cannot share).
     Unsupported,
+    /// A kernel faulted on the device (a GPU's illegal or misaligned address): the device
+    /// cannot tell which kernel or address, and its context fails every later operation.
+    DeviceFault,
 }
 
 /// A runtime error with its cause and context.

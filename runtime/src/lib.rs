@@ -17,7 +17,7 @@
 //! 2. Features: `any`, `cu`, `auto`, `spread`, `reduction`, `peer`, `memory`, `api`, `presence` (task sharing, compute units, automatic spreading, target spread, spread reductions, peer copies, memory spaces, `omp_target_*`, whether a construct's data is on its device when another device holds it)
 //! 3. Core: `runtime` (process state, images, offload policy, mapping, `nowait` constructs, error reports)
 //! 4. Devices: `queue`, `device` (per-device work queues, the device trait and its backends)
-//! 5. Support: `image`, `info`, `config`, `sched`, `trace`, `profile`, `location`, `abi`, `error` (offload images, messages, settings, the scheduling core, tracing, LLVM's structures)
+//! 5. Support: `image`, `info`, `config`, `sched`, `trace`, `profile`, `origin`, `location`, `abi`, `error` (offload images, messages, settings, the scheduling core, tracing, what device work was issued for, LLVM's structures)
 //! 6. System bindings: `sys`, `exit` (raw memory, loader, libomp, CUDA, MPI; process exit)
 //!
 //! `unsafe` code is only in `capi` and `sys` (also checked by `tests/layers.rs`).
@@ -39,6 +39,7 @@ pub mod image;
 pub mod info;
 pub mod location;
 pub mod memory;
+pub mod origin;
 pub mod peer;
 pub mod presence;
 pub mod profile;

@@ -112,6 +112,11 @@ pub const HOST_SHARE_DEVICE: i64 = 0x5350_4853;
 
 static RUNTIME: OnceLock<Runtime> = OnceLock::new();
 
+/// The runtime, if it was created (for the fault report, which must not create it).
+pub fn try_get() -> Option<&'static Runtime> {
+    RUNTIME.get()
+}
+
 /// The runtime, created on first use.
 pub fn get() -> &'static Runtime {
     let mut created = false;
@@ -119,6 +124,9 @@ pub fn get() -> &'static Runtime {
         created = true;
         Runtime::new(Config::from_env())
     });
+    if created {
+        fault::register();
+    }
     if created && !REGISTERING.with(std::cell::Cell::get) {
         // A worker rank of cluster mode whose program registers no images (it only calls the
         // device memory API): no registration will divert it, so it serves from here on.
@@ -517,6 +525,7 @@ fn thread_index() -> usize {
     INDEX.with(|i| *i)
 }
 
+pub mod fault;
 pub mod hooks;
 pub mod launch;
 pub mod mapping;
@@ -625,6 +634,9 @@ mod tests {
         fn free(&self, ptr: usize, kind: AllocKind) -> Result<()> {
             self.log.lock().push("free");
             self.inner.free(ptr, kind)
+        }
+        fn place(&self, block: usize, class: usize, size: usize) -> usize {
+            self.inner.place(block, class, size)
         }
         fn to_device_impl(&self, d: usize, s: usize, n: usize, st: &mut Stream) -> Result<()> {
             self.log.lock().push("copy");

@@ -127,16 +127,27 @@ impl Streamed {
         } = self;
         let device = work.device();
         if let Err(e) = work.complete() {
-            let e = e.context(format!(
-                "in {what} chunk [{},{}) on device {device}",
-                chunk.lo, chunk.hi
-            ));
-            record_failure(failure, seq, e);
+            record_failure(failure, seq, chunk_failure(e, &what, chunk, device));
         }
         if let Some((sched, u, queued)) = unit {
             sched.complete_queued(u, queued);
         }
     }
+}
+
+/// `e`, the failure of an operation of `chunk` of `what` on `device`, with where it ran; for a
+/// kernel that faulted on the device (a GPU's illegal address, which names neither kernel nor
+/// address), also what to check, as for a host device's fault (`runtime/fault.rs`).
+fn chunk_failure(e: Error, what: &Construct, chunk: Chunk, device: usize) -> Error {
+    let (lo, hi) = (chunk.lo, chunk.hi);
+    let fault = e.kind == ErrorKind::DeviceFault;
+    let e = e.context(format!("in {what} chunk [{lo},{hi}) on device {device}"));
+    if !fault {
+        return e;
+    }
+    e.context(format!(
+        "a kernel on device {device} accessed memory outside the device's data while {what} chunk [{lo},{hi}) or a later chunk in flight there ran (the device names neither the kernel nor the address): check the map clause's section bounds against the loop's accesses (with collapse(2), is the spread loop the outer one?)"
+    ))
 }
 
 /// The failure of the earliest operation (in queuing order) that failed, with its sequence number.
@@ -275,6 +286,8 @@ pub struct Region {
     token_base: Option<usize>,
     /// Per entry of the device list: whether its token's owner is registered.
     tokens_told: Vec<bool>,
+    /// The construct as its chunks' kernels are reported if they fault (`crate::origin`).
+    site: Arc<crate::origin::Site>,
 }
 
 /// Slots of the token arena (see [`Region::device_token`]).
@@ -527,6 +540,11 @@ impl Region {
         };
         let track = observed && dealer.needs_completions();
         let inline_ops = observed && list.iter().all(|&d| d == list[0]);
+        let site = Arc::new(crate::origin::Site {
+            what: construct.name(),
+            file: construct.file.clone(),
+            line: construct.line,
+        });
         Ok(Region {
             construct,
             dealer,
@@ -552,6 +570,7 @@ impl Region {
             inline_ops,
             token_base: None,
             tokens_told: Vec::new(),
+            site,
         })
     }
 
@@ -852,7 +871,10 @@ impl Region {
         self.queued += 1;
         let failure = self.failure.clone();
         let device = slot.id;
+        // The chunk its kernels are reported with if they fault (`crate::origin`).
+        let origin = crate::origin::Origin::Chunk(self.site.clone(), chunk.lo, chunk.hi);
         move || {
+            let _origin = crate::origin::enter(origin);
             let label = || format!("{what} chunk [{},{})", chunk.lo, chunk.hi);
             let run = || crate::trace::with_label(crate::trace::enabled().then(label), op);
             let r =
@@ -863,7 +885,7 @@ impl Region {
                     ))
                 });
             r.map_err(|e| {
-                let mut e = e.context(format!("in {} on device {device}", label()));
+                let mut e = chunk_failure(e, &what, chunk, device);
                 if e.kind == ErrorKind::Extension {
                     if let Some(m) = earlier
                         .as_ref()

@@ -15,6 +15,11 @@
  *                         `register ...`/`unregister ...` lines, `maxbusy dev D N` at exit, to
  *   FAKECUDA_DELAY_US     sleep before each queued operation (makes missing synchronization
  *                         show up as wrong results; default 200)
+ *   FAKECUDA_ILLEGAL_ADDRESS=K  the K-th kernel launch (counted from 1 over all GPUs, in the
+ *                         order of the cuLaunchKernel calls) faults as a kernel that accessed an
+ *                         illegal address does on a GPU: it does not run, and its GPU's context
+ *                         fails every later stream, event, copy and launch call with
+ *                         CUDA_ERROR_ILLEGAL_ADDRESS (700), as CUDA's sticky errors do
  *
  * Build: cc -shared -fPIC -O1 -pthread fakecuda.c -o libcuda.so -ldl
  */
@@ -40,7 +45,7 @@ enum {
   E_INVALID_DEVICE = 101, E_INVALID_IMAGE = 200, E_INVALID_CONTEXT = 201, E_INVALID_HANDLE = 400,
   E_NOT_FOUND = 500, E_NOT_READY = 600, E_PEER_ALREADY = 704, E_PEER_NOT_ENABLED = 705,
   E_HOST_ALREADY_REGISTERED = 712, E_HOST_NOT_REGISTERED = 713, E_LAUNCH_FAILED = 719,
-  E_UNKNOWN = 999
+  E_ILLEGAL_ADDRESS = 700, E_UNKNOWN = 999
 };
 
 #define MAXDEV 8
@@ -56,6 +61,7 @@ struct ctx {
   int peer[MAXDEV]; /* peer access enabled from this context to device i */
   size_t used;      /* bytes of device and managed memory */
   size_t limit_stack, limit_heap;
+  int sticky;       /* a kernel faulted (FAKECUDA_ILLEGAL_ADDRESS): every later call fails */
 };
 
 enum kind { K_DEVICE, K_MANAGED, K_HOST, K_GLOBAL, K_REGISTERED };
@@ -68,7 +74,7 @@ struct alloc {
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* allocations, contexts, log */
-static int initialized, ndev = 2, delay_us = 200;
+static int initialized, ndev = 2, delay_us = 200, illegal_at, launches;
 static size_t total_mem = (size_t)1 << 30;
 static struct ctx ctxs[MAXDEV];
 static struct alloc *allocs;
@@ -178,6 +184,14 @@ static int touches_device(uintptr_t p, size_t len) {
     if (!current)                                                                              \
       return E_INVALID_CONTEXT;                                                                \
   } while (0)
+/* The context is usable: a faulted one fails the call with its sticky error. */
+#define NEED_HEALTHY()                                                                         \
+  do {                                                                                         \
+    NEED_CTX();                                                                                \
+    int sticky_ = __atomic_load_n(&current->sticky, __ATOMIC_SEQ_CST);                         \
+    if (sticky_)                                                                               \
+      return sticky_;                                                                          \
+  } while (0)
 
 static struct ctx *as_ctx(void *c) {
   for (int i = 0; i < ndev; i++)
@@ -204,6 +218,8 @@ CUresult cuInit(unsigned flags) {
       total_mem = (size_t)atol(s) << 20;
     if ((s = getenv("FAKECUDA_DELAY_US")) && *s)
       delay_us = atoi(s);
+    if ((s = getenv("FAKECUDA_ILLEGAL_ADDRESS")) && *s)
+      illegal_at = atoi(s);
     if ((s = getenv("FAKECUDA_LOG")) && *s)
       logf = fopen(s, "a");
     for (int i = 0; i < MAXDEV; i++)
@@ -833,6 +849,7 @@ struct op {
   int nparams;
   struct stream *other; /* OP_WAIT */
   uint64_t seq;         /* OP_WAIT: wait until other->done >= seq */
+  int fault;            /* OP_LAUNCH: the launch FAKECUDA_ILLEGAL_ADDRESS names */
 };
 
 struct stream {
@@ -955,6 +972,11 @@ static int run_op(struct stream *s, struct op *o) {
     pthread_mutex_unlock(&o->other->mu);
     return 1;
   case OP_LAUNCH: {
+    if (o->fault) {
+      logline("illegal address dev %d launch %s", s->ctx->dev, o->fn->name);
+      __atomic_store_n(&s->ctx->sticky, E_ILLEGAL_ADDRESS, __ATOMIC_SEQ_CST);
+      return 0;
+    }
     if (!check_dyn_ptr(o))
       return 0;
     check_devenv(o->fn);
@@ -980,10 +1002,11 @@ static void *worker(void *arg) {
       break;
     struct op *o = s->head;
     pthread_mutex_unlock(&s->mu);
-    int ok = s->error ? 1 : run_op(s, o); /* after an error the stream only drains */
+    /* After an error the stream only drains; so do all streams of a faulted context. */
+    int ok = s->error || __atomic_load_n(&s->ctx->sticky, __ATOMIC_SEQ_CST) ? 1 : run_op(s, o);
     pthread_mutex_lock(&s->mu);
     if (!ok)
-      s->error = E_LAUNCH_FAILED;
+      s->error = o->fault ? E_ILLEGAL_ADDRESS : E_LAUNCH_FAILED;
     s->head = o->next;
     if (!s->head)
       s->tail = NULL;
@@ -1056,7 +1079,8 @@ static CUresult stream_done(void *sv, int block) {
     pthread_cond_wait(&s->cv, &s->mu);
   r = s->done < s->enqueued ? E_NOT_READY : s->error;
   pthread_mutex_unlock(&s->mu);
-  return r;
+  int sticky = __atomic_load_n(&s->ctx->sticky, __ATOMIC_SEQ_CST);
+  return sticky ? sticky : r;
 }
 
 CUresult cuStreamSynchronize(void *sv) { return stream_done(sv, 1); }
@@ -1096,7 +1120,7 @@ CUresult cuEventCreate(void **out, unsigned flags) {
 }
 
 CUresult cuEventRecord(void *ev, void *sv) {
-  NEED_CTX();
+  NEED_HEALTHY();
   struct event *e = ev;
   struct stream *s = sv;
   if (!e)
@@ -1138,7 +1162,8 @@ CUresult cuEventQuery(void *ev) {
   pthread_mutex_lock(&s->mu);
   int done = s->done >= seq;
   pthread_mutex_unlock(&s->mu);
-  return done ? OK : E_NOT_READY;
+  int sticky = __atomic_load_n(&e->ctx->sticky, __ATOMIC_SEQ_CST);
+  return sticky ? sticky : done ? OK : E_NOT_READY;
 }
 
 CUresult cuEventSynchronize(void *ev) {
@@ -1156,7 +1181,8 @@ CUresult cuEventSynchronize(void *ev) {
     pthread_cond_wait(&s->cv, &s->mu);
   CUresult r = s->error;
   pthread_mutex_unlock(&s->mu);
-  return r;
+  int sticky = __atomic_load_n(&e->ctx->sticky, __ATOMIC_SEQ_CST);
+  return sticky ? sticky : r;
 }
 
 CUresult cuEventDestroy_v2(void *ev) {
@@ -1168,7 +1194,7 @@ CUresult cuEventDestroy_v2(void *ev) {
 }
 
 CUresult cuStreamWaitEvent(void *sv, void *ev, unsigned flags) {
-  NEED_CTX();
+  NEED_HEALTHY();
   struct stream *s = sv;
   struct event *e = ev;
   if (!e || flags)
@@ -1190,7 +1216,7 @@ CUresult cuStreamWaitEvent(void *sv, void *ev, unsigned flags) {
 
 static CUresult copy(const char *call, void *sv, uintptr_t dst, uintptr_t src, size_t len,
                      int dst_gpu, int src_gpu, int dst_dev, int src_dev) {
-  NEED_CTX();
+  NEED_HEALTHY();
   struct stream *s = sv;
   CUresult r = stream_of_current(s);
   if (r)
@@ -1238,7 +1264,7 @@ CUresult cuMemcpyPeerAsync(CUdeviceptr dst, void *dst_ctx, CUdeviceptr src, void
 }
 
 CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char byte, size_t len, void *sv) {
-  NEED_CTX();
+  NEED_HEALTHY();
   struct stream *s = sv;
   CUresult r = stream_of_current(s);
   if (r)
@@ -1261,7 +1287,7 @@ CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char byte, size_t len, void *
 
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                         unsigned bz, unsigned shared, void *sv, void **params, void **extra) {
-  NEED_CTX();
+  NEED_HEALTHY();
   struct function *fn = f;
   struct stream *s = sv;
   if (!fn)
@@ -1290,6 +1316,7 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
   o->kind = OP_LAUNCH;
   o->fn = fn;
   o->nparams = n;
+  o->fault = illegal_at && __atomic_add_fetch(&launches, 1, __ATOMIC_SEQ_CST) == illegal_at;
   for (int i = 0; i < n; i++) /* the driver copies the values during the call */
     memcpy(&o->params[i], params[i], 8);
   logline("launch %s dev %d blocks %u threads %u shared %u", fn->name, current->dev, gx, bx,
@@ -1323,6 +1350,7 @@ CUresult cuGetErrorName(CUresult r, const char **name) {
     E(E_HOST_ALREADY_REGISTERED, "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED")
     E(E_HOST_NOT_REGISTERED, "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED")
     E(E_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED")
+    E(E_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS")
     E(E_UNKNOWN, "CUDA_ERROR_UNKNOWN")
 #undef E
   }

@@ -30,6 +30,17 @@ pub(super) fn loc_of(loc: *const Ident) -> Option<SourceLoc> {
     SourceLoc::parse(&psource)
 }
 
+/// The location string of the `ident_t` at `addr`, read in place (for the fault report, which
+/// must not allocate: `crate::origin`).
+fn psource_of(addr: usize) -> Option<&'static std::ffi::CStr> {
+    // SAFETY: as in `loc_of`: `addr` is null or the construct's `ident_t`, a constant of the
+    // program's image, whose `psource` is null or a NUL-terminated constant string of it.
+    unsafe {
+        let ident = mem::read(addr as *const Ident)?;
+        (!ident.psource.is_null()).then(|| std::ffi::CStr::from_ptr(ident.psource))
+    }
+}
+
 /// The location of a construct's `ident_t`, decoded when something reports it.
 fn lazy_loc(loc: *const Ident) -> LazyLoc {
     LazyLoc::new(loc as usize, |a| loc_of(a as *const Ident))
@@ -385,6 +396,8 @@ fn target_kernel(
     kargs: *mut KernelArgs,
 ) -> c_int {
     let _label = crate::trace::construct(|| loc_of(loc).map(|l| l.to_string()));
+    // Kept with the kernel, to name the construct if it faults (unless a spread chunk's is set).
+    let _origin = crate::origin::enter_construct(loc as usize, psource_of);
     let rt = runtime::get();
     // SAFETY: `kargs` is null or the valid `KernelArgs` clang passes for the duration of the call
     // (LLVM 19's `__tgt_target_kernel` contract), or the one `legacy_kernel` built on its stack.

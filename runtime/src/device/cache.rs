@@ -9,6 +9,11 @@
 //! Size classes keep four steps per power of two (at most 25% rounding waste) above 4 KiB, and
 //! 256-byte steps below, so a block freed by one construct fits the next construct of nearly the
 //! same size.
+//!
+//! The cache keeps blocks; what it hands out is a place inside one, chosen by the device for
+//! the size asked for (`Device::place`: a host device puts the data against the block's end,
+//! where its guard catches the first byte past it), so it records which block each handed-out
+//! address lies in.
 
 use parking_lot::Mutex;
 use rustc_hash::FxHashMap;
@@ -27,8 +32,8 @@ struct State {
     free: BTreeMap<usize, Vec<usize>>,
     /// Bytes held in `free`.
     cached: usize,
-    /// Class size of every block handed out, by address.
-    live: FxHashMap<usize, usize>,
+    /// The block and its class size of every address handed out, by address.
+    live: FxHashMap<usize, (usize, usize)>,
     /// Blocks freed, oldest first, for eviction: (class, address).
     order: std::collections::VecDeque<(usize, usize)>,
 }
@@ -36,9 +41,10 @@ struct State {
 /// What [`AllocCache::take`] decided.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Take {
-    /// A cached block of the class.
+    /// The address handed out in a cached block of the class (recorded already).
     Cached(usize),
-    /// Nothing cached: allocate this many bytes and [`AllocCache::record`] the block.
+    /// Nothing cached: allocate this many bytes and [`AllocCache::record`] the address handed
+    /// out in the block.
     Allocate(usize),
 }
 
@@ -63,41 +69,44 @@ impl AllocCache {
         size.checked_next_multiple_of(step).unwrap_or(size)
     }
 
-    /// A block for `size` bytes: a cached one, or the size to allocate.
-    pub fn take(&self, size: usize) -> Take {
+    /// An address for `size` bytes in a cached block, which `place(block, class)` chooses, or
+    /// the size of the block to allocate.
+    pub fn take(&self, size: usize, place: impl FnOnce(usize, usize) -> usize) -> Take {
         let class = Self::class(size);
         let mut st = self.state.lock();
         let hit = st.free.get_mut(&class).and_then(Vec::pop);
         match hit {
-            Some(p) => {
+            Some(block) => {
                 if st.free.get(&class).is_some_and(Vec::is_empty) {
                     st.free.remove(&class);
                 }
                 st.cached -= class;
                 // The block is the class's most recently freed one: near the back.
-                if let Some(i) = st.order.iter().rposition(|&(_, a)| a == p) {
+                if let Some(i) = st.order.iter().rposition(|&(_, a)| a == block) {
                     st.order.remove(i);
                 }
-                st.live.insert(p, class);
-                Take::Cached(p)
+                let ptr = place(block, class);
+                st.live.insert(ptr, (block, class));
+                Take::Cached(ptr)
             }
             None => Take::Allocate(class),
         }
     }
 
-    /// Records a block the device allocated after [`Take::Allocate`] of `class` bytes.
-    pub fn record(&self, ptr: usize, class: usize) {
-        self.state.lock().live.insert(ptr, class);
+    /// Records `ptr`, handed out in `block` of `class` bytes allocated after
+    /// [`Take::Allocate`].
+    pub fn record(&self, ptr: usize, block: usize, class: usize) {
+        self.state.lock().live.insert(ptr, (block, class));
     }
 
-    /// Takes back a block from [`take`](Self::take); returns the blocks the device must really
-    /// free now (the block itself when the cache is full, or older ones it evicts), or `None`
+    /// Takes back an address [`record`](Self::record)ed; returns the blocks the device must
+    /// really free now (its block when the cache is full, or older ones it evicts), or `None`
     /// when `ptr` did not come from this cache.
     pub fn put(&self, ptr: usize) -> Option<Vec<usize>> {
         let mut st = self.state.lock();
-        let class = st.live.remove(&ptr)?;
+        let (block, class) = st.live.remove(&ptr)?;
         if class > self.limit {
-            return Some(vec![ptr]);
+            return Some(vec![block]);
         }
         let mut evicted = Vec::new();
         while st.cached + class > self.limit {
@@ -113,8 +122,8 @@ impl AllocCache {
             st.cached -= c;
             evicted.push(a);
         }
-        st.free.entry(class).or_default().push(ptr);
-        st.order.push_back((class, ptr));
+        st.free.entry(class).or_default().push(block);
+        st.order.push_back((class, block));
         st.cached += class;
         Some(evicted)
     }
@@ -136,7 +145,7 @@ impl AllocCache {
         self.state.lock().cached
     }
 
-    /// Whether `ptr` is a block handed out by this cache.
+    /// Whether `ptr` is an address handed out by this cache.
     pub fn owns(&self, ptr: usize) -> bool {
         self.state.lock().live.contains_key(&ptr)
     }
@@ -160,18 +169,27 @@ mod tests {
     #[test]
     fn freed_blocks_are_reused_by_requests_of_their_class() {
         let cache = AllocCache::new(1 << 30);
-        let Take::Allocate(class) = cache.take(1_000_000) else {
+        let Take::Allocate(class) = cache.take(1_000_000, |b, _| b) else {
             panic!("empty cache")
         };
-        cache.record(0x1000, class);
-        assert_eq!(cache.put(0x1000), Some(vec![]));
+        // Handed out at the block's end (as a host device places data).
+        cache.record(0x1000 + class - 1_000_000, 0x1000, class);
+        assert_eq!(cache.put(0x1000 + class - 1_000_000), Some(vec![]));
         assert_eq!(cache.cached_bytes(), class);
         // A slightly different size of the same class reuses the block.
-        assert_eq!(cache.take(999_000), Take::Cached(0x1000));
+        assert_eq!(
+            cache.take(999_000, |b, c| b + c - 999_000),
+            Take::Cached(0x1000 + class - 999_000)
+        );
         assert_eq!(cache.cached_bytes(), 0);
-        assert!(cache.owns(0x1000));
+        assert!(cache.owns(0x1000 + class - 999_000));
+        assert!(!cache.owns(0x1000));
         // Foreign pointers are not the cache's.
         assert_eq!(cache.put(0x9999), None);
+        // An address given back frees its block, not itself, when the cache is full.
+        let full = AllocCache::new(0);
+        full.record(0x2040, 0x2000, 256);
+        assert_eq!(full.put(0x2040), Some(vec![0x2000]));
     }
 
     #[test]
@@ -181,10 +199,10 @@ mod tests {
             .into_iter()
             .enumerate()
         {
-            let Take::Allocate(c) = cache.take(4096) else {
+            let Take::Allocate(c) = cache.take(4096, |b, _| b) else {
                 panic!("block {i} should not be cached yet")
             };
-            cache.record(p, c);
+            cache.record(p, p, c);
         }
         assert_eq!(cache.put(0x1000), Some(vec![]));
         assert_eq!(cache.put(0x2000), Some(vec![]));
@@ -200,10 +218,10 @@ mod tests {
     #[test]
     fn a_zero_limit_frees_at_once() {
         let cache = AllocCache::new(0);
-        let Take::Allocate(c) = cache.take(64) else {
+        let Take::Allocate(c) = cache.take(64, |b, _| b) else {
             panic!()
         };
-        cache.record(0x40, c);
+        cache.record(0x40, 0x40, c);
         assert_eq!(cache.put(0x40), Some(vec![0x40]));
         assert_eq!(cache.cached_bytes(), 0);
     }

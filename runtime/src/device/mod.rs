@@ -276,8 +276,17 @@ pub trait Device: Send + Sync {
 
     /// Allocates `size` bytes of `kind` memory; `size` is never 0.
     fn alloc(&self, size: usize, kind: AllocKind) -> Result<usize>;
-    /// Frees memory from [`alloc`](Self::alloc) of the same kind.
+    /// Frees memory from [`alloc`](Self::alloc) of the same kind: the address it returned, or
+    /// (on host devices) any address [`place`](Self::place) chose in it.
     fn free(&self, ptr: usize, kind: AllocKind) -> Result<()>;
+    /// Where `size` bytes of data go in the block of `class` bytes (`size <= class`) that
+    /// [`alloc`](Self::alloc)`(class, AllocKind::Device)` returned at `block` (the allocation
+    /// cache hands one block out for sizes of one class). The block's start by default; a host
+    /// device puts the data against the block's end, where its guard region catches the first
+    /// byte past it (`host/guarded.rs`).
+    fn place(&self, block: usize, _class: usize, _size: usize) -> usize {
+        block
+    }
     /// Free and total memory now.
     fn memory_info(&self) -> Result<MemoryInfo>;
 

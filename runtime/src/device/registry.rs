@@ -44,7 +44,8 @@ pub fn discover(config: &Config) -> Discovery {
                             allowed.as_deref(),
                             &mut diag,
                         )
-                        .with_exact_teams(config.exact_teams),
+                        .with_exact_teams(config.exact_teams)
+                        .with_guards(config.guard),
                     ));
                 }
             }

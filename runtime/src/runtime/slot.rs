@@ -156,15 +156,25 @@ impl DeviceSlot {
         })
     }
 
-    /// Device memory for mapped data: a cached block when one of the size class is free; when
-    /// the device is out of memory, the cache is emptied and the allocation tried once more.
+    /// Device memory for mapped data: in a cached block when one of the size class is free;
+    /// when the device is out of memory, the cache is emptied and the allocation tried once
+    /// more. Where in the block the data goes is the device's choice ([`Device::place`]).
     pub fn alloc_data(&self, size: usize) -> Result<usize> {
-        let class = match self.cache.take(size) {
+        let place = |block, class| self.dev.place(block, class, size);
+        let class = match self.cache.take(size, place) {
             Take::Cached(p) => return Ok(p),
             Take::Allocate(class) => class,
         };
-        let p = match self.dev.alloc(class, AllocKind::Device) {
-            Ok(p) => p,
+        let block = self.alloc_block(class)?;
+        let p = place(block, class);
+        self.cache.record(p, block, class);
+        Ok(p)
+    }
+
+    /// A new block of `class` bytes for the cache (emptying the cache first when the device is
+    /// out of memory).
+    fn alloc_block(&self, class: usize) -> Result<usize> {
+        match self.dev.alloc(class, AllocKind::Device) {
             Err(e) if e.kind == ErrorKind::OutOfMemory => {
                 let blocks = self.cache.drain();
                 if blocks.is_empty() {
@@ -173,12 +183,10 @@ impl DeviceSlot {
                 for b in blocks {
                     let _ = self.dev.free(b, AllocKind::Device);
                 }
-                self.dev.alloc(class, AllocKind::Device)?
+                self.dev.alloc(class, AllocKind::Device)
             }
-            Err(e) => return Err(e),
-        };
-        self.cache.record(p, class);
-        Ok(p)
+            r => r,
+        }
     }
 
     /// Gives back memory from [`alloc_data`](Self::alloc_data). Its last use must have finished.

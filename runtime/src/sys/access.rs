@@ -43,6 +43,17 @@ pub fn entry_name(addr: usize) -> Option<String> {
     unsafe { mem::c_string(addr as *const std::ffi::c_char) }
 }
 
+/// [`entry_name`]'s bytes (without the NUL), read in place: for the fault report, which must not
+/// allocate. `None` for an address of 0.
+pub fn entry_name_bytes(addr: usize) -> Option<&'static [u8]> {
+    if addr == 0 {
+        return None;
+    }
+    // SAFETY: as for `entry_name`: a NUL-terminated constant of the program's image, which
+    // outlives its mapped data (and is never written).
+    Some(unsafe { std::ffi::CStr::from_ptr(addr as *const std::ffi::c_char) }.to_bytes())
+}
+
 /// Moves `len` bytes for a data transfer: each side is either memory the program named (a map
 /// clause section, an API routine's arguments) or memory the runtime allocated with at least
 /// `len` bytes past the address (device memory of a host device, a mapping's staging value).

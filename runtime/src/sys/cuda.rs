@@ -36,6 +36,17 @@ impl CuError {
     pub fn is_out_of_memory(&self) -> bool {
         self.code == sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY as u32
     }
+
+    /// Whether a kernel faulted on the device: an illegal or misaligned address (the context
+    /// fails every later call).
+    pub fn is_kernel_fault(&self) -> bool {
+        [
+            sys::cudaError_enum::CUDA_ERROR_ILLEGAL_ADDRESS,
+            sys::cudaError_enum::CUDA_ERROR_MISALIGNED_ADDRESS,
+        ]
+        .iter()
+        .any(|&c| self.code == c as u32)
+    }
 }
 
 impl fmt::Display for CuError {

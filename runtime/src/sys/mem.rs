@@ -67,6 +67,87 @@ pub unsafe fn copy(dst: usize, src: usize, len: usize) {
     if len == 0 || dst == src {
         return;
     }
+    if page_aliased(dst, src, len) {
+        // SAFETY: the caller's contract; `page_aliased` checked that the ranges do not overlap.
+        unsafe { copy_page_aliased(dst, src, len) };
+        return;
+    }
+    // SAFETY: the caller's contract.
+    unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len) }
+}
+
+/// Whether a copy of `len` bytes would run into glibc's memcpy slow paths for a destination
+/// just past its source modulo the page (2.36 on AMD Zen: `rep movsb` from 4 KiB to the L2's
+/// size at 2-3 GB/s instead of 40-80, its non-temporal loop beyond three quarters of the L3 at a
+/// third of its speed): the ranges do not overlap, and `dst - src` is 1 to 63 bytes mod 4096.
+/// Host devices' blocks end at a page boundary, so a section whose size is a multiple of the
+/// page starts at offset 0 and its copy back to a large `malloc` array (offset 16) is such a
+/// copy.
+fn page_aliased(dst: usize, src: usize, len: usize) -> bool {
+    let skew = dst.wrapping_sub(src) & 4095;
+    len >= 2048 && (1..64).contains(&skew) && (dst >= src + len || src >= dst + len)
+}
+
+/// Copies of at least this many bytes bypass the caches ([`copy_page_aliased`]).
+const STREAM_FROM: usize = 16 << 20;
+
+/// Copies `len` non-overlapping bytes with SSE2 unaligned loads and aligned stores (streaming
+/// ones from [`STREAM_FROM`] on), which the page aliasing does not slow down (64 KiB: 23 GB/s
+/// instead of 3; 256 MiB: 11 instead of 4.4, on the development machine).
+///
+/// # Safety
+///
+/// As for [`copy`], and the ranges do not overlap.
+#[cfg(target_arch = "x86_64")]
+unsafe fn copy_page_aliased(dst: usize, src: usize, len: usize) {
+    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
+    let stream = len >= STREAM_FROM;
+    // Streaming stores fill whole cache lines (64 bytes) in the write-combining buffers.
+    let head = dst.next_multiple_of(if stream { 64 } else { 16 }) - dst;
+    // SAFETY: the caller's contract covers every byte copied: the head (under 64 bytes, and
+    // `len` is at least 2048), 64-byte blocks and the tail all lie in `[0, len)`; after the head
+    // `dst + i` is 16-aligned (64 when streaming), as aligned and streaming stores of __m128i
+    // need (SSE2 is part of x86_64). The stores are volatile so that the loop is not turned
+    // back into a memcpy call.
+    unsafe {
+        std::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, head);
+        let mut i = head;
+        while i + 64 <= len {
+            let s = (src + i) as *const __m128i;
+            let d = (dst + i) as *mut __m128i;
+            let (x0, x1, x2, x3) = (
+                _mm_loadu_si128(s),
+                _mm_loadu_si128(s.add(1)),
+                _mm_loadu_si128(s.add(2)),
+                _mm_loadu_si128(s.add(3)),
+            );
+            if stream {
+                _mm_stream_si128(d, x0);
+                _mm_stream_si128(d.add(1), x1);
+                _mm_stream_si128(d.add(2), x2);
+                _mm_stream_si128(d.add(3), x3);
+            } else {
+                std::ptr::write_volatile(d, x0);
+                std::ptr::write_volatile(d.add(1), x1);
+                std::ptr::write_volatile(d.add(2), x2);
+                std::ptr::write_volatile(d.add(3), x3);
+            }
+            i += 64;
+        }
+        if stream {
+            _mm_sfence();
+        }
+        std::ptr::copy_nonoverlapping((src + i) as *const u8, (dst + i) as *mut u8, len - i);
+    }
+}
+
+/// Elsewhere: a plain copy.
+///
+/// # Safety
+///
+/// As for [`copy`].
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn copy_page_aliased(dst: usize, src: usize, len: usize) {
     // SAFETY: the caller's contract.
     unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len) }
 }
@@ -240,4 +321,37 @@ pub unsafe fn read<T: Copy>(ptr: *const T) -> Option<T> {
     }
     // SAFETY: the caller's contract; unaligned reads are allowed.
     Some(unsafe { std::ptr::read_unaligned(ptr) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_aliased_copies_are_exact() {
+        let n = 3 * STREAM_FROM / 2;
+        let src: Vec<u8> = (0..n + 8192).map(|i| (i * 7 + i / 4093) as u8).collect();
+        let mut dst = vec![0u8; n + 8192];
+        let s0 = src.as_ptr() as usize;
+        let d0 = dst.as_mut_ptr() as usize;
+        for (len, skew) in [(2048, 16), (5000, 1), (65536 + 13, 63), (n, 16), (4096, 64)] {
+            // A destination `skew` bytes past the source modulo the page.
+            let d = d0 + ((s0 + skew).wrapping_sub(d0) & 4095);
+            assert_eq!(page_aliased(d, s0, len), skew < 64, "{len} {skew}");
+            // SAFETY: both ranges lie in the vectors, which do not overlap.
+            unsafe { copy(d, s0, len) };
+            let off = d - d0;
+            assert!(
+                dst[off..off + len] == src[..len],
+                "{len} bytes at skew {skew}"
+            );
+            assert!(
+                dst[off + len..].iter().take(64).all(|&b| b == 0),
+                "nothing past the end"
+            );
+            dst.iter_mut().for_each(|b| *b = 0);
+        }
+        // Overlapping ranges keep memmove's semantics.
+        assert!(!page_aliased(d0 + 16, d0, 4096));
+    }
 }

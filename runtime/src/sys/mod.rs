@@ -1,5 +1,6 @@
-//! System bindings: the thin wrappers through which the rest of the runtime touches raw memory,
-//! the dynamic loader, libomp, the CUDA driver, the MPI plugin and compiled kernels. With
+//! System bindings: the thin wrappers through which the rest of the runtime touches raw memory
+//! and virtual memory, the dynamic loader, libomp, the CUDA driver, the MPI plugin, compiled
+//! kernels and the fault handler. With
 //! [`crate::capi`] (the C ABI), the only place with `unsafe` code.
 //!
 //! The wrappers take addresses as `usize`. Their soundness rests on the OpenMP contract the
@@ -17,6 +18,7 @@ pub(crate) mod affinity;
 pub(crate) mod call;
 pub(crate) mod cuda;
 pub(crate) mod dl;
+pub(crate) mod fault;
 pub(crate) mod kmp;
 pub(crate) mod mapper;
 pub(crate) mod mem;
@@ -24,3 +26,4 @@ pub(crate) mod mpi;
 pub(crate) mod ompt;
 pub(crate) mod thread_state;
 pub(crate) mod transport;
+pub(crate) mod vm;

@@ -101,6 +101,8 @@ pub fn cubin_fits(image_sm: u32, device_sm: u32) -> bool {
 fn backend(id: usize, what: &str, e: CuError) -> Error {
     let kind = if e.is_out_of_memory() {
         ErrorKind::OutOfMemory
+    } else if e.is_kernel_fault() {
+        ErrorKind::DeviceFault
     } else {
         ErrorKind::Backend
     };

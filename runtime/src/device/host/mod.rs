@@ -8,8 +8,10 @@
 //! (`pool.rs`): a host device is an asynchronous device like a GPU, with the same `nowait` path.
 
 pub(crate) mod activity;
+pub mod guarded;
 pub mod league;
 mod pool;
+pub mod running;
 mod stream;
 
 use super::{
@@ -46,14 +48,23 @@ pub struct HostDevice {
     exact_teams: bool,
     /// The host share ([`HostDevice::host_share`]): its memory is the host's.
     host_memory: bool,
+    /// Whether its blocks are guarded ([`guarded`]; `SPREAD_GUARD`, default on).
+    guards: bool,
 }
 
 /// How a host device runs a kernel, on whichever thread runs the kernel's stream.
 pub(crate) trait HostKernels: Send + Sync + 'static {
     /// The device number.
     fn device(&self) -> usize;
-    /// Runs `kernel` with `params` (`dyn_ptr` first) on the calling thread.
-    fn run(&self, kernel: KernelHandle, params: &[usize], cfg: &LaunchConfig) -> Result<()>;
+    /// Runs `kernel` with `params` (`dyn_ptr` first) on the calling thread, recording that it
+    /// runs for `origin` (when its device reports faults).
+    fn run(
+        &self,
+        kernel: KernelHandle,
+        params: &[usize],
+        cfg: &LaunchConfig,
+        origin: Option<crate::origin::Origin>,
+    ) -> Result<()>;
     /// Whether the calling thread may run a kernel launched with `cfg` itself.
     fn runs_here(&self, cfg: &LaunchConfig) -> bool;
 }
@@ -181,6 +192,7 @@ impl HostDevice {
             },
             exact_teams: false,
             host_memory: false,
+            guards: true,
             kernels,
             info: DeviceInfo {
                 kind: DeviceKind::Host,
@@ -226,6 +238,13 @@ impl HostDevice {
     /// (`SPREAD_TEAMS=exact`): images it loads from now on run leagues through [`league`].
     pub fn with_exact_teams(mut self, exact: bool) -> Self {
         self.exact_teams = exact;
+        self
+    }
+
+    /// The device keeping its blocks between guard regions when `on` (`SPREAD_GUARD`, default
+    /// on; [`guarded`]), or in the heap.
+    pub fn with_guards(mut self, on: bool) -> Self {
+        self.guards = on;
         self
     }
 }
@@ -384,6 +403,11 @@ impl Device for HostDevice {
     }
 
     fn alloc(&self, size: usize, _kind: AllocKind) -> Result<usize> {
+        if self.guards {
+            if let Some(p) = guarded::alloc(self.id, size) {
+                return Ok(p);
+            }
+        }
         mem::alloc(size).ok_or_else(|| {
             Error::new(
                 ErrorKind::OutOfMemory,
@@ -393,8 +417,19 @@ impl Device for HostDevice {
     }
 
     fn free(&self, ptr: usize, _kind: AllocKind) -> Result<()> {
-        access::free_owned(ptr);
+        // Guarded blocks may be freed by any address inside (the cache's placement).
+        if !(self.guards && guarded::free(ptr)) {
+            access::free_owned(ptr);
+        }
         Ok(())
+    }
+
+    fn place(&self, block: usize, class: usize, size: usize) -> usize {
+        if self.guards {
+            guarded::place(block, class, size)
+        } else {
+            block
+        }
     }
 
     fn memory_info(&self) -> Result<MemoryInfo> {
@@ -487,6 +522,8 @@ impl Device for HostDevice {
             params,
             cfg: *cfg,
             label: trace::label(),
+            // Kept only where a fault can be reported (guards on).
+            origin: self.guards.then(crate::origin::current),
         });
         Ok(())
     }
@@ -542,10 +579,18 @@ impl HostKernels for Kernels {
         self.id
     }
 
-    fn run(&self, kernel: KernelHandle, params: &[usize], cfg: &LaunchConfig) -> Result<()> {
+    fn run(
+        &self,
+        kernel: KernelHandle,
+        params: &[usize],
+        cfg: &LaunchConfig,
+        origin: Option<crate::origin::Origin>,
+    ) -> Result<()> {
         // Teams and threads are the kernel's own business on x86_64: its code calls libomp's
         // fork entry points, which size teams from the calling thread's ICVs.
         let _span = trace::kernel(self.id, || "kernel".to_string());
+        // What a fault inside the kernel is reported with (`runtime/fault.rs`).
+        let _running = origin.map(|o| running::enter(self.id, o));
         crate::exit::park_if_exiting(); // as below, before libomp is asked anything
         let running = RUNNING_KERNELS.fetch_add(1, Ordering::AcqRel) + 1;
         let computing = self

@@ -46,6 +46,9 @@ pub(super) enum Op {
         params: KernelParams,
         cfg: LaunchConfig,
         label: Option<String>,
+        /// What it was launched for (a fault inside it is reported with it; `None` when the
+        /// device reports no faults).
+        origin: Option<crate::origin::Origin>,
     },
     /// The stream goes on once everything before `Event` on its own stream has run.
     Wait(Event),
@@ -289,7 +292,8 @@ fn run_op(kernels: &dyn HostKernels, op: Op, failed: bool) -> Result<()> {
             params,
             cfg,
             label,
-        } => trace::with_label(label, || kernels.run(kernel, &params, &cfg))?,
+            origin,
+        } => trace::with_label(label, || kernels.run(kernel, &params, &cfg, origin))?,
     }
     Ok(())
 }
@@ -431,7 +435,13 @@ mod tests {
         fn device(&self) -> usize {
             0
         }
-        fn run(&self, kernel: KernelHandle, params: &[usize], _cfg: &LaunchConfig) -> Result<()> {
+        fn run(
+            &self,
+            kernel: KernelHandle,
+            params: &[usize],
+            _cfg: &LaunchConfig,
+            _origin: Option<crate::origin::Origin>,
+        ) -> Result<()> {
             if kernel.0 == 7 {
                 let mut open = self.gate.0.lock();
                 while !*open {
@@ -489,6 +499,7 @@ mod tests {
                 dyn_cgroup_mem: 0,
             },
             label: None,
+            origin: None,
         }
     }
 
@@ -500,6 +511,7 @@ mod tests {
                 params,
                 mut cfg,
                 label,
+                origin,
             } => {
                 cfg.tripcount = 1;
                 Op::Kernel {
@@ -507,6 +519,7 @@ mod tests {
                     params,
                     cfg,
                     label,
+                    origin,
                 }
             }
             op => op,

@@ -427,7 +427,7 @@ fn alloc_kind(code: u8) -> Decoded<AllocKind> {
 }
 
 /// Error kinds by their code on the wire (the order is the protocol's: new kinds go at the end).
-const ERROR_KINDS: [ErrorKind; 9] = [
+const ERROR_KINDS: [ErrorKind; 10] = [
     ErrorKind::Mapping,
     ErrorKind::BadDevice,
     ErrorKind::OutOfMemory,
@@ -437,6 +437,7 @@ const ERROR_KINDS: [ErrorKind; 9] = [
     ErrorKind::Invalid,
     ErrorKind::Unsupported,
     ErrorKind::Extension,
+    ErrorKind::DeviceFault,
 ];
 
 /// The wire code of `k`: a match, so that a new kind does not compile until it has a code.
@@ -451,6 +452,7 @@ fn error_kind_code(k: ErrorKind) -> u8 {
         ErrorKind::Invalid => 6,
         ErrorKind::Unsupported => 7,
         ErrorKind::Extension => 8,
+        ErrorKind::DeviceFault => 9,
     }
 }
 
