@@ -70,6 +70,22 @@ pub fn var_name(name: usize) -> String {
     )
 }
 
+/// `'name' (declared at file:line:col)` of a map entry's name string, for messages (clang
+/// records the variable's declaration, not the construct that mapped it); `None` without a
+/// name.
+pub fn declared(name: usize) -> Option<String> {
+    if name == 0 {
+        return None;
+    }
+    let d = declaration(name);
+    match d.split_once(" at ") {
+        Some(("unknown", _)) => None,
+        Some((n, at)) if !at.starts_with("unknown") => Some(format!("'{n}' (declared at {at})")),
+        Some((n, _)) => Some(format!("'{n}'")),
+        None => None,
+    }
+}
+
 /// `name at file:line:col` of a map entry's name string, as the table dump prints it.
 pub fn declaration(name: usize) -> String {
     let s = if name == 0 {

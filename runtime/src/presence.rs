@@ -144,17 +144,14 @@ pub fn variable(args: &MapArgs, i: usize) -> String {
 /// holder's host range without a name.
 fn holder_mapping(f: &Finding) -> String {
     let (begin, size, name) = f.held;
-    let d = crate::info::declaration(name);
-    match d.split_once(" at ") {
-        Some((n, at)) if name != 0 && n != "unknown" => format!("{n}, declared at {at}"),
-        _ => format!("{size} bytes at host {}", crate::info::ptr(begin)),
-    }
+    crate::info::declared(name)
+        .unwrap_or_else(|| format!("{size} bytes at host {}", crate::info::ptr(begin)))
 }
 
 /// The error of a spread chunk on `device` whose pointer argument is mapped only elsewhere.
 pub fn chunk_error(args: &MapArgs, device: usize, f: &Finding) -> String {
     format!(
-        "{} is not mapped on device {device}, but device {} maps it ({}): the chunk would get its host address. Map the data on every device of the construct: `target data spread` (or `target enter data spread`) with ranges that match the chunks, or the chunk's section in this construct's map clauses (docs/porting.md)",
+        "{} is not mapped on device {device}, but device {} maps it as {}: the chunk would get its host address. Map the data on every device of the construct: `target data spread` (or `target enter data spread`) with ranges that match the chunks, or the chunk's section in this construct's map clauses (docs/porting.md)",
         variable(args, f.arg),
         f.holder,
         holder_mapping(f)
@@ -170,7 +167,7 @@ pub fn section_warning(args: &MapArgs, device: usize, f: &Finding) -> String {
         "mapped anew on"
     };
     format!(
-        "{} is mapped on device {} ({}) and {how} device {device}: the two devices hold separate copies, and what one of them writes the other does not see. If the data should be spread, map it with `target data spread` whose chunks match this construct's (same devices, order and chunk size; docs/porting.md)",
+        "{} is mapped on device {} as {} and {how} device {device}: the two devices hold separate copies, and what one of them writes the other does not see. If the data should be spread, map it with `target data spread` whose chunks match this construct's (same devices, order and chunk size; docs/porting.md)",
         variable(args, f.arg),
         f.holder,
         holder_mapping(f),
@@ -180,7 +177,7 @@ pub fn section_warning(args: &MapArgs, device: usize, f: &Finding) -> String {
 /// The warning for a plain construct on `device` whose pointer is mapped only elsewhere.
 pub fn pointer_warning(args: &MapArgs, device: usize, f: &Finding) -> String {
     format!(
-        "{} is not mapped on device {device} but device {} maps it ({}): the region gets its host address (OpenMP's meaning; on a GPU that address faults)",
+        "{} is not mapped on device {device} but device {} maps it as {}: the region gets its host address (OpenMP's meaning; on a GPU that address faults)",
         variable(args, f.arg),
         f.holder,
         holder_mapping(f)

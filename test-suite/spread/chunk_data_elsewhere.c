@@ -24,12 +24,12 @@
 // RUN: %spread-cc -g0 -O1 %s -o %t.nog
 // RUN: not --crash %t.nog pointers 2>&1 | FileCheck %s --check-prefix=NOG
 //
-// PTR: omptarget message: 'g' is not mapped on device 1, but device 0 maps it (g[0:{{.*}}], declared at {{.*}}chunk_data_elsewhere.c:{{[0-9]+}}:{{[0-9]+}}): the chunk would get its host address. Map the data on every device of the construct: `target data spread`
+// PTR: omptarget message: 'g' is not mapped on device 1, but device 0 maps it as 'g[0:{{.*}}]' (declared at {{.*}}chunk_data_elsewhere.c:{{[0-9]+}}:{{[0-9]+}}): the chunk would get its host address. Map the data on every device of the construct: `target data spread`
 // PTR: omptarget error: in target spread {{.*}}chunk_data_elsewhere.c:[[#SPREAD:]] chunk [16,32) on device 1
 // PTR: chunk_data_elsewhere.c:[[#SPREAD]]: omptarget fatal error 1
 // PTR-NOT: PASS
 //
-// SEC-COUNT-1: spread: warning: target spread {{.*}}chunk_data_elsewhere.c:{{[0-9]+}} chunk [16,32) on device 1: 'f[{{.*}}]' is mapped on device 0 (f[0:{{.*}}], declared at {{.*}}) and copied anew from the host to device 1: the two devices hold separate copies
+// SEC-COUNT-1: spread: warning: target spread {{.*}}chunk_data_elsewhere.c:{{[0-9]+}} chunk [16,32) on device 1: 'f[{{.*}}]' is mapped on device 0 as 'f[0:{{.*}}]' (declared at {{.*}}) and copied anew from the host to device 1: the two devices hold separate copies
 // SEC-NOT: warning
 // SEC: sections: PASS
 //
@@ -45,7 +45,7 @@
 // NWSEC-NOT: warning
 // NWSEC: nowait-sections: PASS
 //
-// NOG: omptarget message: argument {{[0-9]}} (compile with -g for variable names) is not mapped on device 1, but device 0 maps it ({{[0-9]+}} bytes at host 0x{{[0-9a-f]+}})
+// NOG: omptarget message: argument {{[0-9]}} (compile with -g for variable names) is not mapped on device 1, but device 0 maps it as {{[0-9]+}} bytes at host 0x{{[0-9a-f]+}}:
 // NOG: omptarget error: in target spread {{.*}}chunk_data_elsewhere.c:{{[0-9]+}} chunk [16,32) on device 1
 
 #include <stdio.h>

@@ -448,9 +448,9 @@ fn get_target_pointer(
         if name != 0 || ename != 0 {
             // libomptarget's lines name addresses only (and stay together); the names say which maps disagree.
             message.push_str(&format!(
-                "\nthe section '{}' overlaps the mapping of '{}' on device {} without lying inside it",
+                "\nthe section '{}' overlaps the mapping of {} on device {} without lying inside it",
                 name_of(name),
-                info::declaration(ename),
+                info::declared(ename).unwrap_or_else(|| "another section".into()),
                 cx.id()
             ));
         }
