@@ -15,7 +15,7 @@
 //
 // REQUIRES: spread
 // RUN: %spread-cc -O1 -g %s -o %t
-// RUN: %spread-cc -O1 %s -o %t.nog
+// RUN: %spread-cc -O1 -g0 %s -o %t.nog
 // RUN: not --crash env SPREAD_DEVICES=host %t after 2>&1 | FileCheck %s --check-prefix=AFTER
 // RUN: not --crash env SPREAD_DEVICES=host %t before 2>&1 | FileCheck %s --check-prefix=BEFORE
 // RUN: not --crash env SPREAD_DEVICES=host %t swapped 2>&1 | FileCheck %s --check-prefix=SWAPPED
