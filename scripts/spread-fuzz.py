@@ -736,11 +736,22 @@ def emit_program(s):
         else:
             inner_fn(ind)
 
+    def final_update(ind):
+        # With edge-only refreshes the host's copy of the devices' interiors is stale until
+        # this whole-interior update (placed after the steps' sync points).
+        if s.has_updates() and s.upd_strips:
+            e.add("%s#pragma omp target update spread%s from(%s)" % (ind, region_clause, inner_a),
+                  tag="UF")
+
+    def steps_then_final(ind, par_step):
+        body_with_end_sync(ind, par_step)
+        final_update(ind)
+
     ind = "  "
     if s.wrapper == "initial":
-        with_region(ind, lambda i: body_with_end_sync(i, False))
+        with_region(ind, lambda i: steps_then_final(i, False))
     elif s.wrapper == "par_step":
-        with_region(ind, lambda i: body_with_end_sync(i, True))
+        with_region(ind, lambda i: steps_then_final(i, True))
     else:
         def par(i, fn):
             e.add("%s#pragma omp parallel" % i)
@@ -749,9 +760,12 @@ def emit_program(s):
             fn(i + "  ")
             e.add("%s}" % i)
         if s.region_inside:
-            par(ind, lambda i: with_region(i, lambda j: body_with_end_sync(j, False)))
+            par(ind, lambda i: with_region(i, lambda j: steps_then_final(j, False)))
         else:
-            with_region(ind, lambda i: par(i, lambda j: body_with_end_sync(j, False)))
+            def par_then_final(i):
+                par(i, lambda j: body_with_end_sync(j, False))
+                final_update(i)
+            with_region(ind, par_then_final)
 
     # Compare with the serial reference.
     e.add("  elem_t *RA = malloc(sizeof(elem_t) * P.NT), *RB = malloc(sizeof(elem_t) * P.NT);")
@@ -947,9 +961,10 @@ class Model:
         # Whether the host's copy of what the chunk touches is current: a chunk that writes must
         # not meet data a device holds (that copy would go stale, or be copied back over the
         # host's); one that reads B must not read what a device's chunk wrote into its own copy.
-        # The host's A is always current when a construct reads it: each step's refresh copies
-        # every device's interior back, and other writes go to the host.
-        stale = written and meets_interior and (writes or arr == "B")
+        # The host's A is current when a construct reads it if each step's refresh copies every
+        # device's interior back (other writes go to the host); a refresh of the interiors'
+        # edges only (upd_strips) leaves the rest of them stale on the host until the end.
+        stale = written and meets_interior and (writes or arr == "B" or self.s.upd_strips)
         if d == self.host:
             # The host computes on its own memory, maps do nothing: nobody can tell.
             if stale:
@@ -999,7 +1014,7 @@ class Model:
         plan = []
         if s.region != "none":
             rd = static_deal(p["rlo"], p["rlo"] + p["rlen"], self.devs(p["rdev"]), max(p["rc"], 0))
-            for tag in ("R", "RE", "RX", "U1", "U1L", "U1R", "U2L", "U2R"):
+            for tag in ("R", "RE", "RX", "U1", "U1L", "U1R", "U2L", "U2R", "UF"):
                 if tag in line_of:
                     plan.append((tag, rd))
         env_kind, env_chunk = parse_sched_env(self.env.get("SPREAD_SCHEDULE"))
@@ -1249,12 +1264,14 @@ def summarize(cases, args, cfg, elapsed, bug_dirs):
     return "\n".join(lines) + "\n"
 
 
-def shape_excluded(shape, excludes):
-    tags = set(shape.tags())
-    for ex in excludes:
-        if all(part in tags for part in ex.split("+")):
-            return True
-    return False
+def excluded(tags, excludes):
+    """Whether tags (a shape's features, and for a case its environment's VAR=VALUE settings)
+    contain every part of one of the exclusions ('reduction+OMP_NUM_THREADS=8')."""
+    return any(all(part in tags for part in ex.split("+")) for ex in excludes)
+
+
+def env_tags(env):
+    return {"%s=%s" % kv for kv in env.items()}
 
 
 def main():
@@ -1274,10 +1291,9 @@ def main():
     ap.add_argument("--runtime-lib", help="run on this libspread_rt.so / libomptarget.so.19.1 "
                     "(LD_PRELOAD and LD_LIBRARY_PATH only; default: ROOT's)")
     ap.add_argument("--exclude", action="append", default=[],
-                    help="leave out shapes with these features (tags joined by '+', e.g. "
-                    "'nowait+region=data'); see the features line of a generated source")
-    ap.add_argument("--exclude-env", action="append", default=[],
-                    help="never set this VAR=VALUE (e.g. SPREAD_NOWAIT=libomp)")
+                    help="leave out cases with all of these features, joined by '+': a shape's "
+                    "(the features line of a generated source, e.g. 'nowait+region=data') and "
+                    "the environment's VAR=VALUE (e.g. 'reduction+OMP_NUM_THREADS=8')")
     ap.add_argument("--max-threads", type=int, default=8,
                     help="largest OMP_NUM_THREADS a case gets (default 8)")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -1285,11 +1301,12 @@ def main():
 
     root = os.path.abspath(args.root)
     rel = os.path.join(root, "target", "release")
-    lib = os.path.abspath(args.runtime_lib) if args.runtime_lib else os.path.join(rel, "libspread_rt.so")
+    own_lib = os.path.join(rel, "libspread_rt.so")
+    lib = os.path.abspath(args.runtime_lib) if args.runtime_lib else own_lib
     soname = "libomptarget.so.19.1"
     if os.path.basename(lib) == soname:
         libdir = os.path.dirname(lib)
-    elif args.runtime_lib:
+    elif lib != own_lib:
         libdir = os.path.join(os.path.abspath(args.out), "runtime-lib")
         os.makedirs(libdir, exist_ok=True)
         link = os.path.join(libdir, soname)
@@ -1298,10 +1315,13 @@ def main():
         os.symlink(lib, link)
     else:
         libdir = os.path.join(root, "target", "spread", "lib")
-    cfg = Config(root=root, spread_cc=os.path.abspath(args.spread_cc or os.path.join(rel, "spread-cc")),
-                 runtime_lib=lib,
-                 runtime_libdir=libdir, linked_ok=not args.runtime_lib,
-                 timeout=args.timeout, out=os.path.abspath(args.out), max_threads=args.max_threads)
+    spread_cc = os.path.abspath(args.spread_cc or os.path.join(rel, "spread-cc"))
+    # Binaries find the runtime through their RUNPATH, spread-cc's tree's target/spread/lib: run
+    # them as linked only when that is the runtime under test.
+    linked_ok = lib == own_lib and os.path.realpath(os.path.dirname(spread_cc)) == os.path.realpath(rel)
+    cfg = Config(root=root, spread_cc=spread_cc, runtime_lib=lib, runtime_libdir=libdir,
+                 linked_ok=linked_ok, timeout=args.timeout, out=os.path.abspath(args.out),
+                 max_threads=args.max_threads)
     for pth in (cfg.spread_cc, cfg.runtime_lib):
         if not os.path.exists(pth):
             sys.exit("spread-fuzz: %s does not exist (scripts/build.sh)" % pth)
@@ -1315,7 +1335,10 @@ def main():
     while len(shapes) < args.shapes:
         sh = gen_shape(random.Random(rng.getrandbits(64)), idx)
         idx += 1
-        if not shape_excluded(sh, args.exclude):
+        # A shape is left out when an exclusion names only its features (no VAR=VALUE part).
+        shape_only = [x for x in args.exclude if not any("=" in p and p.split("=")[0].isupper()
+                                                           for p in x.split("+"))]
+        if not excluded(set(sh.tags()), shape_only):
             shapes.append(sh)
         if idx > 50 * args.shapes + 100:
             sys.exit("spread-fuzz: --exclude leaves no shapes")
@@ -1324,7 +1347,6 @@ def main():
     lock = threading.Lock()
     cases, bug_dirs = [], []
     compiled = {}
-    ex_env = set(args.exclude_env)
 
     def log(msg):
         if not args.quiet:
@@ -1359,11 +1381,14 @@ def main():
                     continue
                 crng = random.Random("%d/%s/%d" % (args.seed, sh.name(), k))
                 seed = crng.randrange(1, 1 << 31)
-                env = gen_env(crng, sh, cfg)
-                for kv in ex_env:
-                    k_, _, v_ = kv.partition("=")
-                    if env.get(k_) == v_:
-                        del env[k_]
+                # An environment an exclusion names together with the shape's features is
+                # drawn again.
+                for _ in range(50):
+                    env = gen_env(crng, sh, cfg)
+                    if not excluded(set(sh.tags()) | env_tags(env), args.exclude):
+                        break
+                else:
+                    continue
                 work.append((sh, seed, env))
 
         def do_case(item):
@@ -1398,7 +1423,12 @@ def main():
     with open(os.path.join(cfg.out, "summary.md"), "w") as f:
         f.write(summary)
     print(summary)
-    return 1 if any(c["outcome"] in BUGS for c in cases) else 0
+    if any(c["outcome"] in BUGS for c in cases):
+        return 1
+    if not any(c["outcome"] == "pass" and c["validity"] == "VALID" for c in cases):
+        print("spread-fuzz: no valid case passed: nothing was tested")
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
