@@ -51,6 +51,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 SCHEDS = ["none", "static", "static_c", "dynamic", "dynamic_c", "adaptive", "adaptive_c"]
 RED_OPS = ["+", "*", "max", "min"]
+# combined constructs 'target spread' is written with (docs/spread-abi.md §4)
+KINDS = ["teams distribute parallel for", "parallel for", "teams loop", "teams distribute",
+         "teams distribute parallel for simd", "parallel for simd"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -91,6 +94,7 @@ class Shape:
     exit_release: str = "release"  # release | delete (enter/exit: what exit does to 'to' items)
     region_devs_same: bool = True  # the region's devices clause repeats the compute one
     cdevs: DevList = None
+    xdevs: DevList = None  # C2's own devices list (None: C1's)
     rdevs: DevList = None
     has_c2: bool = True  # A[i] = g(B[i], A[i]) after the stencil
     c2_map: str = "tofrom"  # tofrom (reads A[i]) | from
@@ -98,6 +102,11 @@ class Shape:
     red_op: str = "+"
     red_type: str = "int"
     red_src: str = "B"  # B (interior) | A (reads the halo)
+    red2: bool = False  # a second reduction variable with its own operator and type
+    red2_op: str = "max"
+    red2_type: str = "double"
+    # the combined construct after 'target spread', per construct
+    kinds: dict = field(default_factory=dict)
     c1_b_map: str = "from"  # from | tofrom
     sched: dict = field(default_factory=dict)  # construct -> one of SCHEDS
     upd_strips: bool = False  # U1 copies the interior's edges (two constructs), not all of it
@@ -138,6 +147,12 @@ class Shape:
             t.append("devices=all")
         else:
             t.append("ndevices=%d" % self.cdevs.length())
+        if self.xdevs is not None:
+            t.append("c2_devices")
+        if self.has_c3 and self.red2:
+            t.append("red2=%s:%s" % (self.red2_op, self.red2_type))
+        for c, k in sorted(self.kinds.items()):
+            t.append("kind=" + k.replace(" ", "_"))
         return sorted(set(t))
 
 
@@ -191,16 +206,31 @@ def gen_shape(rng, idx):
         s.map_b = rng.choice(["alloc", "from", "tofrom"])
         s.exit_release = rng.choice(["release", "delete"])
         s.region_inside = rng.random() < 0.6
-        s.region_devs_same = rng.random() < 0.65
+        s.region_devs_same = rng.random() < 0.75
 
     s.cdevs = gen_devlist(rng)
     s.rdevs = s.cdevs if s.region_devs_same else gen_devlist(rng)
+    # C2 on devices of its own: data goes through the host between the constructs (with a
+    # region, mostly an invalid case)
+    if s.has_c2 and rng.random() < (0.25 if s.region == "none" else 0.08):
+        s.xdevs = gen_devlist(rng)
+    s.red2 = rng.random() < 0.3
+    s.red2_op = rng.choice(RED_OPS)
+    s.red2_type = rng.choice(["int", "double"])
+    for c in ("C1", "C2", "C3"):
+        s.kinds[c] = rng.choice(KINDS) if rng.random() < 0.35 else KINDS[0]
     # A host chunk that writes data a device holds gives a result nobody can diagnose (UNSPEC):
     # keep the host rarer where the region holds written data.
     s.host_pct = 3 if (s.region != "none") else 12
 
-    same = rng.random() < 0.6
-    first = rng.choice(SCHEDS)
+    # With a region, dynamic and adaptive chunks land on devices that do not hold their data
+    # (an explicit extension, mostly): keep most region shapes static so that most of their
+    # runs are valid.
+    same = rng.random() < (0.8 if s.region != "none" else 0.6)
+    if s.region != "none" and rng.random() < 0.7:
+        first = rng.choice(["none", "static", "static_c", "static_c"])
+    else:
+        first = rng.choice(SCHEDS)
     for c in s.constructs():
         s.sched[c] = first if same else rng.choice(SCHEDS)
 
@@ -260,7 +290,7 @@ struct params {
 };
 static struct params P;
 static int ndev, host;
-static int cdev[8], rdev[8];
+static int cdev[8], rdev[8], xdev[8];
 
 /* A device value: usually an existing device, sometimes the host, rarely one that does not
    exist (an error is then expected). */
@@ -364,13 +394,16 @@ static void gen_params(long seed) {
 #if NCDEV > 0
   gen_devs(cdev, NCDEV, cdev_kind, cdev_lit);
 #endif
+#if NXDEV > 0
+  gen_devs(xdev, NXDEV, xdev_kind, xdev_lit);
+#endif
 #if REGION
 #if REGION_SAME_DEVS
   memcpy(rdev, cdev, sizeof cdev);
 #elif NRDEV > 0
   gen_devs(rdev, NRDEV, rdev_kind, rdev_lit);
 #endif
-  int matched = chance(60);
+  int matched = chance(65);
   if (matched) {
     /* the region matches the compute constructs: same range, chunk and halo */
     P.chunk[1] = P.chunk[2] = P.chunk[0];
@@ -418,6 +451,9 @@ static void gen_params(long seed) {
          P.NT, P.lo, P.hi, P.hl, P.hr, P.steps, ndev, host, P.chunk[0], P.chunk[1], P.chunk[2],
          P.rm);
   print_devs("cdev", cdev, NCDEV);
+#if XDEVS
+  print_devs("xdev", xdev, NXDEV);
+#endif
 #if REGION
   printf(" rlo=%ld rlen=%ld rc=%ld rhl=%d rhr=%d", P.rlo, P.rlen, P.rc, P.rhl, P.rhr);
   print_devs("rdev", rdev, REGION_SAME_DEVS ? NCDEV : NRDEV);
@@ -444,10 +480,10 @@ static void mismatch(const char *what, long i, unsigned long long got, unsigned 
 
 
 def c_devlist(dl, prefix):
-    """The devices(...) clause text for a DevList; runtime values read cdev/rdev."""
+    """The devices(...) clause text for a DevList; runtime values read cdev/rdev/xdev."""
     if dl.items is None:
         return ""
-    arr = "cdev" if prefix == "dv" else "rdev"
+    arr = {"dv": "cdev", "rv": "rdev", "xv": "xdev"}[prefix]
     parts = []
     for k, it in enumerate(dl.items):
         if it[0] == "lit":
@@ -490,17 +526,24 @@ def red_update(s):
     """The reduction body: values that every order of combination gives exactly (small integers,
     multiples of 0.25, products of at most a few dozen 2s and -1s)."""
     v = "(B[i])" if s.red_src == "B" else "(A[i - hl] + A[i + hr])"
-    d = "double" if s.red_type == "double" else "int"
-    if s.red_op == "+":
+    out = red_statement("red", s.red_op, s.red_type, v)
+    if s.red2:
+        out = "{ %s %s }" % (out, red_statement("red2", s.red2_op, s.red2_type, v))
+    return out
+
+
+def red_statement(var, op, typ, v):
+    d = "double" if typ == "double" else "int"
+    if op == "+":
         e = "((%s)((int)(%s %% 7u) - 3)%s)" % (d, v, " * 0.25" if d == "double" else "")
-        return "red += %s;" % e
-    if s.red_op == "*":
+        return "%s += %s;" % (var, e)
+    if op == "*":
         if d == "int":
-            return "red *= (i %% rm == 0) ? 2 : ((%s %% 5u == 0) ? -1 : 1);" % v
-        return "red *= (i %% rm == 0) ? 2.0 : ((%s %% 5u == 0) ? -1.0 : ((%s %% 7u == 0) ? 0.5 : 1.0));" % (v, v)
+            return "%s *= (i %% rm == 0) ? 2 : ((%s %% 5u == 0) ? -1 : 1);" % (var, v)
+        return "%s *= (i %% rm == 0) ? 2.0 : ((%s %% 5u == 0) ? -1.0 : ((%s %% 7u == 0) ? 0.5 : 1.0));" % (var, v, v)
     e = "((%s)((int)(%s %% 1000u) - 500)%s)" % (d, v, " * 0.5" if d == "double" else "")
-    cmp = ">" if s.red_op == "max" else "<"
-    return "{ %s t_ = %s; red = t_ %s red ? t_ : red; }" % (d, e, cmp)
+    cmp = ">" if op == "max" else "<"
+    return "{ %s t_ = %s; %s = t_ %s %s ? t_ : %s; }" % (d, e, var, cmp, var, var)
 
 
 class Emitter:
@@ -547,11 +590,13 @@ def emit_program(s):
     e.add("typedef %s elem_t;" % s.elem)
     ck, cl = c_kinds(s.cdevs)
     rk, rl = c_kinds(s.rdevs)
+    xk, xl = c_kinds(s.xdevs or DevList(None))
     ncdev = s.cdevs.length()
     nrdev = s.rdevs.length()
     match = {"static_c": "P.chunk[0]", "static": "0", "none": "0"}.get(s.sched["C1"], "P.chunk[0]")
     defs = {
         "NCDEV": ncdev, "NRDEV": nrdev, "REGION": int(s.region != "none"),
+        "XDEVS": int(s.xdevs is not None), "NXDEV": s.xdevs.length() if s.xdevs else 0,
         "REGION_SAME_DEVS": int(s.region_devs_same), "HALO": int(s.halo),
         "STEPS_MAX": s.steps_max, "HOST_PCT": s.host_pct, "BAD_PCT": s.bad_pct,
         "MATCH_CHUNK": match, "MAXNT": 2100,
@@ -562,20 +607,25 @@ def emit_program(s):
         ", ".join(map(str, ck)), ", ".join(map(str, cl))))
     e.add("static const int rdev_kind[] = {%s}, rdev_lit[] = {%s};" % (
         ", ".join(map(str, rk)), ", ".join(map(str, rl))))
+    e.add("static const int xdev_kind[] = {%s}, xdev_lit[] = {%s};" % (
+        ", ".join(map(str, xk)), ", ".join(map(str, xl))))
     e.add(C_COMMON)
     b = bodies(s)
     rt = "double" if s.red_type == "double" else "int"
+    rt2 = "double" if s.red2_type == "double" else "int"
     hdr = loop_header(s)
 
     # The serial reference: the same bodies, in program order.
-    e.add("static void reference(elem_t *A, elem_t *B, %s *redp) {" % rt)
+    e.add("static void reference(elem_t *A, elem_t *B, %s *redp, %s *red2p) {" % (rt, rt2))
     e.add("  const long lo = P.lo, hi = P.hi, rm = P.rm; const int hl = P.hl, hr = P.hr;")
     e.add("  %s red = *redp; (void)rm; (void)red;" % rt)
+    e.add("  %s red2 = *red2p; (void)red2;" % rt2)
     e.add("  for (int step = 0; step < P.steps; step++) {")
     for c in s.constructs():
         e.add("    %s %s" % (hdr, b[c]))
     e.add("  }")
     e.add("  *redp = red;")
+    e.add("  *red2p = red2;")
     e.add("}")
 
     if s.storage == "static":
@@ -597,10 +647,14 @@ def emit_program(s):
         e.add("  const int dv%d = cdev[%d]; (void)dv%d;" % (k, k, k))
     for k in range(nrdev):
         e.add("  const int rv%d = rdev[%d]; (void)rv%d;" % (k, k, k))
+    for k in range(s.xdevs.length() if s.xdevs else 0):
+        e.add("  const int xv%d = xdev[%d]; (void)xv%d;" % (k, k, k))
     e.add("  static char tokA, tokB, tokR, tokU; (void)tokA; (void)tokB; (void)tokR; (void)tokU;")
     e.add("  %s red = %s;" % (rt, RED_INIT[(s.red_op, s.red_type)]))
+    e.add("  %s red2 = %s; (void)red2;" % (rt2, RED_INIT[(s.red2_op, s.red2_type)]))
 
     cdevs = c_devlist(s.cdevs, "dv")
+    xdevs = c_devlist(s.xdevs, "xv") if s.xdevs else cdevs
     rdevs = cdevs if s.region_devs_same else c_devlist(s.rdevs, "rv")
     dep = s.nowait  # depend clauses on every construct of a nowait shape
 
@@ -617,21 +671,24 @@ def emit_program(s):
         """One compute construct and its loop."""
         chunkvar = {"C1": "c1", "C2": "c2", "C3": "c3"}[c]
         sch = c_sched(s.sched[c], chunkvar)
+        kind = s.kinds.get(c, KINDS[0])
+        devs = cdevs
         if c == "C1":
             maps = " map(to: %s) map(%s: %s)" % (halo_a, s.c1_b_map, inner)
             deps = " depend(in: tokA) depend(out: tokB)"
-            kind = "teams distribute parallel for"
         elif c == "C2":
             maps = " map(to: %s) map(%s: %s)" % (inner, s.c2_map, inner_a)
             deps = " depend(in: tokB) depend(out: tokA)"
-            kind = "teams distribute parallel for"
+            devs = xdevs
         else:
             src = halo_a if s.red_src == "A" else inner
             maps = " map(to: %s)" % src
             deps = " depend(in: %s) depend(inout: tokR)" % ("tokA" if s.red_src == "A" else "tokB")
-            kind = "teams distribute parallel for reduction(%s: red)" % s.red_op
+            kind += " reduction(%s: red)" % s.red_op
+            if s.red2:
+                kind += " reduction(%s: red2)" % s.red2_op
         e.add("%s#pragma omp target spread %s%s%s%s%s%s" % (
-            ind, kind, cdevs, sch, nw(c), deps if dep else "", maps), tag=c)
+            ind, kind, devs, sch, nw(c), deps if dep else "", maps), tag=c)
         e.add("%s%s %s" % (ind, hdr, b[c]))
 
     def updates(ind):
@@ -771,7 +828,8 @@ def emit_program(s):
     e.add("  elem_t *RA = malloc(sizeof(elem_t) * P.NT), *RB = malloc(sizeof(elem_t) * P.NT);")
     e.add("  init_arrays(RA, RB, P.NT);")
     e.add("  %s rred = %s;" % (rt, RED_INIT[(s.red_op, s.red_type)]))
-    e.add("  reference(RA, RB, &rred);")
+    e.add("  %s rred2 = %s;" % (rt2, RED_INIT[(s.red2_op, s.red2_type)]))
+    e.add("  reference(RA, RB, &rred, &rred2);")
     e.add("  for (long i = 0; i < P.NT; i++)")
     e.add("    if (A[i] != RA[i]) mismatch(\"A\", i, A[i], RA[i]);")
     # B as the region leaves it: with alloc (or release/delete at exit) the host's B is not the
@@ -781,10 +839,11 @@ def emit_program(s):
         e.add("  for (long i = lo; i < hi; i++)")
         e.add("    if (B[i] != RB[i]) mismatch(\"B\", i, B[i], RB[i]);")
     if s.has_c3:
-        if s.red_type == "double":
-            e.add("  if (red != rred) { if (mismatches++ < 4) printf(\"%s red=%.17g want %.17g;\", mismatches == 1 ? \"result: FAIL\" : \"\", red, rred); }")
-        else:
-            e.add("  if (red != rred) { if (mismatches++ < 4) printf(\"%s red=%d want %d;\", mismatches == 1 ? \"result: FAIL\" : \"\", red, rred); }")
+        vars_ = [("red", s.red_type)] + ([("red2", s.red2_type)] if s.red2 else [])
+        for v, t in vars_:
+            f = "%.17g" if t == "double" else "%d"
+            e.add("  if (%s != r%s) { if (mismatches++ < 4) printf(\"%%s %s=%s want %s;\", mismatches == 1 ? \"result: FAIL\" : \"\", %s, r%s); }"
+                  % (v, v, v, f, f, v, v))
     e.add("  if (mismatches) { printf(\" (%d mismatches)\\n\", mismatches); return 3; }")
     e.add("  printf(\"result: PASS\\n\");")
     e.add("  return 0;")
@@ -826,7 +885,7 @@ def parse_params(line):
     p = {}
     for tok in line.split()[1:]:
         k, v = tok.split("=", 1)
-        if k in ("cdev", "rdev"):
+        if k in ("cdev", "rdev", "xdev"):
             p[k] = None if v == "all" else [int(x) for x in v.split(",")]
         elif k == "c":
             p[k] = [int(x) for x in v.split(",")]
@@ -920,6 +979,8 @@ class Model:
         s, p = self.s, self.p
         # Bad values: errors the runtime must report.
         lists = [("compute", p["cdev"])]
+        if "xdev" in p:
+            lists.append(("C2", p["xdev"]))
         if s.region != "none":
             lists.append(("region", p["rdev"]))
         for name, lst in lists:
@@ -1032,7 +1093,8 @@ class Model:
                 chunk = p["c"][k]
             else:
                 continue
-            plan.append((c, static_deal(lo, hi, self.devs(p["cdev"]), max(chunk, 0))))
+            devs = p["xdev"] if (c == "C2" and "xdev" in p) else p["cdev"]
+            plan.append((c, static_deal(lo, hi, self.devs(devs), max(chunk, 0))))
         for tag, want in plan:
             got = chunks.get(line_of[tag], [])
             if not want:
