@@ -683,7 +683,11 @@ def emit_program(s):
         else:
             src = halo_a if s.red_src == "A" else inner
             maps = " map(to: %s)" % src
-            deps = " depend(in: %s) depend(inout: tokR)" % ("tokA" if s.red_src == "A" else "tokB")
+            # inout on tokB, not in: the reduction and the copy back (and the stencil) map
+            # overlapping sections of A and B with their own chunkings; run at once on one
+            # device, the second would extend the first's mapping (a race of the program, an
+            # explicit extension).
+            deps = " depend(inout: tokB) depend(inout: tokR)"
             kind += " reduction(%s: red)" % s.red_op
             if s.red2:
                 kind += " reduction(%s: red2)" % s.red2_op
