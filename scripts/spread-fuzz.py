@@ -93,6 +93,7 @@ class Shape:
     map_b: str = "tofrom"  # alloc | from | tofrom
     exit_release: str = "release"  # release | delete (enter/exit: what exit does to 'to' items)
     region_devs_same: bool = True  # the region's devices clause repeats the compute one
+    present: bool = False  # compute constructs map what the region holds 'present, alloc'
     cdevs: DevList = None
     xdevs: DevList = None  # C2's own devices list (None: C1's)
     rdevs: DevList = None
@@ -136,6 +137,8 @@ class Shape:
     def tags(self):
         """Short feature names, for --exclude and for the summary."""
         t = ["wrapper=" + self.wrapper, "region=" + self.region, "elem=" + self.elem]
+        if self.present:
+            t.append("present")
         if self.nowait:
             t += ["nowait", "sync=" + self.sync, "sync_scope=" + self.sync_scope]
             t += ["nowait:" + c for c, v in sorted(self.nw.items()) if v]
@@ -149,6 +152,8 @@ class Shape:
             t.append("ndevices=%d" % self.cdevs.length())
         if self.xdevs is not None:
             t.append("c2_devices")
+        if self.has_c3:
+            t.append("red_kind=" + self.kinds.get("C3", KINDS[0]).replace(" ", "_"))
         if self.has_c3 and self.red2:
             t.append("red2=%s:%s" % (self.red2_op, self.red2_type))
         for c, k in sorted(self.kinds.items()):
@@ -207,8 +212,13 @@ def gen_shape(rng, idx):
         s.exit_release = rng.choice(["release", "delete"])
         s.region_inside = rng.random() < 0.6
         s.region_devs_same = rng.random() < 0.75
+        s.present = rng.random() < 0.3
 
     s.cdevs = gen_devlist(rng)
+    if s.nowait and rng.random() < 0.3:
+        # One device: every chunk's halo overlaps the previous chunk's section there while
+        # that chunk is still in flight (what nowait_overlap.c tests), in every step.
+        s.cdevs = DevList([("rt", "local")])
     s.rdevs = s.cdevs if s.region_devs_same else gen_devlist(rng)
     # C2 on devices of its own: data goes through the host between the constructs (with a
     # region, mostly an invalid case)
@@ -667,6 +677,13 @@ def emit_program(s):
     inner_a = "A[omp_spread_start : omp_spread_size]"
     region_clause = " range(rlo : rlen) chunk_size(rc)%s" % rdevs
 
+    def mt(arr, t):
+        """The map type of a compute construct's item of arr: 'present, alloc' for what the
+        region holds when the shape says so (no copies; an error when the section is not
+        there)."""
+        held = (arr == "A" and s.hold_a) or (arr == "B" and s.hold_b)
+        return "present, alloc" if s.present and s.region != "none" and held else t
+
     def construct(c, ind):
         """One compute construct and its loop."""
         chunkvar = {"C1": "c1", "C2": "c2", "C3": "c3"}[c]
@@ -674,15 +691,15 @@ def emit_program(s):
         kind = s.kinds.get(c, KINDS[0])
         devs = cdevs
         if c == "C1":
-            maps = " map(to: %s) map(%s: %s)" % (halo_a, s.c1_b_map, inner)
+            maps = " map(%s: %s) map(%s: %s)" % (mt("A", "to"), halo_a, mt("B", s.c1_b_map), inner)
             deps = " depend(in: tokA) depend(out: tokB)"
         elif c == "C2":
-            maps = " map(to: %s) map(%s: %s)" % (inner, s.c2_map, inner_a)
+            maps = " map(%s: %s) map(%s: %s)" % (mt("B", "to"), inner, mt("A", s.c2_map), inner_a)
             deps = " depend(in: tokB) depend(out: tokA)"
             devs = xdevs
         else:
             src = halo_a if s.red_src == "A" else inner
-            maps = " map(to: %s)" % src
+            maps = " map(%s: %s)" % (mt(s.red_src, "to"), src)
             # inout on tokB, not in: the reduction and the copy back (and the stencil) map
             # overlapping sections of A and B with their own chunkings; run at once on one
             # device, the second would extend the first's mapping (a race of the program, an
@@ -1046,6 +1063,10 @@ class Model:
         if any(e[1] < a1 and a0 < e[2] for e in mine):
             self.note("INVALID", where + " extends a mapping of its device (explicit extension)")
             return
+        if self.s.present and self.s.region != "none" and \
+                ((arr == "A" and self.s.hold_a) or (arr == "B" and self.s.hold_b)):
+            self.note("INVALID", where + " is not present on its device ('present' map)")
+            return
         # Mapped anew on the device (copied from the host, or for 'from' copied back to it)
         # while another device holds the data: Spread warns (docs/runtime.md, "Data a spread
         # chunk needs").
@@ -1134,6 +1155,7 @@ def error_kind(err):
         (r"explicit extension not allowed", "explicit extension"),
         (r"Device number '?-?\d+'? out of range", "device out of range"),
         (r"is not mapped on device", "chunk data mapped only elsewhere"),
+        (r"required by 'present' map type modifier does not exist", "present data absent"),
         (r"chunk size -?\d+ .* is negative", "negative chunk size"),
         (r"does not exist", "device does not exist"),
     ]
@@ -1360,6 +1382,8 @@ def main():
                     help="leave out cases with all of these features, joined by '+': a shape's "
                     "(the features line of a generated source, e.g. 'nowait+region=data') and "
                     "the environment's VAR=VALUE (e.g. 'reduction+OMP_NUM_THREADS=8')")
+    ap.add_argument("--require", action="append", default=[],
+                    help="keep only shapes with this feature (repeatable), e.g. nowait")
     ap.add_argument("--max-threads", type=int, default=8,
                     help="largest OMP_NUM_THREADS a case gets (default 8)")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -1404,10 +1428,11 @@ def main():
         # A shape is left out when an exclusion names only its features (no VAR=VALUE part).
         shape_only = [x for x in args.exclude if not any("=" in p and p.split("=")[0].isupper()
                                                            for p in x.split("+"))]
-        if not excluded(set(sh.tags()), shape_only):
+        tags = set(sh.tags())
+        if not excluded(tags, shape_only) and all(r in tags for r in args.require):
             shapes.append(sh)
-        if idx > 50 * args.shapes + 100:
-            sys.exit("spread-fuzz: --exclude leaves no shapes")
+        if idx > 200 * args.shapes + 100:
+            sys.exit("spread-fuzz: --exclude / --require leave no shapes")
 
     t0 = time.time()
     lock = threading.Lock()
