@@ -156,8 +156,8 @@ class Shape:
             t.append("red_kind=" + self.kinds.get("C3", KINDS[0]).replace(" ", "_"))
         if self.has_c3 and self.red2:
             t.append("red2=%s:%s" % (self.red2_op, self.red2_type))
-        for c, k in sorted(self.kinds.items()):
-            t.append("kind=" + k.replace(" ", "_"))
+        for c in self.constructs():
+            t.append("kind=" + self.kinds.get(c, KINDS[0]).replace(" ", "_"))
         return sorted(set(t))
 
 
@@ -178,6 +178,8 @@ def gen_devlist(rng, allow_none=True):
 
 
 def gen_shape(rng, idx):
+    """A random shape. The odds lean towards cases that are valid OpenMP (most region shapes
+    static, matching lists) while keeping every construct and clause form reachable."""
     s = Shape(idx=idx)
     s.elem = rng.choice(["uint32_t", "uint64_t"])
     s.storage = rng.choice(["heap", "heap", "static"])
@@ -938,8 +940,9 @@ def parse_sched_env(v):
 
 
 class Model:
-    """Decides VALID / INVALID / UNSPEC for one run from the shape, the printed parameters and
-    the printed chunk placement, and checks the static deals against the documented rule.
+    """Decides VALID / INVALID / SILENT / UNSPEC for one run from the shape, the printed
+    parameters and the printed chunk placement, and checks the static deals against the
+    documented rule.
 
     The data regions' mappings are fixed (data constructs always deal statically), so a compute
     chunk's validity depends only on its own range and device. With a region, the program keeps
