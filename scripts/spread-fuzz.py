@@ -20,9 +20,9 @@ dealt before the error. A case is
            exist, a negative chunk) or relying on data Spread promises to warn about (a chunk
            copying data anew from the host while another device holds a mapping of it): a Spread
            error, a warning, or the serial result are acceptable, a silent wrong result is not;
-  SILENT   as INVALID, but the chunks reach the runtime as target tasks (nowait, or depend on
-           the chunk's construct), where Spread documents no warning: a wrong result without a
-           diagnostic is counted as "unwarned", not as a bug;
+  SILENT   as INVALID, but the chunks reach the runtime as target tasks Spread does not tell
+           from plain ones (depend without nowait, or SPREAD_NOWAIT=libomp), where it documents
+           no warning: a wrong result without a diagnostic is counted as "unwarned", not a bug;
   UNSPEC   valid OpenMP whose result differs from the serial one in a way nobody can diagnose
            (a host chunk writing data a device holds): only crashes and hangs count.
 
@@ -1074,14 +1074,21 @@ class Model:
         # while another device holds the data: Spread warns (docs/runtime.md, "Data a spread
         # chunk needs").
         if stale:
-            if self.target_tasks(c):
-                # Chunks that reach the runtime as target tasks (nowait, or depend clauses on
-                # the chunk's construct) are plain target constructs to it: it does not look
-                # for other devices' mappings there (docs/runtime.md, "Data a spread chunk
-                # needs"), so nothing warns. A wrong result is then "unwarned", a known gap.
+            if self.target_tasks(c) and not self.checked_tasks(c):
+                # Chunks that reach the runtime as target tasks without their region's token
+                # (depend clauses without nowait) or without Spread's task facts
+                # (SPREAD_NOWAIT=libomp) are plain target constructs to it: it does not look for
+                # other devices' mappings there (docs/runtime.md, "Data a spread chunk needs"),
+                # so nothing warns. A wrong result is then "unwarned", a known gap.
                 self.note("SILENT", where + " mapped anew while another device holds it (chunk tasks: no warning)")
             else:
                 self.note("INVALID", where + " mapped anew while another device holds it (a warning is promised)")
+
+    def checked_tasks(self, c):
+        """Whether the chunk tasks of construct `c` are checked as chunks: a `nowait` chunk
+        names its region's token in a depend item, which Spread's tool reports (owned
+        `nowait`, the default)."""
+        return bool(self.s.nw.get(c)) and self.env.get("SPREAD_NOWAIT") != "libomp"
 
     def target_tasks(self, c):
         s = self.s
