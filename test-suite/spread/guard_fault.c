@@ -73,7 +73,7 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "null")) {
 #pragma omp target map(tofrom : B[0 : C]) device(0)
     B[1] = *nowhere;
-    // NULL: spread: error: a kernel on host device 0 faulted (SIGSEGV) accessed 0x0, [[#]] bytes before the start of the section of 'B' [host 0x{{[0-9a-f]+}}+4096) (the nearest) mapped for the target construct at {{.*}}guard_fault.c:[[#@LINE-2]]:{{[0-9]+}}: check
+    // NULL: spread: error: a kernel on host device 0 faulted (SIGSEGV) accessed 0x0 (instruction at 0x{{[0-9a-f]+}}): a null pointer, or an access the processor refused (a misaligned vector access reports address 0), in the target construct at {{.*}}guard_fault.c:[[#@LINE-2]]:{{[0-9]+}}{{$}}
     // NULL-NOT: omptarget fatal error
     printf("FAIL: the null pointer was read\n");
     return 1;

@@ -29,6 +29,10 @@ pub fn register() {
     fault::set_reporter(report);
 }
 
+/// Addresses below this are no section's neighbours: null pointers (and x86's faults without an
+/// address).
+const NULL_PAGE: usize = 4096;
+
 /// Set by the first thread that reports; the others wait for the process to end.
 static REPORTING: AtomicBool = AtomicBool::new(false);
 
@@ -166,6 +170,22 @@ fn compose(
         (None, _) => out.write_str("host code (no kernel was running)")?,
     }
     write!(out, " accessed {:#x}", f.addr)?;
+    if hit.is_none() && f.pc != 0 {
+        // Not the guard's: where the kernel's code was is a clue (the section is not).
+        write!(out, " (instruction at {:#x})", f.pc)?;
+    }
+    if hit.is_none() && f.addr < NULL_PAGE {
+        // Not a section's neighbourhood: a null pointer, or an access the hardware refused
+        // without an address (x86 reports a misaligned vector access, or a non-canonical
+        // address, as a fault at 0).
+        out.write_str(
+            ": a null pointer, or an access the processor refused (a misaligned vector access reports address 0)",
+        )?;
+        if let Some((k, _)) = kernel {
+            write!(out, ", in {}", k.origin)?;
+        }
+        return Ok(());
+    }
     let (device, lo, hi) = match (hit, kernel) {
         (Some(h), _) => (h.device, h.data, h.data + h.data_len),
         (None, Some((k, _))) => (k.device, 0, usize::MAX),

@@ -23,6 +23,8 @@ pub struct Fault {
     /// Whether the fault ends the process when the reporter declines it (no handler of the
     /// program's comes next, only the default action).
     pub fatal_otherwise: bool,
+    /// The faulting instruction's address (0 where the architecture's context is not read).
+    pub pc: usize,
 }
 
 /// What the runtime does with a fault: it does not return when the fault is its own.
@@ -95,10 +97,31 @@ extern "C" fn handler(sig: c_int, info: *mut libc::siginfo_t, ctx: *mut c_void) 
                 signal: sig,
                 addr,
                 fatal_otherwise: is_default(prev),
+                pc: pc_of(ctx),
             });
         }
     }
     chain(sig, info, ctx, code, prev);
+}
+
+/// The faulting instruction's address in the context a `SA_SIGINFO` handler receives.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+fn pc_of(ctx: *mut c_void) -> usize {
+    if ctx.is_null() {
+        return 0;
+    }
+    // SAFETY: the kernel passes a valid ucontext_t as a SA_SIGINFO handler's third argument;
+    // on x86_64 Linux its general registers hold the instruction pointer at REG_RIP.
+    unsafe {
+        let uc = &*(ctx as *const libc::ucontext_t);
+        uc.uc_mcontext.gregs[libc::REG_RIP as usize] as usize
+    }
+}
+
+/// The faulting instruction's address: not read on this architecture.
+#[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
+fn pc_of(_ctx: *mut c_void) -> usize {
+    0
 }
 
 /// Passes the signal on to the program's previous handler, or to the default action.

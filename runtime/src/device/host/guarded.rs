@@ -5,9 +5,12 @@
 //! block here ([`find`]).
 //!
 //! **Placement.** A block's data ends where its pages end, so the first byte past it faults. Its
-//! start is aligned to the largest power of two that divides its size, at least 8 and at most 64
-//! ([`alignment`]): a C object's size is a multiple of its alignment, so every element type of a
-//! section is aligned, and a size that is a multiple of 8 ends exactly at the guard. An access
+//! start is aligned to the largest power of two that divides its size, at least 16 and at most
+//! 64 ([`alignment`]): a C object's size is a multiple of its alignment, so every element type of
+//! a section is aligned, and 16 is what malloc (stock libomptarget's host plugin) gives and what
+//! compilers assume of any array of 16 bytes or more (x86-64 ABI: clang copies a firstprivate
+//! `int[10]` with aligned vector moves, which fault on an 8-aligned copy). A size that is a
+//! multiple of 16 ends exactly at the guard; another leaves fewer than 16 bytes before it. An access
 //! before the start faults once it leaves the block's first page (the data starts inside it,
 //! unless its size is a multiple of the page). The allocation cache hands one block out for every
 //! size of a class: [`place`] puts each size against the block's end.
@@ -37,14 +40,14 @@ const GUARD_MIN: usize = 64 << 10;
 const GUARD_MAX: usize = 64 << 20;
 
 /// The alignment of a block of `size` bytes: the largest power of two dividing `size`, at
-/// least 8 and at most 64.
+/// least 16 (malloc's, which compiled code may rely on) and at most 64.
 pub fn alignment(size: usize) -> usize {
     let low = if size == 0 {
         64
     } else {
         1 << size.trailing_zeros()
     };
-    low.clamp(8, 64)
+    low.clamp(16, 64)
 }
 
 /// The bytes of address space reserved on each side of `data_len` bytes of data pages.
@@ -325,11 +328,12 @@ mod tests {
     #[test]
     fn alignment_follows_the_size() {
         assert_eq!(alignment(8192), 64);
-        assert_eq!(alignment(8 * 1025), 8);
-        assert_eq!(alignment(24), 8);
+        assert_eq!(alignment(8 * 1025), 16);
+        assert_eq!(alignment(24), 16);
         assert_eq!(alignment(48), 16);
-        assert_eq!(alignment(4), 8);
-        assert_eq!(alignment(1), 8);
+        assert_eq!(alignment(96), 32);
+        assert_eq!(alignment(4), 16);
+        assert_eq!(alignment(1), 16);
         assert_eq!(alignment(0), 64);
     }
 
@@ -343,15 +347,20 @@ mod tests {
             "page multiples fill their pages"
         );
         assert_eq!(l.guard, 64 << 10);
-        let l = Layout::of(8 * 1025, page).expect("fits");
-        assert_eq!(l.data_len, 12288);
-        assert_eq!(l.offset + 8 * 1025, l.data_len, "ends exactly at the guard");
+        let l = Layout::of(16 * 1025, page).expect("fits");
+        assert_eq!(l.data_len, 20480);
+        assert_eq!(
+            l.offset + 16 * 1025,
+            l.data_len,
+            "ends exactly at the guard"
+        );
         let l = Layout::of(100, page).expect("fits");
         assert_eq!(
-            l.offset + 104,
+            l.offset + 112,
             l.data_len,
-            "8-aligned: 4 bytes short of the guard"
+            "16-aligned: 12 bytes short of the guard"
         );
+        assert_eq!(l.offset % 16, 0);
         let big = Layout::of(1 << 30, page).expect("fits");
         assert_eq!(big.guard, 64 << 20);
         assert_eq!(Layout::of(usize::MAX - 10, page), None);
@@ -360,13 +369,13 @@ mod tests {
     #[test]
     fn sizes_of_a_class_end_where_the_block_ends() {
         // The cache allocates `class` bytes: the block ends at `block + class`.
-        assert_eq!(place(0x10000, 10240, 8200), 0x10000 + 10240 - 8200);
+        assert_eq!(place(0x10000, 10240, 8208), 0x10000 + 10240 - 8208);
         assert_eq!(
-            place(0x10000, 10240, 8199),
-            0x10000 + 10240 - 8200,
-            "8-aligned"
+            place(0x10000, 10240, 8200),
+            0x10000 + 10240 - 8208,
+            "16-aligned"
         );
-        assert_eq!(place(0x10000, 256, 4), 0x10000 + 256 - 8);
+        assert_eq!(place(0x10000, 256, 4), 0x10000 + 256 - 16);
         assert_eq!(place(0x10000, 256, 256), 0x10000);
         // Shapes the cache never makes stay at the start.
         assert_eq!(place(0x10000, 100, 8), 0x10000);
@@ -376,8 +385,8 @@ mod tests {
     #[test]
     fn blocks_are_guarded_found_kept_and_reused() {
         const DEV: usize = 7_777;
-        // Not a page multiple, a multiple of 8; of a page count no other test uses.
-        let size = 37 * 4096 + 24;
+        // Not a page multiple, a multiple of 16; of a page count no other test uses.
+        let size = 37 * 4096 + 48;
         let p = alloc(DEV, size).expect("guarded");
         let page = vm::page_size();
         let end = p + size;
