@@ -155,7 +155,12 @@ impl<'a> InFlight<'a> {
 impl DeviceSlot {
     fn ctx(&self, rt: &Runtime) -> Result<Ctx<'_>> {
         let mut stream = self.stream()?;
-        for ev in FIRST_WAIT.with(|w| std::mem::take(&mut *w.borrow_mut())) {
+        // At exit (lazy coherence brings outputs home from `__tgt_unregister_lib`, an atexit
+        // handler) the thread's locals are already destroyed: then there is nothing to wait for.
+        let first = FIRST_WAIT
+            .try_with(|w| std::mem::take(&mut *w.borrow_mut()))
+            .unwrap_or_default();
+        for ev in first {
             self.dev.wait_event(&mut stream, &ev)?;
         }
         Ok(Ctx {

@@ -135,9 +135,6 @@ fn lazy_coherence() -> bool {
 }
 
 thread_local! {
-    /// The implicit task that just ended was a kernel's or an instance's: libomp reports the end
-    /// of its region's barrier after the task's end, with no region data.
-    static LEFT_INNER: Cell<bool> = const { Cell::new(false) };
     /// The barriers of the program this thread waits in (it runs the team's tasks meanwhile),
     /// innermost last: their team's parallel data (0: not known).
     static BARRIERS: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
@@ -348,7 +345,6 @@ extern "C" fn implicit_task(
             };
             let set = (value & !REGION_INNER) as usize;
             let marked = value & REGION_INNER != 0;
-            LEFT_INNER.with(|c| c.set(false));
             if marked {
                 INNER.with(|c| c.set(c.get() + 1));
             }
@@ -382,9 +378,10 @@ extern "C" fn implicit_task(
             if bits & TASK_INNER != 0 {
                 INNER.with(|c| c.set(c.get().saturating_sub(1)));
             }
-            LEFT_INNER.with(|c| c.set(bits & TASK_INNER != 0));
-            // SAFETY: as above.
-            unsafe { (*task).value = 0 };
+            // SAFETY: as above. The inner mark stays: libomp reports the end of the region's
+            // barrier after the implicit task's end (on a worker, only when the thread is next
+            // used), with this task's data, and `sync_region` must tell it from the program's.
+            unsafe { (*task).value = bits & TASK_INNER };
             if parallelism == 1 && bits & TASK_INNER == 0 {
                 serialized_region_end();
             }
@@ -429,24 +426,25 @@ extern "C" fn sync_region(
     if kind == SYNC_TASKGROUP && OWNS_NOWAIT.load(Ordering::Acquire) {
         tasks::taskgroup(endpoint == SCOPE_BEGIN, task);
     }
+    let implicit_barrier = matches!(
+        kind,
+        SYNC_BARRIER_IMPLICIT | SYNC_BARRIER_IMPLICIT_PARALLEL | SYNC_BARRIER_IMPLICIT_WORKSHARE
+    );
     if !LAZY.load(Ordering::Relaxed)
         || endpoint != SCOPE_END
-        || !matches!(
-            kind,
-            SYNC_BARRIER_IMPLICIT
-                | SYNC_BARRIER_EXPLICIT
-                | SYNC_TASKWAIT
-                | SYNC_TASKGROUP
-                | SYNC_BARRIER_IMPLICIT_PARALLEL
-        )
+        || !(implicit_barrier
+            || matches!(kind, SYNC_BARRIER_EXPLICIT | SYNC_TASKWAIT | SYNC_TASKGROUP))
         || inner()
     {
         return;
     }
-    if matches!(kind, SYNC_BARRIER_IMPLICIT | SYNC_BARRIER_IMPLICIT_PARALLEL)
-        && LEFT_INNER.with(|c| c.replace(false))
-    {
-        return;
+    if implicit_barrier && !task.is_null() {
+        // SAFETY: a barrier's encountering task is an implicit task, whose tool data holds
+        // `TASK_PINNED`/`TASK_INNER` bits only (no record tag): written by `implicit_task`.
+        let v = unsafe { (*task).value };
+        if v & tasks::RECORD_TAG == 0 && v & TASK_INNER != 0 {
+            return; // the barrier of a kernel's or an instance's region, reported after it
+        }
     }
     if !parallel.is_null() {
         // SAFETY: the region's tool data, written by `parallel_begin` (or zero).
