@@ -902,6 +902,66 @@ pub extern "C" fn __spread_device_wait(c: *const super::spread_exports::Construc
     })
 }
 
+/// The C library's `free`, interposed: memory an OpenMP allocator of Spread's gave (which the
+/// devices of its space may use in place) is given back as `omp_free` would, with a warning
+/// that names it, instead of returning to libc while it is still registered as the space's
+/// (the next `malloc` of the address then had its `target` regions write the host's copy).
+/// Everything else goes straight to libc: one atomic load while no such memory is live.
+#[export_name = "free"]
+pub extern "C" fn libc_free(ptr: *mut c_void) {
+    let p = ptr as usize;
+    match allocator::libc_gives_back(p) {
+        None => crate::sys::libc_alloc::free(p),
+        Some(a) => guard("free", || {
+            libc_misuse("free", ptr, &a, "freed as omp_free would");
+            if let Err(e) = allocator::free(runtime::get(), p, a.allocator) {
+                error("free", &e);
+            }
+        }),
+    }
+}
+
+/// The C library's `realloc`, interposed as [`libc_free`] is `free`: memory of a Spread allocator is
+/// reallocated by `omp_realloc` on the same allocator (it stays the space's), with a warning.
+#[export_name = "realloc"]
+pub extern "C" fn libc_realloc(ptr: *mut c_void, size: usize) -> *mut c_void {
+    let p = ptr as usize;
+    match allocator::libc_gives_back(p) {
+        None => crate::sys::libc_alloc::realloc(p, size) as *mut c_void,
+        Some(a) => guard("realloc", || {
+            libc_misuse(
+                "realloc",
+                ptr,
+                &a,
+                "reallocated by omp_realloc on the same allocator",
+            );
+            realloc_spread("realloc", ptr, size, a.allocator, a.allocator)
+                .unwrap_or(std::ptr::null_mut())
+        }),
+    }
+}
+
+/// Reports a libc `free`/`realloc` of Spread allocator memory (the first few of them).
+fn libc_misuse(routine: &str, ptr: *mut c_void, a: &allocator::Allocation, done: &str) {
+    const SHOWN: usize = 10;
+    static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    if n >= SHOWN {
+        return;
+    }
+    eprintln!(
+        "spread: warning: {routine}({ptr:p}) of {} bytes that omp_alloc gave from allocator {:#x} ({}): memory of an OpenMP allocator goes back with omp_free (or omp_realloc), not libc's {routine}; it was {done}{}",
+        a.size,
+        a.allocator,
+        allocator::describe_grant(&a.grant),
+        if n + 1 == SHOWN {
+            " (further ones are not reported)"
+        } else {
+            ""
+        }
+    );
+}
+
 // `.symver` needs the definition in the same object as the directive. Rust code never calls
 // an exported function (the exports share internal functions instead): a call from elsewhere
 // lets rustc emit the function into another codegen unit, and the build fails.

@@ -56,6 +56,32 @@ fn state() -> &'static RwLock<State> {
     S.get_or_init(|| RwLock::new(State::default()))
 }
 
+thread_local! {
+    /// This thread holds the registry's write lock: a `free` it makes meanwhile (a map node the
+    /// change gives back) must not look in the registry (`libc_gives_back`).
+    static WRITING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Changes the registry, marked so that the runtime's interposed `free` does not wait for the
+/// lock this thread holds.
+fn change<R>(f: impl FnOnce(&mut State) -> R) -> R {
+    let mut st = state().write();
+    let was = WRITING.with(|w| w.replace(true));
+    let r = f(&mut st);
+    WRITING.with(|w| w.set(was));
+    r
+}
+
+/// The live allocation at `ptr` that the program is giving back to the C library (`free` or
+/// `realloc` of memory an OpenMP allocator of Spread's gave): `None` when `ptr` is none, and
+/// while this thread changes the registry (the change's own frees are the runtime's).
+pub fn libc_gives_back(ptr: usize) -> Option<Allocation> {
+    if LIVE.load(Ordering::Relaxed) == 0 || WRITING.with(|w| w.get()) {
+        return None;
+    }
+    allocation(ptr)
+}
+
 /// Live allocations; lets the mapping fast path skip the lock when there are none.
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 
@@ -104,7 +130,7 @@ pub fn init(rt: &Runtime, space: &'static MemSpace, traits: &[(u64, u64)]) -> Re
     }));
     a.handle = a as *const Allocator as usize;
     let a: &'static Allocator = a;
-    state().write().allocators.insert(a.handle, a);
+    change(|st| st.allocators.insert(a.handle, a));
     if rt.config.info_memory {
         info::spread_line(&format!(
             "memory: allocator {:#x} on {} ({}): {}",
@@ -229,15 +255,17 @@ pub fn alloc(
             return Err(e.context(format!("cannot zero {}", what())));
         }
     }
-    state().write().allocations.insert(
-        block.addr,
-        Allocation {
-            size,
-            allocator: handle,
-            grant,
-            block,
-        },
-    );
+    change(|st| {
+        st.allocations.insert(
+            block.addr,
+            Allocation {
+                size,
+                allocator: handle,
+                grant,
+                block,
+            },
+        )
+    });
     crate::runtime::hooks::set_accessible(accessible);
     LIVE.fetch_add(1, Ordering::Release);
     if rt.config.info_memory {
@@ -335,7 +363,7 @@ pub fn free(rt: &Runtime, ptr: usize, handle: usize) -> Result<()> {
             ),
         ));
     }
-    if state().write().allocations.remove(&ptr).is_none() {
+    if change(|st| st.allocations.remove(&ptr)).is_none() {
         return Err(Error::new(
             ErrorKind::Invalid,
             format!("{} was freed twice", info::ptr(ptr)),

@@ -20,6 +20,7 @@ pub(crate) mod cuda;
 pub(crate) mod dl;
 pub(crate) mod fault;
 pub(crate) mod kmp;
+pub(crate) mod libc_alloc;
 pub(crate) mod mapper;
 pub(crate) mod mem;
 pub(crate) mod mpi;
