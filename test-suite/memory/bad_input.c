@@ -26,7 +26,7 @@ int main(void) {
   omp_memspace_handle_t ms = omp_get_devices_and_host_memspace(2, devs, omp_default_mem_space);
 
   EXPECT("invalid device", omp_get_devices_memspace(2, bad, omp_default_mem_space) == omp_null_mem_space);
-  // CHECK: spread: omp_get_devices_memspace: device 9 does not exist (devices are 0..4, and 4 for the host)
+  // CHECK: spread: omp_get_devices_memspace: device 9 does not exist (devices are 0 to 3, and 4 for the host)
   // CHECK-NEXT: invalid device: OK
   EXPECT("invalid device (allocator)", omp_get_device_allocator(-3, omp_default_mem_space) == omp_null_allocator);
   // CHECK: spread: omp_get_device_allocator: device -3 does not exist

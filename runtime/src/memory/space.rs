@@ -83,10 +83,16 @@ impl Accessors {
             } else if d >= 0 && (d as usize) < n {
                 a.devices.push(d as usize);
             } else {
+                // Device numbers as C programs write them: 0 to n - 1, the host n.
+                let range = match n {
+                    0 => "there are no devices".to_string(),
+                    1 => "the only device is 0".to_string(),
+                    n => format!("devices are 0 to {}", n - 1),
+                };
                 return Err(Error::new(
                     ErrorKind::BadDevice,
                     format!(
-                        "device {d} does not exist (devices are 0..{n}, and {} for the host)",
+                        "device {d} does not exist ({range}, and {} for the host)",
                         rt.initial_device()
                     ),
                 ));
