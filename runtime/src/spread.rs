@@ -240,6 +240,9 @@ impl Dealer {
 pub struct Region {
     /// The construct this region executes.
     pub construct: Construct,
+    /// The region whose chunk loop the beginning thread was in when this one began (the C
+    /// ABI's record of the dealing thread, `capi/spread_exports.rs`), restored at its end.
+    pub dealing_outer: usize,
     /// Deals the chunks: resource `i` is device `devices[i]`.
     dealer: Dealer,
     devices: Vec<i32>,
@@ -546,6 +549,7 @@ impl Region {
             line: construct.line,
         });
         Ok(Region {
+            dealing_outer: 0,
             construct,
             dealer,
             devices: list,

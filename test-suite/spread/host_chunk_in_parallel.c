@@ -4,7 +4,10 @@
 // libomptarget's host fallback of `target teams ... reduction` inside such a
 // region hangs the same way). The host chunk runs on the host share instead (the
 // host's cores and memory, from an executor outside any parallel region).
-// Found by scripts/spread-fuzz.py (F1).
+// Found by scripts/spread-fuzz.py (F1). With `depend` (no `nowait`) each chunk's
+// `target` is clang's undeferred target task, whose kernel call reaches the runtime
+// as a plain `__tgt_target_kernel`: it is run as the chunk's too (it hung the same
+// way, found by the fuzzer's 10,000-case run).
 //
 // REQUIRES: spread
 // RUN: %spread-cc -O1 %s -o %t
@@ -14,6 +17,8 @@
 // CHECK: parallel, host last: PASS
 // CHECK: nested tasks: PASS
 // CHECK: initial thread: PASS
+// CHECK: depend, host only: PASS
+// CHECK: depend, host and devices: PASS
 
 #include <omp.h>
 #include <stdio.h>
@@ -73,5 +78,30 @@ int main(void) {
   for (int i = 0; i < N; i++)
     red += A[i];
   printf("initial thread: %s\n", red == want ? "PASS" : "FAIL");
+
+  static char tok;
+  double lo = 100;
+#pragma omp parallel
+#pragma omp single
+  {
+#pragma omp target spread teams distribute parallel for reduction(min : lo) \
+    devices(host) spread_schedule(adaptive, 100) depend(inout : tok)          \
+    map(to : A[omp_spread_start : omp_spread_size])
+    for (int i = 1; i < N; i++)
+      lo = A[i] < lo ? A[i] : lo;
+  }
+  printf("depend, host only: %s\n", lo == 0 ? "PASS" : "FAIL");
+
+  red = 0.5;
+#pragma omp parallel
+#pragma omp single
+  {
+#pragma omp target spread teams distribute parallel for reduction(+ : red) \
+    devices(0, host, 1) spread_schedule(dynamic, 64) depend(inout : tok)     \
+    map(to : A[omp_spread_start : omp_spread_size])
+    for (int i = 0; i < N; i++)
+      red += A[i];
+  }
+  printf("depend, host and devices: %s\n", red == want ? "PASS" : "FAIL");
   return 0;
 }

@@ -583,6 +583,9 @@ pub extern "C" fn __tgt_target_kernel(
     kargs: *mut KernelArgs,
 ) -> c_int {
     guard("__tgt_target_kernel", || {
+        if let Some(r) = super::spread_exports::dealt_kernel(loc, device, host_ptr, kargs) {
+            return r;
+        }
         target_kernel(loc, device, host_ptr, kargs)
     })
 }

@@ -23,6 +23,14 @@ pub struct ConstructC {
     pub schedule: i32,
 }
 
+thread_local! {
+    /// The region whose chunk loop the calling thread is in (0: none): set when a chunk is
+    /// dealt, given back to the enclosing loop's (if any) when the loop ends. A construct with `depend` (and no `nowait`) wraps each
+    /// chunk's `target` in an undeferred target task of clang's, whose kernel call the pass does
+    /// not turn into `__spread_target_kernel`: [`dealt_kernel`] recognises it by this.
+    static DEALING: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// The region behind a handle; a null handle is a fatal misuse of the ABI.
 fn region<'a>(r: *mut c_void) -> &'a mut Region {
     // SAFETY: handles come from `__spread_region_begin` (Box::into_raw) and stay valid until
@@ -95,7 +103,12 @@ pub extern "C" fn __spread_region_begin(
         // clause in list order (spread-abi.md §1), alive for the duration of the call.
         let devs = unsafe { mem::array(devices, usize::try_from(ndevices).unwrap_or(0)) };
         match Region::begin(rt, construct, lb, ub, devs, chunk) {
-            Ok(r) => Box::into_raw(Box::new(r)) as *mut c_void,
+            Ok(mut r) => {
+                // A region begun inside another's chunk loop (in a task run at a scheduling
+                // point of that loop) gives the loop back its record when it ends.
+                r.dealing_outer = DEALING.with(|d| d.get());
+                Box::into_raw(Box::new(r)) as *mut c_void
+            }
             Err(e) => report::fatal_construct(rt, &e, Some(&at.location())),
         }
     })
@@ -138,7 +151,45 @@ pub extern "C" fn __spread_bad_value(c: *const ConstructC, what: i32, value: i64
 /// Advances to the next chunk; 0 when none is left.
 #[no_mangle]
 pub extern "C" fn __spread_chunk_next(r: *mut c_void) -> i32 {
-    guard("__spread_chunk_next", || i32::from(region(r).advance()))
+    guard("__spread_chunk_next", || {
+        let reg = region(r);
+        let more = reg.advance();
+        let outer = reg.dealing_outer;
+        DEALING.with(|d| d.set(if more { r as usize } else { outer }));
+        i32::from(more)
+    })
+}
+
+/// A `__tgt_target_kernel` call for the host made on a thread while it deals a region's host
+/// chunk inside a parallel region: the chunk's kernel inside clang's undeferred target task (a
+/// construct with `depend` and no `nowait`), whose host fallback would form a `teams` league on
+/// this thread, where libomp 19 deadlocks (see [`host_chunk_elsewhere`]). It runs on the host
+/// share instead, to completion, as the plain `target` it is. `None` for any other call (the
+/// caller goes on as for any `target`; a device chunk's kernel runs there, synchronously).
+pub(super) fn dealt_kernel(
+    loc: *mut Ident,
+    device: i64,
+    host_ptr: *mut c_void,
+    kargs: *mut KernelArgs,
+) -> Option<c_int> {
+    let r = DEALING.with(|d| d.get()) as *mut c_void;
+    if r.is_null() {
+        return None;
+    }
+    let rt = runtime::get();
+    if device != rt.initial_device() || i64::from(region(r).current().device) != device {
+        return None;
+    }
+    // SAFETY: `kargs` is null or the valid `KernelArgs` clang built for the region, passed for
+    // the duration of the call (LLVM 19's `__tgt_target_kernel` contract).
+    let ka = unsafe { mem::read(kargs) }?;
+    let (mut args, cfg) = kernel_request(&ka);
+    let slot = host_chunk_elsewhere(rt, &cfg)?;
+    let at = loc_of(loc).unwrap_or_else(|| region(r).construct.location());
+    Some(match slot.launch(rt, host_ptr as usize, &mut args, &cfg) {
+        Ok(()) => 0,
+        Err(e) => report::fatal_construct(rt, &e, Some(&at)),
+    })
 }
 
 /// `omp_spread_start` of the current chunk.
@@ -181,6 +232,7 @@ pub extern "C" fn __spread_region_end(r: *mut c_void) {
         // SAFETY: `r` came from Box::into_raw in `__spread_region_begin` and is ended exactly once
         // (the driver emits one end per begin, and the pass keeps it out of the chunk loop).
         let region = unsafe { Box::from_raw(r as *mut Region) };
+        DEALING.with(|d| d.set(region.dealing_outer));
         let at = region.construct.clone();
         if let Err(e) = region.end() {
             report::fatal_construct(runtime::get(), &e, Some(&at.location()));
