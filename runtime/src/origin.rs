@@ -29,6 +29,8 @@ pub enum Origin {
     Construct(usize),
     /// Chunk `[lo, hi)` (the second and third fields) of the spread construct at the site.
     Chunk(Arc<Site>, i64, i64),
+    /// An instance of the `target device(any)` construct at the site, whose arm the thread runs.
+    Instance(Arc<Site>),
 }
 
 /// A spread construct, made once per execution of it: its chunks' origins share it.
@@ -46,6 +48,15 @@ impl Origin {
     /// Whether the work belongs to a chunk of a spread construct.
     pub fn is_chunk(&self) -> bool {
         matches!(self, Origin::Chunk(..))
+    }
+
+    /// The Spread construct's site (a chunk's or an instance's), which the driver located even
+    /// where clang's `ident_t` has no location (a program built without `-g`).
+    pub fn site(&self) -> Option<&Site> {
+        match self {
+            Origin::Chunk(s, ..) | Origin::Instance(s) => Some(s),
+            _ => None,
+        }
     }
 }
 
@@ -69,6 +80,13 @@ impl fmt::Display for Origin {
                 "{} {}:{} chunk [{lo},{hi})",
                 site.what, site.file, site.line
             ),
+            Origin::Instance(site) => {
+                write!(
+                    f,
+                    "an instance of {} {}:{}",
+                    site.what, site.file, site.line
+                )
+            }
         }
     }
 }

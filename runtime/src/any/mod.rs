@@ -55,18 +55,26 @@ pub struct Site {
     pub versions: Vec<Version>,
     /// Its key in the scheduling core's model: `device(any) FILE:LINE:COL`.
     pub model_key: String,
+    /// What its instances' device work is reported with (`crate::origin`).
+    pub origin: std::sync::Arc<crate::origin::Site>,
 }
 
 impl Site {
     /// The construct at `file:line:column` with `versions`.
     pub fn new(file: String, line: u32, column: u32, versions: Vec<Version>) -> Self {
         let model_key = format!("device(any) {file}:{line}:{column}");
+        let origin = std::sync::Arc::new(crate::origin::Site {
+            what: "target device(any)",
+            file: file.as_str().into(),
+            line: i32::try_from(line).unwrap_or(i32::MAX),
+        });
         Site {
             file,
             line,
             column,
             versions,
             model_key,
+            origin,
         }
     }
 

@@ -219,6 +219,11 @@ pub extern "C" fn __spread_any_acquire(
                 FOLLOWS.with(|f| *f.borrow_mut() = follows);
                 if p.ticket != 0 {
                     any::enter_instance(true);
+                    // Errors of the arm's constructs name the instance's construct, which
+                    // the driver located (clang's `ident_t` has no location without `-g`).
+                    let scope =
+                        crate::origin::enter(crate::origin::Origin::Instance(site.origin.clone()));
+                    let _ = ORIGINS.try_with(|o| o.borrow_mut().push(scope));
                 }
                 // A host version's parallel construct is nested when the instance runs in a
                 // team's task: it gets its threads only if one more active level is allowed. The
@@ -263,6 +268,7 @@ pub extern "C" fn __spread_any_release(pick: *mut PickC) {
             return;
         }
         any::enter_instance(false);
+        let _ = ORIGINS.try_with(|o| o.borrow_mut().pop());
         if handed_over(ticket) {
             return; // released when its `target nowait` finishes
         }
@@ -278,6 +284,10 @@ fn release_ticket(ticket: u64) {
 }
 
 thread_local! {
+    /// The origins of the instances this thread runs, innermost last (set by acquire, given
+    /// back by release).
+    static ORIGINS: std::cell::RefCell<Vec<crate::origin::Scope>> =
+        const { std::cell::RefCell::new(Vec::new()) };
     /// The instance whose arm runs as a `target nowait` now (`__spread_any_async`), until that
     /// construct starts and takes it over.
     static BOUND: std::cell::RefCell<Option<(u64, TaskFacts, Predecessors)>> =

@@ -19,9 +19,16 @@ pub fn fatal_construct(rt: &Runtime, err: &Error, loc: Option<&SourceLoc>) -> ! 
     } else {
         eprintln!("omptarget error: Consult https://openmp.llvm.org/design/Runtimes.html for debugging options.");
     }
-    match loc {
-        Some(l) => eprint!("{l}: "),
-        None => eprintln!(
+    match (loc, crate::origin::current()) {
+        (Some(l), _) => eprint!("{l}: "),
+        // Inside a Spread construct the driver located: its line, though clang's is missing.
+        (None, o) if o.site().is_some() => {
+            eprintln!("omptarget error: in {o} (compile with -g or -gline-tables-only for the failing construct's own location)");
+            if let Some(s) = o.site() {
+                eprint!("{}:{}: ", s.file, s.line);
+            }
+        }
+        (None, _) => eprintln!(
             "omptarget error: Source location information not present. Compile with -g or -gline-tables-only."
         ),
     }
