@@ -1341,6 +1341,22 @@ fn spread_uses(ctx: &Ctx, d: &SpreadDirective, lp: &stmt::Loop) -> HashSet<Strin
     used
 }
 
+/// The view item past the `if_device` lines that directly follow the `target device(any)`
+/// pragma at item `k`.
+fn if_device_lines_after(ctx: &Ctx<'_>, k: usize) -> usize {
+    let src = ctx.pp.text.as_str();
+    let toks = &ctx.pp.lexed.tokens;
+    let mut end = k + 1;
+    while let Some(Item::Pragma(dj)) = ctx.view.items.get(end) {
+        let d = ctx.pp.lexed.directives[*dj];
+        if any::classify(src, toks, d.first_tok, d.end_tok) != any::Found::Entries {
+            break;
+        }
+        end += 1;
+    }
+    end
+}
+
 /// Lowers every spread construct of `pp` with the default [`Options`]; errors are collected
 /// for all constructs.
 pub fn lower(pp: &PpOutput) -> Result<Lowering, Vec<LowerError>> {
@@ -1420,7 +1436,7 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
             any::Found::Target => {
                 let info = pp.line_info(dl.line);
                 let msg = if info.file != main {
-                    Some(format!("'target device(any)' is only supported in the source file being compiled, not in included file '{}'", pp.file_name(info.file)))
+                    Some(format!("'target device(any)' is only supported in the source file being compiled, not in included file '{}' (the driver copies the construct's statement once per if_device arm in the file it compiles: move the function into a source file, or make the header's code a source file of its own)", pp.file_name(info.file)))
                 } else if bodies
                     .last()
                     .is_some_and(|&(s, e)| dl.start >= s && dl.start < e)
@@ -1433,6 +1449,9 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
                 };
                 if let Some(msg) = msg {
                     errors.push(LowerError { off: dl.start, msg });
+                    // Its if_device lines belong to the construct just refused: no errors of
+                    // their own.
+                    any_consumed = if_device_lines_after(&ctx, k);
                     continue;
                 }
                 let line_start = pp.lexed.line_starts[dl.line as usize];
