@@ -85,6 +85,11 @@ pub struct Config {
     /// and report a kernel that faults in one (default on; `0` turns it off: heap memory, as
     /// before, and no fault handler).
     pub guard: bool,
+    /// `SPREAD_STRICT=1`: a kernel on a host device that uses memory a GPU in its place could
+    /// not reach (another device's `omp_target_alloc` memory, memory of a space the device is
+    /// not in) is an error rather than working only because host devices share the host's
+    /// memory (default off).
+    pub strict: bool,
     /// Problems found while reading the settings, reported once by the runtime.
     pub warnings: Vec<String>,
     /// The variables read that were set, with their values ([`Config::raw`]).
@@ -648,6 +653,21 @@ impl Config {
             "1 or 0",
             "guard regions stay on",
         );
+        let strict = r.choice(
+            "SPREAD_STRICT",
+            &[
+                ("0", false),
+                ("off", false),
+                ("no", false),
+                ("false", false),
+                ("1", true),
+                ("on", true),
+                ("yes", true),
+                ("true", true),
+            ],
+            "1 or 0",
+            "strict checks stay off",
+        );
         let streams_per_device = r.number(
             "SPREAD_STREAMS",
             |n: &usize| (1..=MAX_STREAMS).contains(n),
@@ -690,6 +710,7 @@ impl Config {
             exact_teams,
             profile,
             guard,
+            strict,
             streams_per_device,
             alloc_cache,
             gpu,
@@ -933,6 +954,10 @@ mod tests {
         assert!(cfg(&[("SPREAD_GUARD", "1")]).guard);
         let bad = cfg(&[("SPREAD_GUARD", "maybe")]);
         assert!(bad.guard && bad.warnings[0].contains("SPREAD_GUARD"));
+        assert!(!cfg(&[]).strict);
+        assert!(cfg(&[("SPREAD_STRICT", "1")]).strict);
+        let bad = cfg(&[("SPREAD_STRICT", "very")]);
+        assert!(!bad.strict && bad.warnings[0].contains("SPREAD_STRICT"));
         assert!(!cfg(&[]).exact_teams);
         assert!(cfg(&[("SPREAD_TEAMS", "exact")]).exact_teams);
         assert!(cfg(&[("SPREAD_TEAMS", " Exact ")]).exact_teams);

@@ -192,3 +192,89 @@ pub fn first_time(site: String, arg: usize) -> bool {
         .get_or_insert_with(HashSet::new)
         .insert((site, arg))
 }
+
+/// What a kernel argument points into that a GPU in the host device's place could not reach.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unreachable {
+    /// The argument's index in the construct's map arguments.
+    pub arg: usize,
+    /// The address it passes.
+    pub addr: usize,
+    /// What that memory is.
+    pub what: String,
+}
+
+/// `SPREAD_STRICT`: the first argument of a kernel about to run on host device `slot` whose
+/// address lies in memory only another device reaches: another device's `omp_target_alloc`
+/// block, or memory of a Spread memory space `slot` is not in. On a GPU either faults; a host
+/// device reaches all of the host's memory, so the kernel would work there and nowhere else.
+/// Pointers passed by value (`is_device_ptr`, firstprivate pointers) and unmapped pointers
+/// (their host value) are looked at; mapped data is the device's own.
+pub fn unreachable(rt: &Runtime, slot: &DeviceSlot, args: &MapArgs) -> Option<Unreachable> {
+    if !slot.dev.host_addressable() || rt.usm() {
+        return None;
+    }
+    let table = slot.table.lock();
+    let values: Vec<(usize, usize)> = (0..args.len())
+        .filter_map(|i| {
+            let ty = args.types[i];
+            if ty & map::TARGET_PARAM == 0 || args.mapper(i) != 0 {
+                return None;
+            }
+            if ty & map::LITERAL != 0 {
+                return (args.sizes[i] == 8).then_some((i, args.bases[i]));
+            }
+            let pointer = args.sizes[i] == 0 && ty & (map::PRIVATE | map::PTR_AND_OBJ) == 0;
+            (pointer && table.lookup(args.begins[i], 0).entry.is_none())
+                .then_some((i, args.begins[i]))
+        })
+        .filter(|&(_, v)| v != 0)
+        .collect();
+    drop(table);
+    for (arg, addr) in values {
+        for other in rt.devices.iter().filter(|d| d.id != slot.id) {
+            let held = other
+                .allocations
+                .lock()
+                .range(..=addr)
+                .next_back()
+                .filter(|(&b, &(_, len))| addr < b + len.max(1))
+                .map(|(&b, &(_, len))| (b, len));
+            if let Some((b, len)) = held {
+                return Some(Unreachable {
+                    arg,
+                    addr,
+                    what: format!(
+                        "device {}'s own memory (omp_target_alloc block [{}+{len}))",
+                        other.id,
+                        crate::info::ptr(b)
+                    ),
+                });
+            }
+        }
+        if let Some(a) = crate::memory::allocator::containing(addr, 0) {
+            let space = crate::memory::allocator::lookup(a.allocator).map(|al| al.space);
+            if let Some(sp) = space.filter(|sp| !sp.accessors.devices.contains(&slot.id)) {
+                return Some(Unreachable {
+                    arg,
+                    addr,
+                    what: format!(
+                        "memory of a space of devices {:?} (omp_alloc from allocator {:#x}), which device {} is not in",
+                        sp.accessors.devices, a.allocator, slot.id
+                    ),
+                });
+            }
+        }
+    }
+    None
+}
+
+/// The error of [`unreachable`]'s finding for the construct `what` on `device`.
+pub fn unreachable_error(args: &MapArgs, device: usize, what: &str, u: &Unreachable) -> String {
+    format!(
+        "SPREAD_STRICT: {what} on host device {device} uses {} through {}: it is {}; a GPU in host device {device}'s place could not reach it (map the data, or allocate it where the device reaches it)",
+        crate::info::ptr(u.addr),
+        variable(args, u.arg),
+        u.what
+    )
+}

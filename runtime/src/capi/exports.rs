@@ -412,6 +412,17 @@ fn target_kernel(
     };
     let (mut args, cfg) = kernel_request(&ka);
     list_arguments(slot.id as i64, "Entering OpenMP kernel", &loc, &args);
+    if rt.config.strict {
+        if let Some(u) = crate::presence::unreachable(rt, slot, &args) {
+            let what = loc.get().map_or_else(
+                || "a target construct".to_string(),
+                |l| format!("the target construct at {l}"),
+            );
+            let msg = crate::presence::unreachable_error(&args, slot.id, &what, &u);
+            let e = crate::error::Error::new(ErrorKind::Mapping, msg);
+            report::fatal_construct(rt, &e, loc.get());
+        }
+    }
     let region = host_ptr as usize;
     if let crate::auto::Outcome::Done(r) =
         crate::auto::target_kernel(rt, slot, device, region, &mut args, &cfg, &|| {

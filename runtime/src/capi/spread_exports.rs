@@ -323,6 +323,14 @@ pub(super) fn chunk_data_check_of(
     slot: &runtime::DeviceSlot,
     args: &MapArgs,
 ) -> Result<(), Error> {
+    if rt.config.strict {
+        if let Some(u) = crate::presence::unreachable(rt, slot, args) {
+            return Err(Error::new(
+                ErrorKind::Mapping,
+                crate::presence::unreachable_error(args, slot.id, what, &u),
+            ));
+        }
+    }
     for f in crate::presence::elsewhere(rt, slot, args, false) {
         if f.pointer {
             return Err(Error::new(
