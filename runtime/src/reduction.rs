@@ -140,7 +140,8 @@ pub struct Var {
     pub ty: Type,
     /// Address of the original variable.
     pub original: usize,
-    /// Partials by resource index (device-list order); created on first use.
+    /// Partials by resource index (a spread construct's chunks in dealing order, a block of
+    /// automatic spreading); created on first use.
     partials: Vec<Option<Partial>>,
 }
 
@@ -312,7 +313,8 @@ impl Var {
         &mut **p as *mut u64
     }
 
-    /// Combines the partials, in resource order, into the program's variable at
+    /// Combines the partials, in resource order (deterministic for a static deal), into the
+    /// program's variable at
     /// [`original`](Self::original), which must still be alive.
     pub fn fold_into_original(&self) {
         let size = self.ty.size();

@@ -250,6 +250,8 @@ pub struct Region {
     /// when it was dealt (both times only when `track`); completed when the next chunk is asked
     /// for.
     unit: Option<Unit>,
+    /// Chunks dealt so far: the current chunk's number, from 1 (its reduction partials').
+    dealt: usize,
     unit_queued: Option<(Instant, &'static Queue)>,
     unit_dealt: Option<Instant>,
     /// Whether completions are reported to the scheduler (it waits for room or learns).
@@ -554,6 +556,7 @@ impl Region {
             dealer,
             devices: list,
             unit: None,
+            dealt: 0,
             unit_queued: None,
             unit_dealt: None,
             track,
@@ -684,6 +687,7 @@ impl Region {
             return false;
         };
         self.unit = Some(u);
+        self.dealt += 1;
         // The clock is read only for a schedule that hears of completions.
         self.unit_dealt = self.track.then(Instant::now);
         self.current = Chunk {
@@ -777,9 +781,13 @@ impl Region {
         }
     }
 
-    /// The current chunk's partial of reduction variable `k`: its device's.
+    /// The current chunk's partial of reduction variable `k`: its own, so that no chunk reads
+    /// a partial another chunk in flight writes. (One per device, shared by the device's chunks
+    /// through their `tofrom` maps, lost every chunk's result but the last one's of a remote
+    /// device: a chunk's copy in is read when it is enqueued, before the chunk ahead of it on
+    /// the device has copied its result back.)
     pub fn reduction_partial(&mut self, k: usize) -> Result<*mut u64> {
-        let r = self.unit.map_or(0, |u| u.resource);
+        let r = self.dealt.saturating_sub(1);
         let what = &self.construct;
         match self
             .reductions
