@@ -92,6 +92,10 @@ pub struct Config {
     pub strict: bool,
     /// Problems found while reading the settings, reported once by the runtime.
     pub warnings: Vec<String>,
+    /// A setting so wrong where it is used that the program must not run (an unknown
+    /// `SPREAD_REMOTE` transport under an MPI launcher, which would run the program once per
+    /// rank): the runtime stops with it at start-up.
+    pub fatal: Option<String>,
     /// The variables read that were set, with their values ([`Config::raw`]).
     raw: BTreeMap<&'static str, String>,
 }
@@ -309,6 +313,7 @@ struct Reader<F> {
     var: F,
     raw: BTreeMap<&'static str, String>,
     warnings: Vec<String>,
+    fatal: Option<String>,
 }
 
 impl<F: Fn(&str) -> Option<String>> Reader<F> {
@@ -514,6 +519,25 @@ fn read_remote<F: Fn(&str) -> Option<String>>(r: &mut Reader<F>) -> Option<Remot
     );
     let fault = r.parsed("SPREAD_REMOTE_FAULT", Fault::parse, "no fault is injected");
     let lib = r.get_set("SPREAD_REMOTE_LIB");
+    // Under an MPI launcher an unknown transport would run the whole program once per rank,
+    // each rank alone: stop instead of warning.
+    let launched = [
+        "OMPI_COMM_WORLD_SIZE",
+        "PMI_SIZE",
+        "PMIX_RANK",
+        "MPI_LOCALNRANKS",
+    ]
+    .iter()
+    .any(|k| (r.var)(k).is_some());
+    if let Some(v) = r.get_set("SPREAD_REMOTE") {
+        let word = v.trim().to_ascii_lowercase();
+        if launched && !["off", "0", "none", "mpi"].contains(&word.as_str()) {
+            r.fatal = Some(format!(
+                "SPREAD_REMOTE={v:?} is not a known transport (mpi, or off); under mpirun each rank would run the whole program alone, so every rank stops here: set SPREAD_REMOTE=mpi"
+            ));
+            return None;
+        }
+    }
     let transport = r.choice(
         "SPREAD_REMOTE",
         &[("off", false), ("0", false), ("none", false), ("mpi", true)],
@@ -557,6 +581,7 @@ impl Config {
             var,
             raw: BTreeMap::new(),
             warnings: Vec::new(),
+            fatal: None,
         };
         let r = &mut r;
         let host_devices = r.number(
@@ -717,6 +742,7 @@ impl Config {
             sharing,
             raw: std::mem::take(&mut r.raw),
             warnings: std::mem::take(&mut r.warnings),
+            fatal: r.fatal.take(),
         }
     }
 
@@ -955,6 +981,13 @@ mod tests {
         let bad = cfg(&[("SPREAD_GUARD", "maybe")]);
         assert!(bad.guard && bad.warnings[0].contains("SPREAD_GUARD"));
         assert!(!cfg(&[]).strict);
+        let c = cfg(&[("SPREAD_REMOTE", "mpich")]);
+        assert!(c.fatal.is_none() && c.warnings[0].contains("SPREAD_REMOTE"));
+        let c = cfg(&[("SPREAD_REMOTE", "tcp"), ("OMPI_COMM_WORLD_SIZE", "4")]);
+        assert!(c.warnings.is_empty() && c.fatal.is_some_and(|f| f.contains("every rank stops")));
+        assert!(cfg(&[("SPREAD_REMOTE", "mpi"), ("PMI_SIZE", "2")])
+            .fatal
+            .is_none());
         assert!(cfg(&[("SPREAD_STRICT", "1")]).strict);
         let bad = cfg(&[("SPREAD_STRICT", "very")]);
         assert!(!bad.strict && bad.warnings[0].contains("SPREAD_STRICT"));

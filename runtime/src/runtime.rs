@@ -165,6 +165,13 @@ impl Runtime {
         for w in &config.warnings {
             eprintln!("spread: warning: {w}");
         }
+        if let Some(f) = &config.fatal {
+            eprintln!("spread: error: {f}");
+            report::fatal(
+                1,
+                "a Spread setting stops the program (see the error above)",
+            );
+        }
         let mut model_warnings = Vec::new();
         let sched_model =
             crate::sched::model::Model::new(config.sched_profile.clone(), &mut model_warnings);
