@@ -375,10 +375,22 @@ impl Any {
             threads: self.host_threads(0),
             ticket: 0,
         };
+        // On the host outside the token accounting: lazy outputs of earlier instances come home
+        // first, as before any host instance (it reads and writes the host's copy).
+        let fallback = |after: Predecessors| -> Result<(Pick, Predecessors)> {
+            rt.nowait_finish_predecessors(after);
+            if self.settings.coherence == Coherence::Lazy {
+                let m = self
+                    .directory
+                    .reclaim(rt, &items)
+                    .map_err(|e| e.context(format!("device(any) at {}", site.at())))?;
+                self.count(&m);
+            }
+            Ok((on_host(), Predecessors::default()))
+        };
         if if_false {
             // if(false): the host, as OpenMP's host fallback.
-            rt.nowait_finish_predecessors(after);
-            return Ok((on_host(), Predecessors::default()));
+            return fallback(after);
         }
         let cands: Vec<Candidate> = self
             .servers
@@ -413,8 +425,7 @@ impl Any {
                     self.kinds_text()
                 )
             });
-            rt.nowait_finish_predecessors(after);
-            return Ok((on_host(), Predecessors::default()));
+            return fallback(after);
         }
         // The instances this thread placed that have ended give their tokens back now.
         rt.nowait_finish_done_of_mine();

@@ -135,6 +135,10 @@ fn lazy_coherence() -> bool {
 }
 
 thread_local! {
+    /// The tool data of the kernel's or instance's implicit task that ended last on this thread,
+    /// until its region's barrier end (reported after it, with the same data) or the next
+    /// implicit task's beginning.
+    static INNER_TASK_ENDED: Cell<usize> = const { Cell::new(0) };
     /// The barriers of the program this thread waits in (it runs the team's tasks meanwhile),
     /// innermost last: their team's parallel data (0: not known).
     static BARRIERS: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
@@ -363,6 +367,8 @@ extern "C" fn implicit_task(
                 }
             }
             let bits = if pinned { TASK_PINNED } else { 0 } | if marked { TASK_INNER } else { 0 };
+            // A region begins: the barrier of one that ended before was reported already.
+            INNER_TASK_ENDED.with(|c| c.set(0));
             // SAFETY: the implicit task's own tool data: marks what its end must undo.
             unsafe { (*task).value = bits };
         }
@@ -378,10 +384,18 @@ extern "C" fn implicit_task(
             if bits & TASK_INNER != 0 {
                 INNER.with(|c| c.set(c.get().saturating_sub(1)));
             }
-            // SAFETY: as above. The inner mark stays: libomp reports the end of the region's
-            // barrier after the implicit task's end (on a worker, only when the thread is next
-            // used), with this task's data, and `sync_region` must tell it from the program's.
-            unsafe { (*task).value = bits & TASK_INNER };
+            // libomp reports the end of the region's barrier after the implicit task's end, with
+            // the same task data: `sync_region` must tell it from the program's.
+            INNER_TASK_ENDED.with(|c| {
+                c.set(if bits & TASK_INNER != 0 {
+                    task as usize
+                } else {
+                    0
+                })
+            });
+            // SAFETY: as above. Zero again: libomp may hand this data out again (a thread's own
+            // task data serves `taskwait` with `depend`, whose check wants it empty).
+            unsafe { (*task).value = 0 };
             if parallelism == 1 && bits & TASK_INNER == 0 {
                 serialized_region_end();
             }
@@ -426,10 +440,21 @@ extern "C" fn sync_region(
     if kind == SYNC_TASKGROUP && OWNS_NOWAIT.load(Ordering::Acquire) {
         tasks::taskgroup(endpoint == SCOPE_BEGIN, task);
     }
-    let implicit_barrier = matches!(
-        kind,
-        SYNC_BARRIER_IMPLICIT | SYNC_BARRIER_IMPLICIT_PARALLEL | SYNC_BARRIER_IMPLICIT_WORKSHARE
-    );
+    let implicit_barrier = endpoint == SCOPE_END
+        && matches!(
+            kind,
+            SYNC_BARRIER_IMPLICIT
+                | SYNC_BARRIER_IMPLICIT_PARALLEL
+                | SYNC_BARRIER_IMPLICIT_WORKSHARE
+        );
+    // Consumed before anything returns: a mark left behind would take a later barrier of the
+    // program for a kernel's (the lazy outputs of a parallel region then never came home).
+    let inner_tail = implicit_barrier
+        && !task.is_null()
+        && INNER_TASK_ENDED.with(|c| c.replace(0)) == task as usize;
+    if inner_tail {
+        return; // the barrier of a kernel's or an instance's region, reported after its task
+    }
     if !LAZY.load(Ordering::Relaxed)
         || endpoint != SCOPE_END
         || !(implicit_barrier
@@ -438,14 +463,7 @@ extern "C" fn sync_region(
     {
         return;
     }
-    if implicit_barrier && !task.is_null() {
-        // SAFETY: a barrier's encountering task is an implicit task, whose tool data holds
-        // `TASK_PINNED`/`TASK_INNER` bits only (no record tag): written by `implicit_task`.
-        let v = unsafe { (*task).value };
-        if v & tasks::RECORD_TAG == 0 && v & TASK_INNER != 0 {
-            return; // the barrier of a kernel's or an instance's region, reported after it
-        }
-    }
+
     if !parallel.is_null() {
         // SAFETY: the region's tool data, written by `parallel_begin` (or zero).
         if unsafe { (*parallel).value } & REGION_INNER != 0 {

@@ -54,7 +54,7 @@ const DEPENDENCE_ALL_MEMORY: [c_int; 2] = [34, 35];
 
 /// The low bits of an explicit task's tool data, whose other bits are the address of its
 /// [`TaskRecord`] (an implicit task's holds `TASK_PINNED` and `TASK_INNER` only).
-pub(super) const RECORD_TAG: u64 = 4;
+const RECORD_TAG: u64 = 4;
 /// A record whose task is deferred with `depend` items: looked at when it starts (the tag saves
 /// reading the record, often in another core's cache, at every other task's start).
 const DEFERRED_TAG: u64 = 5;
