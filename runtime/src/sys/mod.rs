@@ -25,6 +25,7 @@ pub(crate) mod mapper;
 pub(crate) mod mem;
 pub(crate) mod mpi;
 pub(crate) mod ompt;
+pub(crate) mod proc;
 pub(crate) mod thread_state;
 pub(crate) mod transport;
 pub(crate) mod vm;

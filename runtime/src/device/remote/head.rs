@@ -31,17 +31,22 @@ enum Role {
 
 static ROLE: OnceLock<Role> = OnceLock::new();
 
+/// What a worker said in its hello: its host, process id and devices.
+type Hello = (String, u32, Vec<DeviceDesc>);
+
 /// A worker rank as the head knows it.
 #[derive(Debug, Clone)]
 struct RankInfo {
     host: String,
+    /// Its process id on `host`.
+    pid: u32,
     /// The head's numbers for its devices.
     devices: Vec<usize>,
 }
 
 /// The head's handler: answers, landed bytes, fired events, and deadlines.
 pub struct HeadHandler {
-    hellos: Mutex<BTreeMap<usize, (String, Vec<DeviceDesc>)>>,
+    hellos: Mutex<BTreeMap<usize, Hello>>,
     hello_cv: Condvar,
     ranks: OnceLock<Vec<Option<RankInfo>>>,
     timeout: Duration,
@@ -63,7 +68,7 @@ impl HeadHandler {
         &self,
         link: &Link,
         workers: usize,
-    ) -> Result<BTreeMap<usize, (String, Vec<DeviceDesc>)>, String> {
+    ) -> Result<BTreeMap<usize, Hello>, String> {
         let deadline = Instant::now() + self.timeout;
         let mut h = self.hellos.lock();
         while h.len() < workers {
@@ -87,6 +92,17 @@ impl HeadHandler {
     }
 
     /// "remote devices 1, 2 (MPI rank 1, host n1)", or the rank alone before its hello.
+    /// Whether worker `rank` runs on this host and its process no longer exists.
+    fn process_gone(&self, link: &Link, rank: usize) -> bool {
+        self.ranks
+            .get()
+            .and_then(|r| r.get(rank))
+            .and_then(Option::as_ref)
+            .filter(|info| info.host == link.place.host && info.pid != 0)
+            .and_then(|info| crate::sys::proc::exists(info.pid))
+            == Some(false)
+    }
+
     fn describe(&self, rank: usize) -> String {
         match self
             .ranks
@@ -112,8 +128,8 @@ impl HeadHandler {
 impl Handler for HeadHandler {
     fn handle(&self, link: &Link, src: usize, msg: Msg) {
         match msg {
-            Msg::Hello { host, devices } => {
-                self.hellos.lock().insert(src, (host, devices));
+            Msg::Hello { host, pid, devices } => {
+                self.hellos.lock().insert(src, (host, pid, devices));
                 self.hello_cv.notify_all();
             }
             Msg::Reply { req, values } => link.answer(req, Ok(values)),
@@ -140,8 +156,19 @@ impl Handler for HeadHandler {
                 .iter()
                 .map(|&(d, r)| format!("{} {:.1} s ago", self.describe(r), d.as_secs_f64()))
                 .collect();
+            // Workers on this host are looked at (their process is gone, or not yet): the
+            // failed one is named where it can be; on other hosts only the silence tells.
+            let gone: Vec<String> = (1..link.place.size)
+                .filter(|&r| self.process_gone(link, r))
+                .map(|r| self.describe(r))
+                .collect();
+            let failed = if gone.is_empty() {
+                String::new()
+            } else {
+                format!("{} died (its process is gone); ", gone.join(", "))
+            };
             eprintln!(
-                "spread: error: the run was ended by SIGTERM (an MPI launcher sends it to every rank when one of them failed); last heard from: {}",
+                "spread: error: the run was ended by SIGTERM (an MPI launcher sends it to every rank when one of them failed); {failed}last heard from: {}",
                 heard.join("; ")
             );
             crate::sys::mpi::exit_now(143);
@@ -234,7 +261,7 @@ pub fn start_head(
     })?;
     let mut devices: Vec<Box<dyn Device>> = Vec::new();
     let mut ranks = vec![None; link.place.size];
-    for (rank, (host, descs)) in hellos {
+    for (rank, (host, pid, descs)) in hellos {
         let mut ids = Vec::new();
         for (i, desc) in descs.into_iter().enumerate() {
             let id = first_id + devices.len();
@@ -258,7 +285,11 @@ pub fn start_head(
             );
         }
         if let Some(r) = ranks.get_mut(rank) {
-            *r = Some(RankInfo { host, devices: ids });
+            *r = Some(RankInfo {
+                host,
+                pid,
+                devices: ids,
+            });
         }
     }
     let _ = handler.ranks.set(ranks);
@@ -288,6 +319,7 @@ pub fn start_worker(
 pub fn hello(link: &Link, local: &[Box<dyn Device>]) -> Msg {
     Msg::Hello {
         host: link.place.host.clone(),
+        pid: std::process::id(),
         devices: local
             .iter()
             .map(|d| super::worker::describe(&**d))

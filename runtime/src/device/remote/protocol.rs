@@ -145,6 +145,8 @@ pub enum Msg {
     Hello {
         /// The worker's host name.
         host: String,
+        /// Its process id on that host (for the head to tell which rank died).
+        pid: u32,
         /// The worker's devices, in its own order (their index is the `dev` of later messages).
         devices: Vec<DeviceDesc>,
     },
@@ -555,9 +557,10 @@ fn get_request(r: &mut Reader<'_>) -> Decoded<Request> {
 impl Msg {
     fn put(&self, w: &mut Writer) {
         match self {
-            Msg::Hello { host, devices } => {
+            Msg::Hello { host, pid, devices } => {
                 w.u8(0);
                 w.str(host);
+                w.u32(*pid);
                 w.u32(devices.len() as u32);
                 for d in devices {
                     w.u8(d.kind);
@@ -742,6 +745,7 @@ impl Msg {
         Ok(match r.u8()? {
             0 => {
                 let host = r.str()?;
+                let pid = r.u32()?;
                 let n = r.u32()? as usize;
                 let mut devices = Vec::with_capacity(n.min(1024));
                 for _ in 0..n {
@@ -767,7 +771,7 @@ impl Msg {
                         details,
                     });
                 }
-                Msg::Hello { host, devices }
+                Msg::Hello { host, pid, devices }
             }
             1 => Msg::Request {
                 req: r.u64()?,
@@ -979,6 +983,7 @@ mod tests {
         vec![
             Msg::Hello {
                 host: "n1".into(),
+                pid: 4242,
                 devices: vec![DeviceDesc {
                     kind: 1,
                     name: "gpu".into(),
