@@ -32,6 +32,11 @@ use std::path::{Path, PathBuf};
 /// (or under the node of the LLVM library that defines it), so that each one is a decision.
 /// Spread's own ABI (names starting with one of [`SPREAD_PREFIXES`]) needs no entry.
 const UNVERSIONED: &[&str] = &[
+    // The C library's free and realloc, interposed to catch memory of an OpenMP allocator given
+    // back to libc (capi/memory.rs): unversioned, so that a program that bound its `free` to
+    // this library at link time still finds libc's under stock libomptarget.
+    "free",
+    "realloc",
     // OpenMP 6.0 memory spaces and allocators for devices (capi/memory.rs).
     "omp_get_target_memspace",
     "omp_get_devices_memspace",
