@@ -14,7 +14,7 @@
 //! Top to bottom; a module imports only modules listed after it (checked by `tests/layers.rs`):
 //!
 //! 1. C ABI shell: `capi` (the exported functions: argument decoding, the panic guard, one call below)
-//! 2. Features: `any`, `cu`, `auto`, `spread`, `reduction`, `peer`, `memory`, `api`, `presence` (task sharing, compute units, automatic spreading, target spread, spread reductions, peer copies, memory spaces, `omp_target_*`, whether a construct's data is on its device when another device holds it)
+//! 2. Features: `presence`, `any`, `cu`, `auto`, `spread`, `reduction`, `peer`, `memory`, `api` (whether a construct's data is on its device when another device holds it, or memory a GPU in a host device's place could not reach; task sharing, compute units, automatic spreading, target spread, spread reductions, peer copies, memory spaces, `omp_target_*`)
 //! 3. Core: `runtime` (process state, images, offload policy, mapping, `nowait` constructs, error reports)
 //! 4. Devices: `queue`, `device` (per-device work queues, the device trait and its backends)
 //! 5. Support: `image`, `info`, `config`, `sched`, `trace`, `profile`, `origin`, `location`, `abi`, `error` (offload images, messages, settings, the scheduling core, tracing, what device work was issued for, LLVM's structures)
