@@ -1323,16 +1323,9 @@ def summarize(cases, cfg, elapsed, bug_dirs):
 # Findings still open on the runtime this was written against (issue 43), as --exclude items:
 # --exclude-open leaves them out (test-suite/any/fuzz.test does). Remove an entry with its fix.
 OPEN_FINDINGS = [
-    # F1: an instance without nowait but with depend (task if(0) depend) run by a thread of a
-    # team after a host device's kernel forked a parallel region: libomp's assertion
-    # "kmp_taskdeps.cpp(924): taskwait_task_data->ptr == NULL" (Spread's OMPT tool marks implicit
-    # tasks, whose data libomp copies to the worker's taskwait slot at the join barrier).
-    ("F1", "undeferred_dep_par"),
-    # F2: lazy coherence: the host fallback (if(false), no candidate) reads the host's stale copy
-    # of data an earlier instance left on a device.
-    ("F2", "if+SPREAD_COHERENCE=lazy"),
-    ("F2", "nvonly+SPREAD_COHERENCE=lazy"),
-    ("F2", "SPREAD_KIND_ALIAS=all+SPREAD_COHERENCE=lazy"),
+    # (F1, an instance without nowait but with depend run by a team's thread after a host
+    # device's kernel forked a region, libomp's "taskwait_task_data->ptr == NULL"; F2, the host
+    # fallback under lazy coherence reading stale data: both fixed in 94ecacf.)
     # F3: a host version written 'teams ...' run in a one-thread parallel region: a later
     # parallel region's nested parallel aborts libomp (KMP_MASTER_GTID; stock LLVM 19 too).
     ("F3", "host_teams"),
