@@ -73,7 +73,7 @@ pub fn with_label<R>(label: Option<String>, f: impl FnOnce() -> R) -> R {
 /// work is then named in the trace, the chunks of a `target spread nowait` too, which the pass
 /// lowers to plain target tasks.
 pub fn construct(location: impl FnOnce() -> Option<String>) -> Label {
-    if !enabled() || LABEL.with(|l| l.borrow().is_some()) {
+    if !enabled() || LABEL.try_with(|l| l.borrow().is_some()).unwrap_or(true) {
         return Label(None);
     }
     Label::set(location())
@@ -88,7 +88,11 @@ impl Label {
     fn set(label: Option<String>) -> Label {
         match label {
             None => Label(None),
-            label => Label(Some(LABEL.with(|l| l.replace(label)))),
+            label => match LABEL.try_with(|l| l.replace(label)) {
+                Ok(previous) => Label(Some(previous)),
+                // The thread-local is gone (work run at exit): nothing to label or restore.
+                Err(_) => Label(None),
+            },
         }
     }
 }
@@ -96,7 +100,7 @@ impl Label {
 impl Drop for Label {
     fn drop(&mut self) {
         if let Some(previous) = self.0.take() {
-            LABEL.with(|l| *l.borrow_mut() = previous);
+            let _ = LABEL.try_with(|l| *l.borrow_mut() = previous);
         }
     }
 }
@@ -107,7 +111,7 @@ pub fn label() -> Option<String> {
     if !enabled() {
         return None;
     }
-    LABEL.with(|l| l.borrow().clone())
+    LABEL.try_with(|l| l.borrow().clone()).ok().flatten()
 }
 
 /// Starts recording a copy of `len` bytes on `device`.
@@ -164,7 +168,7 @@ impl Drop for Span {
         let end = Instant::now();
         let ts_us = self.start.duration_since(t.start).as_secs_f64() * 1e6;
         let dur_us = end.duration_since(self.start).as_secs_f64() * 1e6;
-        let label = LABEL.with(|l| l.borrow().clone());
+        let label = LABEL.try_with(|l| l.borrow().clone()).ok().flatten();
         let (kind, bytes) = match self.work {
             Work::Kernel => (0, 0),
             Work::Copy {

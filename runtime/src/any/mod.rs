@@ -625,9 +625,11 @@ impl Any {
                 });
             }
             if !t.nowait {
-                // The host reads the outputs right after a construct without nowait.
-                let outs: Vec<MapItem> = t.items.iter().filter(|i| i.from).copied().collect();
-                match self.directory.reclaim(rt, &outs) {
+                // After a construct without nowait the host may read its outputs and write its
+                // inputs too, as OpenMP's copy semantics allow: a device copy of an input kept
+                // valid here would feed the next instance the value from before such a write
+                // (the task-sharing fuzzer's host writes after instances without nowait).
+                match self.directory.reclaim(rt, &t.items) {
                     Ok(m) => self.count(&m),
                     Err(e) => result = Err(e.context(format!("device(any) at {}", t.site.at()))),
                 }

@@ -428,7 +428,7 @@ pub fn last_stats() -> Vec<CuStats> {
 /// The region and CU of the calling thread: the one it entered, else (a thread of a parallel
 /// region nested in a CU) its ancestor's at the CU level of the active region.
 pub fn current() -> Option<(Arc<CuRegion>, usize)> {
-    if let Some(b) = BOUND.with(|b| b.borrow().clone()) {
+    if let Some(b) = BOUND.try_with(|b| b.borrow().clone()).ok().flatten() {
         return Some(b);
     }
     let r = ACTIVE.read().clone()?;

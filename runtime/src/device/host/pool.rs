@@ -46,7 +46,9 @@ pub(crate) struct TeamScope(Option<Arc<AtomicBool>>);
 impl TeamScope {
     /// Enters the scope on the calling thread.
     pub(crate) fn enter() -> Self {
-        let flag = TEAM.with(|t| t.borrow().clone());
+        // At exit the main thread may run a last batch after its thread-locals were destroyed
+        // (issue 43's exit panic): it is no executor then.
+        let flag = TEAM.try_with(|t| t.borrow().clone()).ok().flatten();
         if let Some(f) = &flag {
             f.store(true, Ordering::Relaxed);
         }
