@@ -328,8 +328,28 @@ def conflict(p, q):
 
 
 def ordered(p, q):
-    """Whether instance work of phase p (earlier) finishes before q's starts."""
-    return (not p.nowait) or (p.dep and q.dep)
+    """Whether instance work of phase p (earlier) finishes before q's starts: p has no nowait,
+    or both have depend and share a token one of them has as out/inout (deps(): the sources'
+    tokens are in, the destination's out/inout). Two readers of an array with depend(in) on its
+    tokens are not ordered."""
+    if not p.nowait:
+        return True
+    if not (p.dep and q.dep):
+        return False
+    return p.dst in q.srcs + [q.dst] or q.dst in p.srcs
+
+
+def ordered_all(p, q):
+    """Whether every instance of phase p (earlier) finishes before any instance of q starts, as
+    an explicit extension needs (a whole-array section overlaps every block): p has no nowait,
+    or a wide phase's tokens of every block order each instance of one against all of the
+    other's (q writes a block of an array p reads whole, or the reverse). Tokens of one block
+    (tB[k]) order an instance only against the other phase's instance of that block."""
+    if not p.nowait:
+        return True
+    if not (p.dep and q.dep):
+        return False
+    return (p.op == "wide" and q.dst in p.srcs) or (q.op == "wide" and p.dst in q.srcs)
 
 
 def phase_pairs(e):
@@ -368,7 +388,7 @@ def epoch_ext(e):
     """Whether two instances of the epoch that may run at once map overlapping sections of one
     array with different extents."""
     for p, q in phase_pairs(e) + [(p, p) for p in e.phases]:
-        if p is not q and ordered(p, q):
+        if p is not q and ordered_all(p, q):
             continue
         for a, xa, _ in p.access():
             for b, xb, _ in q.access():

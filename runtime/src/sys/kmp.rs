@@ -193,6 +193,15 @@ pub fn thread_num() -> i32 {
     kmp().thread_num.map_or(0, |f| libomp_call(|| f()))
 }
 
+/// `omp_get_thread_num()`, or `None` while another thread exits the program (libomp is being
+/// shut down: callers in OMPT callbacks skip their work instead of parking).
+pub fn thread_num_unless_exiting() -> Option<i32> {
+    match kmp().thread_num {
+        None => Some(0),
+        Some(f) => crate::exit::libomp_call_unless_exiting(|| f()),
+    }
+}
+
 /// `omp_get_num_threads()` (1 without libomp).
 pub fn num_threads() -> i32 {
     kmp().num_threads.map_or(1, |f| libomp_call(|| f()))

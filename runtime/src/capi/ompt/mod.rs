@@ -464,7 +464,20 @@ extern "C" fn sync_region(
         return;
     }
 
-    if !parallel.is_null() {
+    if parallel.is_null() {
+        // A worker reports the end of a region's barrier late, with no region, when libomp wakes
+        // it for its next region (it is then a worker of that one: thread number 1 or more) or
+        // at shutdown: the region's primary thread, which reports it at the region's end (number
+        // 0 of the ending team), brought the outputs home already. Flushing on the worker
+        // blocked a host device's kernel whose region was waking it: the flush waited for a
+        // range that a thread bringing it home held while it waited for that kernel
+        // (task-sharing fuzzer, F7: a hang in about a third of the runs).
+        if (kind == SYNC_BARRIER_IMPLICIT_PARALLEL || kind == SYNC_BARRIER_IMPLICIT)
+            && crate::sys::kmp::thread_num_unless_exiting() != Some(0)
+        {
+            return;
+        }
+    } else {
         // SAFETY: the region's tool data, written by `parallel_begin` (or zero).
         if unsafe { (*parallel).value } & REGION_INNER != 0 {
             return;
