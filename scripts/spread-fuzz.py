@@ -1229,6 +1229,8 @@ class Config:
     timeout: float
     out: str
     max_threads: int
+    remote: tuple = ()  # cluster mode: rank counts a case's mpirun draws from (empty: one node)
+    transports: tuple = ("vader",)  # cluster mode: Open MPI byte transports drawn from
 
 
 def gen_env(rng, shape, cfg):
@@ -1245,14 +1247,44 @@ def gen_env(rng, shape, cfg):
     if rng.random() < 0.12:
         env["SPREAD_STREAMS"] = rng.choice(["1", "1", "2"])
     env["OMP_NUM_THREADS"] = str(min(rng.choice([1, 2, 2, 3, 4, 5, 8]), cfg.max_threads))
-    hd = rng.choices([1, 2, 3, 4, 5, 6], weights=[1, 2, 2, 7, 1, 1])[0]
-    if hd != 4 or rng.random() < 0.2:
+    if cfg.remote:
+        # Cluster mode: every rank but the head serves its host devices as remote devices, so
+        # the device lists of the shape land on other processes (ranks * devices in all).
+        env["SPREAD_REMOTE"] = "mpi"
+        env[NP_VAR] = str(rng.choice(cfg.remote))
+        env[BTL_VAR] = rng.choice(cfg.transports)
+        env["SPREAD_HOST_DEVICES"] = str(rng.choices([1, 2], weights=[5, 2])[0])
+        # Ranks share the machine's cores: fewer threads each keeps runs short.
+        env["OMP_NUM_THREADS"] = str(min(int(env["OMP_NUM_THREADS"]), 2))
+        hd = None
+    else:
+        hd = rng.choices([1, 2, 3, 4, 5, 6], weights=[1, 2, 2, 7, 1, 1])[0]
+    if hd is not None and (hd != 4 or rng.random() < 0.2):
         env["SPREAD_HOST_DEVICES"] = str(hd)
     if any(v == "none" for v in shape.sched.values()) and rng.random() < 0.5:
         k = rng.choice([1, 2, 3, 5, 8, 13, 40])
         env["SPREAD_SCHEDULE"] = rng.choice(["static", "static,%d" % k, "dynamic", "dynamic,%d" % k,
                                               "adaptive", "adaptive,%d" % k])
     return env
+
+
+# Harness-only entries of a case's environment (cluster mode): not passed to the program.
+NP_VAR = "FUZZ_MPI_NP"
+BTL_VAR = "FUZZ_MPI_BTL"
+
+
+def launcher(env):
+    """The mpirun prefix of a cluster-mode case (empty otherwise): Open MPI on this machine, one
+    process per rank, the cores oversubscribed, shared memory (vader) or TCP on loopback."""
+    if NP_VAR not in env:
+        return []
+    cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
+    if env.get(BTL_VAR) == "tcp":
+        cmd += ["--mca", "btl", "self,tcp", "--mca", "btl_tcp_if_include", "lo",
+                "--mca", "oob_tcp_if_include", "lo"]
+    else:
+        cmd += ["--mca", "btl", "self,vader"]
+    return cmd + ["-np", env[NP_VAR]]
 
 
 def base_env():
@@ -1280,17 +1312,22 @@ def compile_shape(shape, cfg):
 
 def run_case(shape, where, bindir, seed, env, cfg):
     full = base_env()
-    full.update(env)
-    cmd = [os.path.join(bindir, "prog"), str(seed)]
+    full.update({k: v for k, v in env.items() if k not in (NP_VAR, BTL_VAR)})
+    cmd = launcher(env) + [os.path.join(bindir, "prog"), str(seed)]
     t0 = time.time()
+    # A session of its own, so that a hang's whole process group (mpirun and its ranks) goes.
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=full, errors="replace", start_new_session=True)
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, env=full, timeout=cfg.timeout,
-                           errors="replace")
-        rc, out, err, to = r.returncode, r.stdout, r.stderr, False
-    except subprocess.TimeoutExpired as ex:
-        def txt(b):
-            return b.decode(errors="replace") if isinstance(b, bytes) else (b or "")
-        rc, out, err, to = None, txt(ex.stdout), txt(ex.stderr), True
+        out, err = proc.communicate(timeout=cfg.timeout)
+        rc, to = proc.returncode, False
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, err = proc.communicate()
+        rc, to = None, True
     wall = time.time() - t0
     params = None
     for ln in out.splitlines():
@@ -1325,7 +1362,10 @@ def write_repro(case, shape, bindir, cfg, n):
         f.write("cd \"$(dirname \"$0\")\"\n")
         f.write("[ -x prog ] || %s %s%s prog.c -o prog || exit 1\n" % (
             cfg.spread_cc, shape.opt, " -g" if shape.debug else ""))
-        f.write("env %s ./prog %d\n" % (envs, case["seed"]))
+        run_env = {k: v for k, v in case["env"].items() if k not in (NP_VAR, BTL_VAR)}
+        envs = " ".join("%s=%s" % (k, shlex.quote(v)) for k, v in sorted(run_env.items()))
+        f.write("env %s %s./prog %d\n" % (envs, " ".join(launcher(case["env"]) + [""]),
+                                          case["seed"]))
     os.chmod(os.path.join(d, "run.sh"), 0o755)
     with open(os.path.join(d, "stdout.txt"), "w") as f:
         f.write(case["out"])
@@ -1396,6 +1436,12 @@ def main():
                     help="keep only shapes with this feature (repeatable), e.g. nowait")
     ap.add_argument("--max-threads", type=int, default=8,
                     help="largest OMP_NUM_THREADS a case gets (default 8)")
+    ap.add_argument("--remote", default="",
+                    help="cluster mode: run every case under mpirun with SPREAD_REMOTE=mpi, the "
+                    "rank count drawn from this comma-separated list (e.g. 2,4); the other ranks' "
+                    "host devices are the program's remote devices (docs/remote.md)")
+    ap.add_argument("--remote-tcp", action="store_true",
+                    help="cluster mode: draw TCP on loopback as well as shared memory")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     args = ap.parse_args()
 
@@ -1421,7 +1467,11 @@ def main():
     linked_ok = lib == own_lib and os.path.realpath(os.path.dirname(spread_cc)) == os.path.realpath(rel)
     cfg = Config(root=root, spread_cc=spread_cc, runtime_lib=lib, runtime_libdir=libdir,
                  linked_ok=linked_ok, timeout=args.timeout, out=os.path.abspath(args.out),
-                 max_threads=args.max_threads)
+                 max_threads=args.max_threads,
+                 remote=tuple(int(x) for x in args.remote.split(",") if x.strip()),
+                 transports=("vader", "tcp") if args.remote_tcp else ("vader",))
+    if cfg.remote and not shutil.which("mpirun"):
+        sys.exit("spread-fuzz: --remote needs mpirun on PATH (scripts/setup.sh --mpi)")
     for pth in (cfg.spread_cc, cfg.runtime_lib):
         if not os.path.exists(pth):
             sys.exit("spread-fuzz: %s does not exist (scripts/build.sh)" % pth)

@@ -385,9 +385,13 @@ extern "C" fn implicit_task(
                 INNER.with(|c| c.set(c.get().saturating_sub(1)));
             }
             // libomp reports the end of the region's barrier after the implicit task's end, with
-            // the same task data: `sync_region` must tell it from the program's.
+            // the same task data: `sync_region` must tell it from the program's. A region of one
+            // thread (parallelism 1) has no barrier, and its task data is the enclosing implicit
+            // task's (libomp swaps a serialized region's data into the same record): marked, the
+            // program's next barrier was taken for the kernel's and its lazy outputs never came
+            // home (task-sharing fuzzer F5: a host instance of one thread in a `for`).
             INNER_TASK_ENDED.with(|c| {
-                c.set(if bits & TASK_INNER != 0 {
+                c.set(if bits & TASK_INNER != 0 && parallelism != 1 {
                     task as usize
                 } else {
                     0
