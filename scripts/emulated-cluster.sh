@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# An emulated cluster on one machine (issue 47): N "nodes", each a network namespace joined to a
+# bridge by a veth link whose egress is bandwidth-shaped with tc's tbf, and an Open MPI launch
+# agent that starts each rank's daemon inside its node's namespace. Ranks on different nodes then
+# talk over TCP through the bridge (no shared memory between them), at the link rate.
+#
+#   scripts/emulated-cluster.sh up [NODES] [RATE]   create nodes n1..nNODES (default 4, 1gbit)
+#   scripts/emulated-cluster.sh run NP CMD...        mpirun NP ranks, one per node in turn
+#   scripts/emulated-cluster.sh ping                 round trip between two nodes (veth latency)
+#   scripts/emulated-cluster.sh down                 remove everything it created
+#
+# Root only (namespaces, links, qdiscs); elsewhere it says so and exits 77 (tests skip on that).
+# The kernel here has no netem: latency is the veth pair's own, which `ping` measures.
+set -euo pipefail
+
+PREFIX=spn          # namespace names: spn1, spn2, ...
+BRIDGE=spbr0
+NET=10.77.0
+STATE=/run/spread-emulated-cluster
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+need_root() {
+  if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v tc >/dev/null; then
+    echo "emulated-cluster: needs root, ip and tc (iproute2); skipping" >&2
+    exit 77
+  fi
+  if ! ip netns add "${PREFIX}probe" 2>/dev/null; then
+    echo "emulated-cluster: cannot create network namespaces here; skipping" >&2
+    exit 77
+  fi
+  ip netns del "${PREFIX}probe"
+}
+
+nodes() { cat "$STATE/nodes" 2>/dev/null || echo 0; }
+
+up() {
+  local n=${1:-4} rate=${2:-1gbit}
+  need_root
+  down >/dev/null 2>&1 || true
+  mkdir -p "$STATE"
+  ip link add "$BRIDGE" type bridge
+  ip addr add "$NET.254/24" dev "$BRIDGE"
+  ip link set "$BRIDGE" up
+  for i in $(seq 1 "$n"); do
+    local ns=$PREFIX$i
+    ip netns add "$ns"
+    ip link add "${PREFIX}h$i" type veth peer name eth0 netns "$ns"
+    ip link set "${PREFIX}h$i" master "$BRIDGE" up
+    ip -n "$ns" addr add "$NET.$i/24" dev eth0
+    ip -n "$ns" link set eth0 up
+    ip -n "$ns" link set lo up
+    # Shape both directions: the node's egress in its namespace, its ingress on the host side.
+    tc -n "$ns" qdisc add dev eth0 root tbf rate "$rate" burst 256kb latency 50ms
+    tc qdisc add dev "${PREFIX}h$i" root tbf rate "$rate" burst 256kb latency 50ms
+  done
+  echo "$n" >"$STATE/nodes"
+  echo "$rate" >"$STATE/rate"
+  # The launch agent: Open MPI calls it as `AGENT HOST CMD...`; HOST is a node's address.
+  cat >"$STATE/agent" <<AGENT
+#!/bin/sh
+host=\$1; shift
+i=\${host##*.}
+exec ip netns exec $PREFIX\$i sh -c "\$*"
+AGENT
+  chmod +x "$STATE/agent"
+  echo "emulated-cluster: $n nodes $NET.1-$NET.$n, links shaped to $rate (tbf), bridge $BRIDGE"
+}
+
+run() {
+  local np=$1; shift
+  local n; n=$(nodes)
+  [ "$n" -gt 0 ] || { echo "emulated-cluster: not up (scripts/emulated-cluster.sh up)" >&2; exit 1; }
+  local hostfile="$STATE/hostfile"
+  : >"$hostfile"
+  for i in $(seq 1 "$n"); do echo "$NET.$i slots=$(( (np + n - 1) / n ))" >>"$hostfile"; done
+  # Environment for the ranks: Open MPI's daemons start in other namespaces, which do not
+  # inherit mpirun's environment; -x passes the settings the program needs.
+  local xs=()
+  while IFS='=' read -r k _; do
+    case $k in SPREAD_*|OMP_*|KMP_*|LD_PRELOAD|LD_LIBRARY_PATH|PATH) xs+=(-x "$k") ;; esac
+  done < <(env)
+  mpirun --allow-run-as-root --oversubscribe --hostfile "$hostfile" --map-by node -np "$np" \
+    --mca plm_rsh_agent "$STATE/agent" --mca plm_rsh_no_tree_spawn 1 \
+    --mca btl self,tcp --mca btl_tcp_if_include "$NET.0/24" --mca oob_tcp_if_include "$NET.0/24" \
+    "${xs[@]}" "$@"
+}
+
+ping_nodes() {
+  ip netns exec "${PREFIX}1" ping -c 20 -i 0.05 -q "$NET.2"
+}
+
+down() {
+  local n; n=$(nodes)
+  for i in $(seq 1 "$n"); do ip netns del "$PREFIX$i" 2>/dev/null || true; ip link del "${PREFIX}h$i" 2>/dev/null || true; done
+  ip link del "$BRIDGE" 2>/dev/null || true
+  rm -rf "$STATE"
+  echo "emulated-cluster: down"
+}
+
+case ${1:-} in
+  up) shift; up "$@" ;;
+  run) shift; run "$@" ;;
+  ping) ping_nodes ;;
+  down) down ;;
+  *) sed -n '2,14p' "$0" >&2; exit 2 ;;
+esac
