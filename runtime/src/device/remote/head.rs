@@ -134,11 +134,7 @@ impl Handler for HeadHandler {
             }
             Msg::Reply { req, values } => link.answer(req, Ok(values)),
             Msg::Failed { req, kind, message } => link.answer(req, Err((kind, message))),
-            Msg::Data { req, data } => {
-                if let Some((dst, len)) = link.take_landing(req) {
-                    crate::sys::access::transfer(dst, data.as_ptr() as usize, len.min(data.len()));
-                }
-            }
+            Msg::Data { req, data } => link.land(req, &data),
             Msg::Fired { event } => link.signal(event),
             _ => {}
         }

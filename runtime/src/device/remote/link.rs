@@ -87,6 +87,8 @@ pub struct Link {
     signalled: Condvar,
     /// Where the bytes of pending device-to-host copies go: request → (address, length).
     landing: Mutex<HashMap<u64, (usize, usize)>>,
+    /// Signalled when a landing place is done with (its bytes arrived, or it was given up).
+    landed: Condvar,
     next_id: AtomicU64,
     /// When each rank was last heard from (milliseconds since `start`).
     last_heard: Vec<AtomicU64>,
@@ -130,6 +132,7 @@ impl Link {
             signals: Mutex::new(HashSet::new()),
             signalled: Condvar::new(),
             landing: Mutex::new(HashMap::new()),
+            landed: Condvar::new(),
             // Ids carry the rank that made them, so workers' and the head's never collide.
             next_id: AtomicU64::new(((place.rank as u64) << 48) | 1),
             last_heard: (0..n).map(|_| AtomicU64::new(0)).collect(),
@@ -308,10 +311,59 @@ impl Link {
         self.landing.lock().insert(req, (dst, len));
     }
 
-    /// Takes the landing place of `req`: the communication thread when its bytes arrive, the
-    /// stream's synchronization for what never arrived (a failed stream).
+    /// Gives up the landing place of `req` (the stream's synchronization, for what never
+    /// arrived: a failed stream).
     pub fn take_landing(&self, req: u64) -> Option<(usize, usize)> {
-        self.landing.lock().remove(&req)
+        let taken = self.landing.lock().remove(&req);
+        self.landed.notify_all();
+        taken
+    }
+
+    /// Writes the bytes of device-to-host copy `req` where they land (the communication thread);
+    /// the place stays registered until they are written, for [`Link::wait_landed`].
+    pub fn land(&self, req: u64, data: &[u8]) {
+        let mut l = self.landing.lock();
+        if let Some(&(dst, len)) = l.get(&req) {
+            crate::sys::access::transfer(dst, data.as_ptr() as usize, len.min(data.len()));
+            l.remove(&req);
+        }
+        drop(l);
+        self.landed.notify_all();
+    }
+
+    /// Waits until no pending device-to-host copy lands in `[begin, begin + len)`: a copy to a
+    /// device reads host memory when it is queued (its bytes travel in the batch), so bytes an
+    /// earlier construct is still bringing back must be there first (a `nowait` construct that
+    /// `depend`s on another's results: it sent the host's older values; cluster-mode fuzzer).
+    pub fn wait_landed(&self, begin: usize, len: usize) -> Result<()> {
+        let end = begin.saturating_add(len);
+        let overlaps = |l: &HashMap<u64, (usize, usize)>| {
+            l.values()
+                .any(|&(d, n)| d < end && begin < d.saturating_add(n))
+        };
+        let mut l = self.landing.lock();
+        if !overlaps(&l) {
+            return Ok(());
+        }
+        let _waiting = self.expecting();
+        loop {
+            // The copies may still sit in batches nobody flushed.
+            drop(l);
+            for dest in 0..self.outboxes.len() {
+                self.flush(dest);
+            }
+            l = self.landing.lock();
+            if !overlaps(&l) {
+                return Ok(());
+            }
+            if let Some(f) = self.failed() {
+                return Err(Error::new(ErrorKind::Backend, f));
+            }
+            self.landed.wait_for(&mut l, Duration::from_millis(100));
+            if !overlaps(&l) {
+                return Ok(());
+            }
+        }
     }
 
     /// The job failed: every waiter returns this message from now on.

@@ -310,6 +310,9 @@ impl Device for RemoteDevice {
 
     fn to_device_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
         let stream = self.stream(s)?.id;
+        // The bytes leave with the batch: those an earlier copy back is still bringing to this
+        // range must have landed (see `Link::wait_landed`).
+        self.link.wait_landed(src, len)?;
         for (off, n) in pieces(len) {
             let dst = (dst + off) as u64;
             self.post_to(self.rank, false, |b| {
