@@ -4,13 +4,13 @@
 # agent that starts each rank's daemon inside its node's namespace. Ranks on different nodes then
 # talk over TCP through the bridge (no shared memory between them), at the link rate.
 #
-#   scripts/emulated-cluster.sh up [NODES] [RATE]   create nodes n1..nNODES (default 4, 1gbit)
+#   scripts/emulated-cluster.sh up [NODES] [RATE]   create nodes spn1..spnNODES (default 4, 1gbit)
 #   scripts/emulated-cluster.sh run NP CMD...        mpirun NP ranks, one per node in turn
-#   scripts/emulated-cluster.sh ping                 round trip between two nodes (veth latency)
 #   scripts/emulated-cluster.sh down                 remove everything it created
 #
 # Root only (namespaces, links, qdiscs); elsewhere it says so and exits 77 (tests skip on that).
-# The kernel here has no netem: latency is the veth pair's own, which `ping` measures.
+# The kernel here has no netem: latency is the veth pair's and the bridge's own (measure it with
+# bench/remote/latency.c under `run 2`); the links' rate is the tbf's.
 set -euo pipefail
 
 PREFIX=spn          # namespace names: spn1, spn2, ...
@@ -85,10 +85,6 @@ run() {
     "${xs[@]}" "$@"
 }
 
-ping_nodes() {
-  ip netns exec "${PREFIX}1" ping -c 20 -i 0.05 -q "$NET.2"
-}
-
 down() {
   local n; n=$(nodes)
   for i in $(seq 1 "$n"); do ip netns del "$PREFIX$i" 2>/dev/null || true; ip link del "${PREFIX}h$i" 2>/dev/null || true; done
@@ -100,7 +96,6 @@ down() {
 case ${1:-} in
   up) shift; up "$@" ;;
   run) shift; run "$@" ;;
-  ping) ping_nodes ;;
   down) down ;;
-  *) sed -n '2,14p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,15p' "$0" >&2; exit 2 ;;
 esac

@@ -150,6 +150,26 @@ if mpirun_path and os.path.exists(mpi_plugin):
 elif mpirun_path or os.path.exists(mpi_plugin):
     lit_config.note("no mpi feature: %s" % ("the MPI plugin is not built (scripts/build.sh)"
                                             if mpirun_path else "mpirun is not on PATH"))
+# netns: root may make network namespaces, veth links and tbf qdiscs here, which
+# scripts/emulated-cluster.sh needs (the emulated cluster's tests; probed, not assumed).
+def _netns_ok():
+    if os.geteuid() != 0 or not lit.util.which("ip") or not lit.util.which("tc"):
+        return False
+    probe = "spreadprobe%d" % os.getpid()
+    cmds = [["ip", "netns", "add", probe],
+            ["ip", "link", "add", probe[:12] + "a", "type", "veth", "peer", "name", "eth0",
+             "netns", probe],
+            ["tc", "-n", probe, "qdisc", "add", "dev", "eth0", "root", "tbf", "rate", "1gbit",
+             "burst", "256kb", "latency", "50ms"]]
+    ok = all(subprocess.run(c, capture_output=True).returncode == 0 for c in cmds)
+    subprocess.run(["ip", "link", "del", probe[:12] + "a"], capture_output=True)
+    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+    return ok
+
+
+if "mpi" in config.available_features and _netns_ok():
+    config.available_features.add("netns")
+    lit_config.note("netns: the emulated cluster (scripts/emulated-cluster.sh) can run here")
 mpirun = "timeout 120 mpirun --allow-run-as-root --oversubscribe"
 # (%mpirun-tcp before %mpirun, which is a prefix of it.)
 config.substitutions.append(("%mpirun-tcp", "%s --mca btl self,tcp --mca btl_tcp_if_include lo "
