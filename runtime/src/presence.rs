@@ -116,12 +116,7 @@ pub fn elsewhere(
                 .entry
                 .filter(|_| pointer || l.is_present(false))
                 .and_then(|k| table.get(k))
-                .filter(|e| e.total_refs() > 0)
-                // A section that only overlaps the edge of a mapping made by the same map item
-                // (the same section text of the same variable) is a neighbouring chunk's halo:
-                // spread data's normal shape, kept coherent by `target update spread` (the
-                // cluster Jacobi's `enter data spread` was warned about).
-                .filter(|e| pointer || l.contained || !same_map_item(e.name, args.name(i)));
+                .filter(|e| e.total_refs() > 0);
             if let Some(e) = held {
                 found.push(Finding {
                     arg: i,
@@ -135,19 +130,6 @@ pub fn elsewhere(
         }
     }
     found
-}
-
-/// Whether two map names (clang's `;section;file;line;col;;` strings) are the same map item's
-/// text; false when either is unknown.
-fn same_map_item(a: usize, b: usize) -> bool {
-    if a == 0 || b == 0 {
-        return false;
-    }
-    a == b
-        || matches!(
-            (crate::sys::access::entry_name(a), crate::sys::access::entry_name(b)),
-            (Some(x), Some(y)) if x == y
-        )
 }
 
 /// The variable of argument `i` (`'f'`), or how to get its name.
