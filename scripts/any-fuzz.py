@@ -63,6 +63,8 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 
+from fuzz_common import base_env, excluded, run_process, runtime_paths
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 ARRAYS = ["A", "B", "C"]
@@ -1070,13 +1072,6 @@ def gen_env(rng, shape, cfg):
     return env
 
 
-def base_env():
-    """The harness's own environment without offload settings (as lit does)."""
-    return {k: v for k, v in os.environ.items()
-            if not k.startswith(("OMP_", "KMP_", "LIBOMPTARGET_", "LIBOMP_", "SPREAD_"))
-            and k not in ("LD_PRELOAD", "LD_LIBRARY_PATH")}
-
-
 def compile_shape(shape, cfg):
     d = os.path.join(cfg.out, "shapes", shape.name())
     os.makedirs(d, exist_ok=True)
@@ -1097,14 +1092,7 @@ def run_case(shape, bindir, seed, env, cfg):
     full.update(env)
     cmd = [os.path.join(bindir, "prog"), str(seed)]
     t0 = time.time()
-    try:
-        r = subprocess.run(cmd, capture_output=True, text=True, env=full, timeout=cfg.timeout,
-                           errors="replace")
-        rc, out, err, to = r.returncode, r.stdout, r.stderr, False
-    except subprocess.TimeoutExpired as ex:
-        def txt(b):
-            return b.decode(errors="replace") if isinstance(b, bytes) else (b or "")
-        rc, out, err, to = None, txt(ex.stdout), txt(ex.stderr), True
+    rc, out, err, to = run_process(cmd, full, cfg.timeout)
     wall = time.time() - t0
     outcome, detail = classify_run(shape, rc if rc is not None else 0, out, err, to)
     if not any(ln.startswith("params:") for ln in out.splitlines()) and \
@@ -1358,11 +1346,6 @@ OPEN_FINDINGS = [
 ]
 
 
-def excluded(tags, excludes):
-    """Whether tags contain every part of one of the exclusions ('ctx=main+SPREAD_NOWAIT=libomp')."""
-    return any(all(part in tags for part in ex.split("+")) for ex in excludes)
-
-
 def env_tags(env):
     """VAR=VALUE for each setting; SPREAD_KIND_ALIAS=all when every host device serves as
     another kind (a cpu-only construct then has no candidate)."""
@@ -1423,24 +1406,8 @@ def main():
         args.exclude += [x for _, x in OPEN_FINDINGS]
 
     root = os.path.abspath(args.root)
-    rel = os.path.join(root, "target", "release")
-    own_lib = os.path.join(rel, "libspread_rt.so")
-    lib = os.path.abspath(args.runtime_lib) if args.runtime_lib else own_lib
-    soname = "libomptarget.so.19.1"
-    if os.path.basename(lib) == soname:
-        libdir = os.path.dirname(lib)
-    elif lib != own_lib:
-        libdir = os.path.join(os.path.abspath(args.out), "runtime-lib")
-        os.makedirs(libdir, exist_ok=True)
-        link = os.path.join(libdir, soname)
-        if os.path.lexists(link):
-            os.remove(link)
-        os.symlink(lib, link)
-    else:
-        libdir = os.path.join(root, "target", "spread", "lib")
-    spread_cc = os.path.abspath(args.spread_cc or os.path.join(rel, "spread-cc"))
-    linked_ok = lib == own_lib and \
-        os.path.realpath(os.path.dirname(spread_cc)) == os.path.realpath(rel)
+    spread_cc, lib, libdir, linked_ok = runtime_paths(root, args.runtime_lib, args.spread_cc,
+                                                      args.out)
     cfg = Config(root=root, spread_cc=spread_cc, runtime_lib=lib, runtime_libdir=libdir,
                  linked_ok=linked_ok, timeout=args.timeout, out=os.path.abspath(args.out),
                  max_threads=args.max_threads, coherence=args.coherence)

@@ -47,6 +47,8 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 
+from fuzz_common import base_env, excluded, run_process, runtime_paths
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 SCHEDS = ["none", "static", "static_c", "dynamic", "dynamic_c", "adaptive", "adaptive_c"]
@@ -1287,14 +1289,6 @@ def launcher(env):
     return cmd + ["-np", env[NP_VAR]]
 
 
-def base_env():
-    """The harness's own environment without offload settings (as lit does)."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("OMP_", "KMP_", "LIBOMPTARGET_", "LIBOMP_", "SPREAD_"))
-           and k not in ("LD_PRELOAD", "LD_LIBRARY_PATH")}
-    return env
-
-
 def compile_shape(shape, cfg):
     d = os.path.join(cfg.out, "shapes", shape.name())
     os.makedirs(d, exist_ok=True)
@@ -1315,19 +1309,7 @@ def run_case(shape, where, bindir, seed, env, cfg):
     full.update({k: v for k, v in env.items() if k not in (NP_VAR, BTL_VAR)})
     cmd = launcher(env) + [os.path.join(bindir, "prog"), str(seed)]
     t0 = time.time()
-    # A session of its own, so that a hang's whole process group (mpirun and its ranks) goes.
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=full, errors="replace", start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=cfg.timeout)
-        rc, to = proc.returncode, False
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        out, err = proc.communicate()
-        rc, to = None, True
+    rc, out, err, to = run_process(cmd, full, cfg.timeout)
     wall = time.time() - t0
     params = None
     for ln in out.splitlines():
@@ -1402,12 +1384,6 @@ def summarize(cases, args, cfg, elapsed, bug_dirs):
     return "\n".join(lines) + "\n"
 
 
-def excluded(tags, excludes):
-    """Whether tags (a shape's features, and for a case its environment's VAR=VALUE settings)
-    contain every part of one of the exclusions ('reduction+OMP_NUM_THREADS=8')."""
-    return any(all(part in tags for part in ex.split("+")) for ex in excludes)
-
-
 def env_tags(env):
     return {"%s=%s" % kv for kv in env.items()}
 
@@ -1446,25 +1422,8 @@ def main():
     args = ap.parse_args()
 
     root = os.path.abspath(args.root)
-    rel = os.path.join(root, "target", "release")
-    own_lib = os.path.join(rel, "libspread_rt.so")
-    lib = os.path.abspath(args.runtime_lib) if args.runtime_lib else own_lib
-    soname = "libomptarget.so.19.1"
-    if os.path.basename(lib) == soname:
-        libdir = os.path.dirname(lib)
-    elif lib != own_lib:
-        libdir = os.path.join(os.path.abspath(args.out), "runtime-lib")
-        os.makedirs(libdir, exist_ok=True)
-        link = os.path.join(libdir, soname)
-        if os.path.lexists(link):
-            os.remove(link)
-        os.symlink(lib, link)
-    else:
-        libdir = os.path.join(root, "target", "spread", "lib")
-    spread_cc = os.path.abspath(args.spread_cc or os.path.join(rel, "spread-cc"))
-    # Binaries find the runtime through their RUNPATH, spread-cc's tree's target/spread/lib: run
-    # them as linked only when that is the runtime under test.
-    linked_ok = lib == own_lib and os.path.realpath(os.path.dirname(spread_cc)) == os.path.realpath(rel)
+    spread_cc, lib, libdir, linked_ok = runtime_paths(root, args.runtime_lib, args.spread_cc,
+                                                      args.out)
     cfg = Config(root=root, spread_cc=spread_cc, runtime_lib=lib, runtime_libdir=libdir,
                  linked_ok=linked_ok, timeout=args.timeout, out=os.path.abspath(args.out),
                  max_threads=args.max_threads,
