@@ -360,9 +360,6 @@ impl Link {
                 return Err(Error::new(ErrorKind::Backend, f));
             }
             self.landed.wait_for(&mut l, Duration::from_millis(100));
-            if !overlaps(&l) {
-                return Ok(());
-            }
         }
     }
 
