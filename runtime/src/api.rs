@@ -3,6 +3,7 @@
 
 use crate::device::AllocKind;
 use crate::error::{Error, ErrorKind, Result};
+use crate::ompt;
 use crate::runtime::mapping::table::{Entry, INF};
 use crate::runtime::{DeviceSlot, Runtime};
 use crate::sys::{access, mem};
@@ -51,20 +52,44 @@ pub fn memcpy(dst: usize, src: usize, len: usize, d: Side<'_>, s: Side<'_>) -> R
     match (d, s) {
         (Side::Host, Side::Host) => access::transfer(dst, src, len),
         (Side::Device(dd), Side::Host) => {
-            let mut st = dd.stream()?;
-            dd.dev.copy_to_device(dst, src, len, &mut st)?;
-            dd.dev.synchronize(&mut st)?;
+            let t = transfer(dst, src, len, d, s);
+            ompt::transfer(ompt::Op::ToDevice, t, || -> Result<()> {
+                let mut st = dd.stream()?;
+                dd.dev.copy_to_device(dst, src, len, &mut st)?;
+                dd.dev.synchronize(&mut st)
+            })?;
         }
         (Side::Host, Side::Device(sd)) => {
-            let mut st = sd.stream()?;
-            sd.dev.copy_from_device(dst, src, len, &mut st)?;
-            sd.dev.synchronize(&mut st)?;
+            let t = transfer(dst, src, len, d, s);
+            ompt::transfer(ompt::Op::FromDevice, t, || -> Result<()> {
+                let mut st = sd.stream()?;
+                sd.dev.copy_from_device(dst, src, len, &mut st)?;
+                sd.dev.synchronize(&mut st)
+            })?;
         }
         // Within one device, between peers, or staged through the host: the device layer's
-        // choice (see `DeviceSlot::copy_to_peer`).
-        (Side::Device(dd), Side::Device(sd)) => sd.copy_to_peer(dd, dst, src, len)?,
+        // choice (see `DeviceSlot::copy_to_peer`). One operation for the tool, with both devices.
+        (Side::Device(dd), Side::Device(sd)) => {
+            let t = transfer(dst, src, len, d, s);
+            ompt::transfer(ompt::Op::ToDevice, t, || sd.copy_to_peer(dd, dst, src, len))?;
+        }
     }
     Ok(())
+}
+
+/// A copy as the program's OMPT tool sees it.
+fn transfer(dst: usize, src: usize, len: usize, d: Side<'_>, s: Side<'_>) -> ompt::Transfer {
+    let id = |side: Side<'_>| match side {
+        Side::Host => None,
+        Side::Device(slot) => Some(slot.id),
+    };
+    ompt::Transfer {
+        src,
+        src_device: id(s),
+        dst,
+        dst_device: id(d),
+        bytes: len,
+    }
 }
 
 /// `llvm_omp_target_lock_mem`: page-locks `len` bytes of host memory at `ptr` for copies to and
@@ -200,7 +225,16 @@ pub fn associate(slot: &DeviceSlot, host: usize, tgt: usize, size: usize) -> Res
             "Not allowed to re-associate a different device ptr+offset with the same host ptr",
         ));
     }
-    table.insert(Entry::permanent(host, size, tgt));
+    let t = ompt::Transfer {
+        src: host,
+        src_device: None,
+        dst: tgt,
+        dst_device: Some(slot.id),
+        bytes: size,
+    };
+    ompt::transfer(ompt::Op::Associate, t, || {
+        table.insert(Entry::permanent(host, size, tgt));
+    });
     Ok(())
 }
 
@@ -222,7 +256,14 @@ pub fn disassociate(slot: &DeviceSlot, host: usize) -> Result<()> {
             "Trying to disassociate a pointer which was not mapped via omp_target_associate_ptr",
         ));
     }
-    table.remove(host);
+    let t = ompt::Transfer {
+        src: host,
+        src_device: None,
+        dst: 0,
+        dst_device: Some(slot.id),
+        bytes: 0,
+    };
+    ompt::transfer(ompt::Op::Disassociate, t, || table.remove(host));
     Ok(())
 }
 

@@ -126,6 +126,7 @@ pub fn get() -> &'static Runtime {
     });
     if created {
         fault::register();
+        rt.connect_tool();
     }
     if created && !REGISTERING.with(std::cell::Cell::get) {
         // A worker rank of cluster mode whose program registers no images (it only calls the
@@ -156,6 +157,29 @@ pub fn get_for_registration() -> &'static Runtime {
 }
 
 impl Runtime {
+    /// Connects to the program's OMPT tool and tells it about the devices (`crate::ompt`).
+    /// After the runtime exists: libomp starts its tool now if it has not yet, and asks the
+    /// runtime for the number of devices meanwhile.
+    fn connect_tool(&self) {
+        let types: Vec<String> = self
+            .devices
+            .iter()
+            .map(|s| {
+                let i = s.dev.info();
+                match i.kind {
+                    // Stock's name for its host plugin's devices, which host devices replace.
+                    crate::config::DeviceKind::Host => "generic-64bit".to_string(),
+                    crate::config::DeviceKind::Cuda => i
+                        .details
+                        .iter()
+                        .find(|(k, _)| k == "Compute Capabilities")
+                        .map_or_else(|| "cuda".to_string(), |(_, v)| v.clone()),
+                }
+            })
+            .collect();
+        crate::ompt::connect(self.initial_device() as i32, &types);
+    }
+
     /// Starts the runtime with `config`: applies its diagnostics settings, loads the schedule
     /// model and discovers the devices (printing what discovery warns about).
     pub fn new(mut config: Config) -> Self {
@@ -500,6 +524,7 @@ impl Runtime {
         drop(names);
         drop(regs);
         if last {
+            crate::ompt::finalize_devices();
             crate::profile::report();
             if let Err(e) = self.sched_model.save() {
                 eprintln!("spread: warning: {e}");

@@ -2,6 +2,7 @@
 //! `__tgt_get_num_devices` for libomp. Each function converts its arguments and calls the safe
 //! runtime; none holds logic of its own beyond libomptarget's argument checks.
 
+use super::call_site::call_site_shim;
 use super::guard::guard;
 use crate::abi::{BinDesc, DeviceImage, Ident, KernelArgs, OffloadEntry, KERNEL_FLAG_NOWAIT};
 use crate::api::{self, Rect, Side};
@@ -584,8 +585,14 @@ pub extern "C" fn __tgt_get_num_devices() -> c_int {
 // Kernels.
 
 /// Runs a target region; 0 when it ran on the device, non-zero to run the host fallback.
+/// (`tgt_target_kernel`, after the call site is recorded.)
+#[unsafe(naked)]
 #[no_mangle]
-pub extern "C" fn __tgt_target_kernel(
+pub extern "C" fn __tgt_target_kernel() {
+    call_site_shim!(tgt_target_kernel)
+}
+
+extern "C" fn tgt_target_kernel(
     loc: *mut Ident,
     device: i64,
     _num_teams: i32,
@@ -601,9 +608,16 @@ pub extern "C" fn __tgt_target_kernel(
     })
 }
 
+/// `__tgt_target_kernel` with `nowait` and `depend` arguments, which Spread takes from libomp's
+/// task instead. (`tgt_target_kernel_nowait`, after the call site is recorded.)
+#[unsafe(naked)]
 #[no_mangle]
+pub extern "C" fn __tgt_target_kernel_nowait() {
+    call_site_shim!(tgt_target_kernel_nowait)
+}
+
 #[allow(clippy::too_many_arguments)]
-pub extern "C" fn __tgt_target_kernel_nowait(
+extern "C" fn tgt_target_kernel_nowait(
     loc: *mut Ident,
     device: i64,
     num_teams: i32,
@@ -727,28 +741,49 @@ macro_rules! data_entry {
         data_entry!(@one $name, $op, $nowait, $m, $w);
     )*};
     (@one $name:ident, $op:expr, $nowait:expr, yes, no) => {
+        /// The work of the entry point of the same name, after its call site is recorded.
+        mod $name {
+            use super::*;
+            #[allow(clippy::too_many_arguments)]
+            pub(super) extern "C" fn body(
+                loc: *mut Ident, device: i64, n: i32, bases: *mut *mut c_void,
+                begins: *mut *mut c_void, sizes: *mut i64, types: *mut i64,
+                names: *mut *mut c_void, mappers: *mut *mut c_void,
+            ) {
+                guard(stringify!($name), || {
+                    target_data($op, $nowait, loc, device, n, bases, begins, sizes, types, names, mappers)
+                })
+            }
+        }
+
+        #[unsafe(naked)]
         #[no_mangle]
-        #[allow(clippy::too_many_arguments)]
-        pub extern "C" fn $name(
-            loc: *mut Ident, device: i64, n: i32, bases: *mut *mut c_void, begins: *mut *mut c_void,
-            sizes: *mut i64, types: *mut i64, names: *mut *mut c_void, mappers: *mut *mut c_void,
-        ) {
-            guard(stringify!($name), || {
-                target_data($op, $nowait, loc, device, n, bases, begins, sizes, types, names, mappers)
-            })
+        pub extern "C" fn $name() {
+            call_site_shim!($name::body)
         }
     };
     (@one $name:ident, $op:expr, $nowait:expr, yes, yes) => {
+        /// The work of the entry point of the same name, after its call site is recorded.
+        mod $name {
+            use super::*;
+            #[allow(clippy::too_many_arguments)]
+            pub(super) extern "C" fn body(
+                loc: *mut Ident, device: i64, n: i32, bases: *mut *mut c_void,
+                begins: *mut *mut c_void, sizes: *mut i64, types: *mut i64,
+                names: *mut *mut c_void, mappers: *mut *mut c_void,
+                _dep_num: i32, _dep_list: *mut c_void, _noalias_num: i32,
+                _noalias_list: *mut c_void,
+            ) {
+                guard(stringify!($name), || {
+                    target_data($op, $nowait, loc, device, n, bases, begins, sizes, types, names, mappers)
+                })
+            }
+        }
+
+        #[unsafe(naked)]
         #[no_mangle]
-        #[allow(clippy::too_many_arguments)]
-        pub extern "C" fn $name(
-            loc: *mut Ident, device: i64, n: i32, bases: *mut *mut c_void, begins: *mut *mut c_void,
-            sizes: *mut i64, types: *mut i64, names: *mut *mut c_void, mappers: *mut *mut c_void,
-            _dep_num: i32, _dep_list: *mut c_void, _noalias_num: i32, _noalias_list: *mut c_void,
-        ) {
-            guard(stringify!($name), || {
-                target_data($op, $nowait, loc, device, n, bases, begins, sizes, types, names, mappers)
-            })
+        pub extern "C" fn $name() {
+            call_site_shim!($name::body)
         }
     };
     (@one $name:ident, $op:expr, $nowait:expr, no, no) => {
@@ -909,9 +944,18 @@ macro_rules! alloc_entries {
     ($($name:ident => $kind:ident),* $(,)?) => {$(
         #[doc = concat!("`", stringify!($name), "`: `size` bytes of `", stringify!($kind),
             "` memory on `device`.")]
+        #[unsafe(naked)]
         #[no_mangle]
-        pub extern "C" fn $name(size: usize, device: c_int) -> *mut c_void {
-            guard(stringify!($name), || alloc_kind(size, device, AllocKind::$kind))
+        pub extern "C" fn $name() {
+            call_site_shim!($name::body)
+        }
+
+        /// The work of the entry point of the same name, after its call site is recorded.
+        mod $name {
+            use super::*;
+            pub(super) extern "C" fn body(size: usize, device: c_int) -> *mut c_void {
+                guard(stringify!($name), || alloc_kind(size, device, AllocKind::$kind))
+            }
         }
     )*};
 }
@@ -927,9 +971,18 @@ alloc_entries! {
 macro_rules! free_entries {
     ($($name:ident),* $(,)?) => {$(
         #[doc = concat!("`", stringify!($name), "`: frees memory of `device` from its allocation.")]
+        #[unsafe(naked)]
         #[no_mangle]
-        pub extern "C" fn $name(ptr: *mut c_void, device: c_int) {
-            guard(stringify!($name), || free_kind(ptr, device))
+        pub extern "C" fn $name() {
+            call_site_shim!($name::body)
+        }
+
+        /// The work of the entry point of the same name, after its call site is recorded.
+        mod $name {
+            use super::*;
+            pub(super) extern "C" fn body(ptr: *mut c_void, device: c_int) {
+                guard(stringify!($name), || free_kind(ptr, device))
+            }
         }
     )*};
 }
@@ -1023,8 +1076,14 @@ pub extern "C" fn omp_get_mapped_ptr(ptr: *const c_void, device: c_int) -> *mut 
     })
 }
 
+/// (`body_omp_target_memcpy`, after the call site is recorded.)
+#[unsafe(naked)]
 #[no_mangle]
-pub extern "C" fn omp_target_memcpy(
+pub extern "C" fn omp_target_memcpy() {
+    call_site_shim!(body_omp_target_memcpy)
+}
+
+extern "C" fn body_omp_target_memcpy(
     dst: *mut c_void,
     src: *const c_void,
     len: usize,
@@ -1073,9 +1132,15 @@ fn target_memcpy(
     }
 }
 
+/// (`body_omp_target_memcpy_rect`, after the call site is recorded.)
+#[unsafe(naked)]
 #[no_mangle]
+pub extern "C" fn omp_target_memcpy_rect() {
+    call_site_shim!(body_omp_target_memcpy_rect)
+}
+
 #[allow(clippy::too_many_arguments)]
-pub extern "C" fn omp_target_memcpy_rect(
+extern "C" fn body_omp_target_memcpy_rect(
     dst: *mut c_void,
     src: *const c_void,
     elem: usize,
@@ -1249,8 +1314,14 @@ pub extern "C" fn omp_target_memset_async(
     })
 }
 
+/// (`body_omp_target_associate_ptr`, after the call site is recorded.)
+#[unsafe(naked)]
 #[no_mangle]
-pub extern "C" fn omp_target_associate_ptr(
+pub extern "C" fn omp_target_associate_ptr() {
+    call_site_shim!(body_omp_target_associate_ptr)
+}
+
+extern "C" fn body_omp_target_associate_ptr(
     host: *const c_void,
     dev_ptr: *const c_void,
     size: usize,
@@ -1286,8 +1357,14 @@ pub extern "C" fn omp_target_associate_ptr(
     })
 }
 
+/// (`body_omp_target_disassociate_ptr`, after the call site is recorded.)
+#[unsafe(naked)]
 #[no_mangle]
-pub extern "C" fn omp_target_disassociate_ptr(host: *const c_void, device: c_int) -> c_int {
+pub extern "C" fn omp_target_disassociate_ptr() {
+    call_site_shim!(body_omp_target_disassociate_ptr)
+}
+
+extern "C" fn body_omp_target_disassociate_ptr(host: *const c_void, device: c_int) -> c_int {
     guard("omp_target_disassociate_ptr", || {
         if host.is_null() {
             eprintln!("omptarget error: Call to omp_target_associate_ptr with invalid host_ptr");

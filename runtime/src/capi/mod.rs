@@ -4,6 +4,7 @@
 //! bindings it decodes with are in [`crate::sys`].
 
 mod any_exports;
+mod call_site;
 mod cu_exports;
 mod exports;
 pub(crate) mod guard;

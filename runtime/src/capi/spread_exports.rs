@@ -1,6 +1,7 @@
 //! The C ABI of `target spread` (docs/spread-abi.md §1): what the driver's lowering and the pass
 //! call. Region handles are boxed [`Region`]s owned by the program between `begin` and `end`.
 
+use super::call_site::call_site_shim;
 use super::exports::{enqueue_data, kernel_request, loc_of, map_args, resolve, DataOp};
 use super::guard::guard;
 use crate::abi::{Ident, KernelArgs};
@@ -241,9 +242,15 @@ pub extern "C" fn __spread_region_end(r: *mut c_void) {
 }
 
 /// A target region of the current chunk, queued on its device; non-zero asks the program to run
-/// the host fallback (offloading disabled).
+/// the host fallback (offloading disabled). (`spread_target_kernel`, after the call site is
+/// recorded.)
+#[unsafe(naked)]
 #[no_mangle]
-pub extern "C" fn __spread_target_kernel(
+pub extern "C" fn __spread_target_kernel() {
+    call_site_shim!(spread_target_kernel)
+}
+
+extern "C" fn spread_target_kernel(
     r: *mut c_void,
     loc: *mut Ident,
     device: i64,
@@ -379,17 +386,26 @@ fn spread_data(
 
 macro_rules! spread_data_entry {
     ($($name:ident => $op:expr;)*) => {$(
+        /// The work of the entry point of the same name, after its call site is recorded.
+        mod $name {
+            use super::*;
+            #[allow(clippy::too_many_arguments)]
+            pub(super) extern "C" fn body(
+                r: *mut c_void, loc: *mut Ident, device: i64, n: i32,
+                bases: *mut *mut c_void, begins: *mut *mut c_void, sizes: *mut i64,
+                types: *mut i64, names: *mut *mut c_void, mappers: *mut *mut c_void,
+            ) {
+                guard(stringify!($name), || {
+                    spread_data($op, r, loc, device, n, bases, begins, sizes, types, names, mappers)
+                })
+            }
+        }
+
         /// A data operation of the current chunk, queued on its device.
+        #[unsafe(naked)]
         #[no_mangle]
-        #[allow(clippy::too_many_arguments)]
-        pub extern "C" fn $name(
-            r: *mut c_void, loc: *mut Ident, device: i64, n: i32, bases: *mut *mut c_void,
-            begins: *mut *mut c_void, sizes: *mut i64, types: *mut i64, names: *mut *mut c_void,
-            mappers: *mut *mut c_void,
-        ) {
-            guard(stringify!($name), || {
-                spread_data($op, r, loc, device, n, bases, begins, sizes, types, names, mappers)
-            })
+        pub extern "C" fn $name() {
+            call_site_shim!($name::body)
         }
     )*};
 }

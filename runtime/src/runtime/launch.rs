@@ -15,6 +15,7 @@ use super::{DeviceSlot, Runtime};
 use crate::device::{AllocKind, Launch, LaunchConfig};
 use crate::error::{Result, ResultExt};
 use crate::info::{self, bits};
+use crate::ompt;
 use crate::runtime::mapping::{self, Ctx, MapArgs, PostEnds, Undos};
 use smallvec::SmallVec;
 
@@ -74,11 +75,13 @@ enum After {
 pub struct InFlight<'a> {
     cx: Ctx<'a>,
     after: After,
+    /// The construct as the program's OMPT tool sees it: ended once the construct finishes.
+    tool: ompt::Region,
 }
 
 impl<'a> InFlight<'a> {
-    fn new(cx: Ctx<'a>, after: After) -> Self {
-        InFlight { cx, after }
+    fn new(cx: Ctx<'a>, after: After, tool: ompt::Region) -> Self {
+        InFlight { cx, after, tool }
     }
 
     /// The construct whose enqueue part ended with `r`: itself when that succeeded; else what it
@@ -119,7 +122,14 @@ impl<'a> InFlight<'a> {
 
     /// Waits for the construct's device work, then finishes it; returns its outcome.
     pub fn complete(self) -> Result<()> {
-        let InFlight { mut cx, after, .. } = self;
+        let InFlight {
+            mut cx,
+            after,
+            tool,
+        } = self;
+        // What finishing does (copies back, releases) is the construct's, whichever thread
+        // finishes it; its end is reported when `tool` goes, after all of it.
+        let _entered = tool.enter();
         let slot = cx.slot;
         let synced = slot.dev.synchronize(&mut cx.stream);
         match after {
@@ -180,6 +190,8 @@ impl DeviceSlot {
     /// failure is taken back before it is returned.
     pub fn enqueue_begin(&self, rt: &Runtime, args: &mut MapArgs) -> Result<InFlight<'_>> {
         args.call_mappers(); // program code, so before the table is locked
+        let tool = ompt::Region::begin(ompt::Kind::EnterData, self.id);
+        let _entered = tool.enter();
         let mut cx = self.ctx(rt)?;
         let mut undo = Undos::new();
         let r = {
@@ -189,7 +201,7 @@ impl DeviceSlot {
         };
         match r {
             // The copies finish with the table unlocked: other threads map and unmap meanwhile.
-            Ok(()) => Ok(InFlight::new(cx, After::Begin(undo))),
+            Ok(()) => Ok(InFlight::new(cx, After::Begin(undo), tool)),
             Err(e) => {
                 self.take_back(&mut cx, undo);
                 Err(e)
@@ -215,6 +227,8 @@ impl DeviceSlot {
     /// (libomptarget's delayed deletion); a construct finding one meanwhile maps it anew.
     pub fn enqueue_end(&self, rt: &Runtime, args: &MapArgs) -> Result<InFlight<'_>> {
         let args = &*args.with_mappers_called(); // program code, so before the table is locked
+        let tool = ompt::Region::begin(ompt::Kind::ExitData, self.id);
+        let _entered = tool.enter();
         let mut cx = self.ctx(rt)?;
         let mut post = PostEnds::new();
         let r = {
@@ -222,7 +236,7 @@ impl DeviceSlot {
             let r = mapping::end(&mut cx, &mut table, args, false, &mut post);
             mapping::mark_filling(&mut cx, &mut table).and(r)
         };
-        InFlight::new(cx, After::End(post)).unless(r)
+        InFlight::new(cx, After::End(post), tool).unless(r)
     }
 
     /// `target update`.
@@ -233,6 +247,8 @@ impl DeviceSlot {
     /// The first part of [`data_update`](Self::data_update): enqueues the copies.
     pub fn enqueue_update(&self, rt: &Runtime, args: &MapArgs) -> Result<InFlight<'_>> {
         let args = &*args.with_mappers_called(); // program code, so before the table is locked
+        let tool = ompt::Region::begin(ompt::Kind::Update, self.id);
+        let _entered = tool.enter();
         let mut cx = self.ctx(rt)?;
         let mut restore = Vec::new();
         let r = {
@@ -240,7 +256,7 @@ impl DeviceSlot {
             let r = mapping::update(&mut cx, &mut table, args, &mut restore);
             mapping::mark_filling(&mut cx, &mut table).and(r)
         };
-        InFlight::new(cx, After::Update(restore)).unless(r)
+        InFlight::new(cx, After::Update(restore), tool).unless(r)
     }
 
     /// A target region: maps its data, runs the kernel, unmaps.
@@ -267,6 +283,8 @@ impl DeviceSlot {
     ) -> Result<InFlight<'_>> {
         let (kernel, name) = self.kernel(rt, region)?;
         args.call_mappers(); // program code, so before the table is locked
+        let tool = ompt::Region::begin(ompt::Kind::Target, self.id);
+        let _entered = tool.enter();
         let mut cx = self.ctx(rt)?;
         let mut privates: Vec<usize> = Vec::new();
         let mut undo = Undos::new();
@@ -303,14 +321,16 @@ impl DeviceSlot {
             if let Some(Some(prev)) = &ordered {
                 self.dev.wait_event(stream, prev)?;
             }
-            self.dev.launch(
-                Launch {
-                    kernel,
-                    args: &params,
-                    cfg,
-                },
-                stream,
-            )?;
+            ompt::submit(cfg.num_teams[0], || {
+                self.dev.launch(
+                    Launch {
+                        kernel,
+                        args: &params,
+                        cfg,
+                    },
+                    stream,
+                )
+            })?;
             match ordered {
                 Some(_) => self.dev.record_event(stream).map(Some),
                 None => Ok(None),
@@ -337,7 +357,7 @@ impl DeviceSlot {
             mapping::mark_filling(&mut cx, &mut table).and(r)
         };
         let r = r.map_err(|e| e.context("Failed to process data after launching the kernel."));
-        InFlight::new(cx, After::Launch { post, privates }).unless(r)
+        InFlight::new(cx, After::Launch { post, privates }, tool).unless(r)
     }
 
     fn free_privates(&self, privates: &[usize]) {

@@ -234,7 +234,7 @@ impl DeviceSlot {
             let _ = crate::device::pinned::unpin(&*self.dev, e.host_begin);
         }
         if e.owns_memory {
-            self.free_data(e.target_alloc)?;
+            crate::ompt::delete(self.id, e.target_alloc, || self.free_data(e.target_alloc))?;
         }
         Ok(())
     }
@@ -271,7 +271,7 @@ impl DeviceSlot {
 
     /// Allocates device memory for the API (`omp_target_alloc` & co.).
     pub fn api_alloc(&self, size: usize, kind: AllocKind) -> Result<usize> {
-        let p = self.dev.alloc(size, kind)?;
+        let p = crate::ompt::alloc(self.id, 0, size, || self.dev.alloc(size, kind))?;
         self.allocations.lock().insert(p, (kind, size));
         Ok(p)
     }
@@ -288,7 +288,7 @@ impl DeviceSlot {
                 ),
             )
         })?;
-        self.dev.free(ptr, kind)
+        crate::ompt::delete(self.id, ptr, || self.dev.free(ptr, kind))
     }
 
     /// Checks that `[addr, addr+len)` does not run past the end of the
@@ -460,6 +460,7 @@ impl DeviceSlot {
                 );
                 table.insert(Entry::permanent(e.addr, e.size, tgt));
             }
+            crate::ompt::device_load(self.id, img.bytes.as_ptr() as usize, img.bytes.len());
             imgs.loaded[idx] = Some(loaded);
             self.loaded_any.store(true, Ordering::Release);
         }

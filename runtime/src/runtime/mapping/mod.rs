@@ -15,6 +15,7 @@ use crate::abi::{map, NonContigDim};
 use crate::device::Stream;
 use crate::error::{Error, ErrorKind, Result};
 use crate::info::{self, bits};
+use crate::ompt;
 use crate::runtime::mapping::table::{Entry, MappingTable, ShadowPointer};
 use crate::runtime::DeviceSlot;
 use crate::sys::access;
@@ -207,9 +208,33 @@ impl Ctx<'_> {
             size,
             name_of(name)
         );
-        self.slot
-            .dev
-            .copy_to_device(tgt, host, size, &mut self.stream)
+        let t = ompt::Transfer {
+            src: host,
+            src_device: None,
+            dst: tgt,
+            dst_device: Some(self.id()),
+            bytes: size,
+        };
+        ompt::transfer(ompt::Op::ToDevice, t, || {
+            self.slot
+                .dev
+                .copy_to_device(tgt, host, size, &mut self.stream)
+        })
+    }
+
+    /// Enqueues the write of the pointer `value` at `tgt` (a pointer attached to its pointee).
+    fn copy_pointer_to(&mut self, tgt: usize, value: usize) -> Result<()> {
+        let src = stage_ptr(&mut self.stream, value);
+        let t = ompt::Transfer {
+            src,
+            src_device: None,
+            dst: tgt,
+            dst_device: Some(self.id()),
+            bytes: 8,
+        };
+        ompt::transfer(ompt::Op::ToDevice, t, || {
+            self.slot.dev.copy_to_device(tgt, src, 8, &mut self.stream)
+        })
     }
 
     /// Enqueues a copy of `size` bytes from `tgt` back to `host`, with libomptarget's
@@ -224,9 +249,18 @@ impl Ctx<'_> {
             size,
             name_of(name)
         );
-        self.slot
-            .dev
-            .copy_from_device(host, tgt, size, &mut self.stream)
+        let t = ompt::Transfer {
+            src: tgt,
+            src_device: Some(self.id()),
+            dst: host,
+            dst_device: None,
+            bytes: size,
+        };
+        ompt::transfer(ompt::Op::FromDevice, t, || {
+            self.slot
+                .dev
+                .copy_from_device(host, tgt, size, &mut self.stream)
+        })
     }
 }
 
@@ -478,7 +512,10 @@ fn get_target_pointer(
     } else if ty & map::PRESENT != 0 {
         return Err(Error::new(ErrorKind::Mapping, present_missing(begin, size)));
     } else if size > 0 {
-        let alloc = cx.slot.alloc_data(size + padding)?;
+        let id = cx.id();
+        let alloc = ompt::alloc(id, begin, size + padding, || {
+            cx.slot.alloc_data(size + padding)
+        })?;
         let tgt = alloc + padding;
         let pinned = cx.slot.pin_mapped(begin, size);
         let key = table.insert(Entry {
@@ -540,10 +577,7 @@ fn reapply_shadows(cx: &mut Ctx<'_>, e: &Entry, lo: usize, hi: usize) -> Result<
         .iter()
         .filter(|s| s.host_addr >= lo && s.host_addr < hi)
     {
-        let src = stage_ptr(&mut cx.stream, s.target_value);
-        cx.slot
-            .dev
-            .copy_to_device(s.target_addr, src, 8, &mut cx.stream)?;
+        cx.copy_pointer_to(s.target_addr, s.target_value)?;
     }
     Ok(())
 }
@@ -688,8 +722,7 @@ pub fn begin(
                     .and_then(|k| table.get_mut(k))
                     .is_some_and(|e| e.add_shadow(shadow));
                 if changed {
-                    let src = stage_ptr(&mut cx.stream, expected);
-                    cx.slot.dev.copy_to_device(p.addr, src, 8, &mut cx.stream)?;
+                    cx.copy_pointer_to(p.addr, expected)?;
                     cx.filled.extend(p.entry);
                 }
             }
