@@ -79,6 +79,11 @@ pub struct Config {
     pub exact_teams: bool,
     /// `SPREAD_PROFILE=summary`: print where the time went, per device, at exit.
     pub profile: bool,
+    /// `LIBOMPTARGET_PROFILE=<file>`: write libomptarget's time trace there at exit.
+    pub libomptarget_profile: Option<String>,
+    /// `LIBOMPTARGET_PROFILE_GRANULARITY`: the shortest event the time trace keeps, in
+    /// microseconds (default 500, as libomptarget).
+    pub profile_granularity_us: u64,
     /// Task sharing's settings (`SPREAD_TOKEN_POOL`, `SPREAD_ANY_*`, `SPREAD_KIND_ALIAS`, ...).
     pub sharing: sharing::Settings,
     /// `SPREAD_GUARD`: host devices keep each block of device memory between guard regions
@@ -641,6 +646,14 @@ impl Config {
         );
         let cu_devices = r.parsed("SPREAD_CU_DEVICES", parse_device_list, "using 0,1,2,...");
         let trace = r.get_set("SPREAD_TRACE");
+        let libomptarget_profile = r.get_set("LIBOMPTARGET_PROFILE");
+        let profile_granularity_us = r.number(
+            "LIBOMPTARGET_PROFILE_GRANULARITY",
+            |_: &u64| true,
+            "a number of microseconds",
+            500,
+            "using 500",
+        );
         let devices = read_devices(r);
         let profile = r.choice(
             "SPREAD_PROFILE",
@@ -734,6 +747,8 @@ impl Config {
             nowait,
             exact_teams,
             profile,
+            libomptarget_profile,
+            profile_granularity_us,
             guard,
             strict,
             streams_per_device,

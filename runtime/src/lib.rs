@@ -17,7 +17,7 @@
 //! 2. Features: `presence`, `any`, `cu`, `auto`, `spread`, `reduction`, `peer`, `memory`, `api` (whether a construct's data is on its device when another device holds it, or memory a GPU in a host device's place could not reach; task sharing, compute units, automatic spreading, target spread, spread reductions, peer copies, memory spaces, `omp_target_*`)
 //! 3. Core: `runtime` (process state, images, offload policy, mapping, `nowait` constructs, error reports)
 //! 4. Devices: `queue`, `device` (per-device work queues, the device trait and its backends)
-//! 5. Support: `image`, `info`, `config`, `sched`, `trace`, `profile`, `origin`, `location`, `abi`, `error`, `ompt` (offload images, messages, settings, the scheduling core, tracing, what device work was issued for, LLVM's structures, the program's OMPT tool's target callbacks)
+//! 5. Support: `image`, `info`, `config`, `sched`, `trace`, `profile`, `time_trace`, `origin`, `location`, `abi`, `error`, `ompt` (offload images, messages, settings, the scheduling core, tracing, `LIBOMPTARGET_PROFILE`, what device work was issued for, LLVM's structures, the program's OMPT tool's target callbacks)
 //! 6. System bindings: `sys`, `exit` (raw memory, loader, libomp, CUDA, MPI; process exit)
 //!
 //! `unsafe` code is only in `capi` and `sys` (also checked by `tests/layers.rs`).
@@ -50,4 +50,5 @@ pub mod runtime;
 pub mod sched;
 pub mod spread;
 mod sys;
+pub mod time_trace;
 pub mod trace;

@@ -169,7 +169,10 @@ pub fn finalize_devices() {
 /// Records the return address of the program's call into the runtime (the capi's entry points
 /// do, before anything else), reported as `codeptr_ra`.
 pub fn set_return_address(ra: usize) {
-    let _ = CODE.try_with(|c| c.set(ra));
+    // Without a tool nothing reads it: no thread-local access on every construct.
+    if ACTIVE.load(Ordering::Relaxed) {
+        let _ = CODE.try_with(|c| c.set(ra));
+    }
 }
 
 fn return_address() -> usize {

@@ -186,6 +186,10 @@ impl Runtime {
         info::set_flags(config.info);
         crate::trace::init(config.trace.clone());
         crate::profile::init(config.profile);
+        crate::time_trace::init(
+            config.libomptarget_profile.clone(),
+            config.profile_granularity_us,
+        );
         for w in &config.warnings {
             eprintln!("spread: warning: {w}");
         }

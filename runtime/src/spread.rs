@@ -293,6 +293,8 @@ pub struct Region {
     tokens_told: Vec<bool>,
     /// The construct as its chunks' kernels are reported if they fault (`crate::origin`).
     site: Arc<crate::origin::Site>,
+    /// The construct in `LIBOMPTARGET_PROFILE`'s time trace (recorded when the region goes).
+    timed: Option<crate::time_trace::Scope>,
 }
 
 /// Slots of the token arena (see [`Region::device_token`]).
@@ -550,6 +552,22 @@ impl Region {
             file: construct.file.clone(),
             line: construct.line,
         });
+        let event = match construct.kind {
+            1 => "Spread: target spread",
+            2 => "Spread: target data spread",
+            3 => "Spread: target enter data spread",
+            4 => "Spread: target exit data spread",
+            5 => "Spread: target update spread",
+            KIND_AUTO => "Spread: SPREAD_AUTO kernel",
+            _ => "Spread: spread construct",
+        };
+        let timed = crate::time_trace::scope(event, || {
+            format!(
+                "{} at {};Devices={list:?}",
+                construct.name(),
+                construct.at()
+            )
+        });
         Ok(Region {
             dealing_outer: 0,
             construct,
@@ -578,6 +596,7 @@ impl Region {
             token_base: None,
             tokens_told: Vec::new(),
             site,
+            timed,
         })
     }
 
@@ -998,6 +1017,8 @@ impl Region {
             // are collected in `failure`, in queuing order.
             let _ = lane.queue.run_until(&lane.last);
         }
+        // The construct's time in the time trace ends with its chunks.
+        drop(self.timed.take());
         for (_, w) in std::mem::take(&mut self.windows) {
             finish_all_but(&w, 0, &self.failure);
         }

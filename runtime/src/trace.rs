@@ -6,6 +6,7 @@
 mod html;
 
 use crate::profile::{self, Dir, Work};
+use crate::time_trace;
 use parking_lot::Mutex;
 use std::cell::RefCell;
 use std::fmt::Write as _;
@@ -142,7 +143,7 @@ fn span(
     name: impl FnOnce() -> String,
 ) -> Option<Span> {
     let tracing = tracer().is_some();
-    if !tracing && !profile::enabled() {
+    if !tracing && !profile::enabled() && !time_trace::enabled() {
         return None;
     }
     let start = Instant::now();
@@ -164,8 +165,28 @@ pub fn kernel(device: usize, name: impl FnOnce() -> String) -> Option<Span> {
 impl Drop for Span {
     fn drop(&mut self) {
         profile::op_end(self.device, self.start, self.work);
-        let Some(t) = tracer() else { return };
         let end = Instant::now();
+        if time_trace::enabled() {
+            let (name, bytes) = match self.work {
+                Work::Kernel => ("Kernel Target", None),
+                Work::Copy { dir, bytes } => (
+                    match dir {
+                        Dir::ToDevice => "HostToDev",
+                        Dir::FromDevice => "DevToHost",
+                        Dir::Within => "Spread: copy within device",
+                        Dir::Peer => "Spread: peer copy",
+                    },
+                    Some(bytes),
+                ),
+            };
+            let device = self.device;
+            let detail = || match bytes {
+                Some(b) => format!("Device={device};Size={b}B"),
+                None => format!("Device={device}"),
+            };
+            time_trace::record(name, detail, self.start, end);
+        }
+        let Some(t) = tracer() else { return };
         let ts_us = self.start.duration_since(t.start).as_secs_f64() * 1e6;
         let dur_us = end.duration_since(self.start).as_secs_f64() * 1e6;
         let label = LABEL.try_with(|l| l.borrow().clone()).ok().flatten();

@@ -16,6 +16,16 @@
 // RUN: FileCheck %s --implicit-check-not=FAIL < %t.emi.out
 // RUN: grep -c "target kind=1 endpoint=2 device=1" %t.emi.out | FileCheck %s --check-prefix=TWO
 // TWO: 2
+//
+// The same constructs in LIBOMPTARGET_PROFILE's time trace: the spread construct, its 4 chunks'
+// target regions and kernels, each device's part of the data constructs.
+// RUN: env LIBOMPTARGET_PROFILE=%t.json LIBOMPTARGET_PROFILE_GRANULARITY=0 %t > /dev/null
+// RUN: python3 %S/../runtime/Inputs/time_trace.py %t.json "Spread: target spread" "Runtime: target exe" "Kernel Target" "Spread: target enter data spread" "Runtime: Data Copy" | FileCheck %s --check-prefix=PROF --implicit-check-not=FAIL
+// PROF: Spread: target spread: kept=1 total=1
+// PROF: Runtime: target exe: kept=4 total=4
+// PROF: Kernel Target: kept=4 total=4
+// PROF: Spread: target enter data spread: kept=1 total=1
+// PROF: Runtime: Data Copy: kept=6 total=6
 
 #include <omp.h>
 #include <stdio.h>

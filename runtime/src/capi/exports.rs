@@ -542,6 +542,7 @@ pub extern "C" fn __tgt_unregister_lib(desc: *mut BinDesc) {
         runtime::get().unregister(desc as usize);
         // Programs unregister at exit: the trace is complete now (rewritten if more libraries go).
         crate::trace::flush();
+        crate::time_trace::write();
     })
 }
 

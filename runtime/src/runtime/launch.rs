@@ -17,6 +17,7 @@ use crate::error::{Result, ResultExt};
 use crate::info::{self, bits};
 use crate::ompt;
 use crate::runtime::mapping::{self, Ctx, MapArgs, PostEnds, Undos};
+use crate::time_trace;
 use smallvec::SmallVec;
 
 thread_local! {
@@ -77,11 +78,29 @@ pub struct InFlight<'a> {
     after: After,
     /// The construct as the program's OMPT tool sees it: ended once the construct finishes.
     tool: ompt::Region,
+    /// The construct in `LIBOMPTARGET_PROFILE`'s time trace, recorded once it finishes (boxed:
+    /// constructs move their `InFlight` around, and this is rarely there).
+    timed: Option<Box<time_trace::Scope>>,
+}
+
+/// A construct's event in `LIBOMPTARGET_PROFILE`'s time trace (stock's name for it).
+fn timed(name: &'static str, device: usize, args: &MapArgs) -> Option<Box<time_trace::Scope>> {
+    time_trace::scope(name, || format!("Device={device};NumArgs={}", args.len())).map(Box::new)
 }
 
 impl<'a> InFlight<'a> {
-    fn new(cx: Ctx<'a>, after: After, tool: ompt::Region) -> Self {
-        InFlight { cx, after, tool }
+    fn new(
+        cx: Ctx<'a>,
+        after: After,
+        tool: ompt::Region,
+        timed: Option<Box<time_trace::Scope>>,
+    ) -> Self {
+        InFlight {
+            cx,
+            after,
+            tool,
+            timed,
+        }
     }
 
     /// The construct whose enqueue part ended with `r`: itself when that succeeded; else what it
@@ -126,12 +145,16 @@ impl<'a> InFlight<'a> {
             mut cx,
             after,
             tool,
+            timed: _timed,
         } = self;
         // What finishing does (copies back, releases) is the construct's, whichever thread
         // finishes it; its end is reported when `tool` goes, after all of it.
         let _entered = tool.enter();
         let slot = cx.slot;
-        let synced = slot.dev.synchronize(&mut cx.stream);
+        let synced = {
+            let _wait = time_trace::scope("Runtime: syncronize", || format!("Device={}", slot.id));
+            slot.dev.synchronize(&mut cx.stream)
+        };
         match after {
             After::Begin(undo) => {
                 if synced.is_err() {
@@ -191,6 +214,7 @@ impl DeviceSlot {
     pub fn enqueue_begin(&self, rt: &Runtime, args: &mut MapArgs) -> Result<InFlight<'_>> {
         args.call_mappers(); // program code, so before the table is locked
         let tool = ompt::Region::begin(ompt::Kind::EnterData, self.id);
+        let timed = timed("Runtime: Data Copy", self.id, args);
         let _entered = tool.enter();
         let mut cx = self.ctx(rt)?;
         let mut undo = Undos::new();
@@ -201,7 +225,7 @@ impl DeviceSlot {
         };
         match r {
             // The copies finish with the table unlocked: other threads map and unmap meanwhile.
-            Ok(()) => Ok(InFlight::new(cx, After::Begin(undo), tool)),
+            Ok(()) => Ok(InFlight::new(cx, After::Begin(undo), tool, timed)),
             Err(e) => {
                 self.take_back(&mut cx, undo);
                 Err(e)
@@ -228,6 +252,7 @@ impl DeviceSlot {
     pub fn enqueue_end(&self, rt: &Runtime, args: &MapArgs) -> Result<InFlight<'_>> {
         let args = &*args.with_mappers_called(); // program code, so before the table is locked
         let tool = ompt::Region::begin(ompt::Kind::ExitData, self.id);
+        let timed = timed("Runtime: Data Copy", self.id, args);
         let _entered = tool.enter();
         let mut cx = self.ctx(rt)?;
         let mut post = PostEnds::new();
@@ -236,7 +261,7 @@ impl DeviceSlot {
             let r = mapping::end(&mut cx, &mut table, args, false, &mut post);
             mapping::mark_filling(&mut cx, &mut table).and(r)
         };
-        InFlight::new(cx, After::End(post), tool).unless(r)
+        InFlight::new(cx, After::End(post), tool, timed).unless(r)
     }
 
     /// `target update`.
@@ -248,6 +273,7 @@ impl DeviceSlot {
     pub fn enqueue_update(&self, rt: &Runtime, args: &MapArgs) -> Result<InFlight<'_>> {
         let args = &*args.with_mappers_called(); // program code, so before the table is locked
         let tool = ompt::Region::begin(ompt::Kind::Update, self.id);
+        let timed = timed("Runtime: Data Copy", self.id, args);
         let _entered = tool.enter();
         let mut cx = self.ctx(rt)?;
         let mut restore = Vec::new();
@@ -256,7 +282,7 @@ impl DeviceSlot {
             let r = mapping::update(&mut cx, &mut table, args, &mut restore);
             mapping::mark_filling(&mut cx, &mut table).and(r)
         };
-        InFlight::new(cx, After::Update(restore), tool).unless(r)
+        InFlight::new(cx, After::Update(restore), tool, timed).unless(r)
     }
 
     /// A target region: maps its data, runs the kernel, unmaps.
@@ -284,6 +310,15 @@ impl DeviceSlot {
         let (kernel, name) = self.kernel(rt, region)?;
         args.call_mappers(); // program code, so before the table is locked
         let tool = ompt::Region::begin(ompt::Kind::Target, self.id);
+        let timed = time_trace::scope("Runtime: target exe", || {
+            format!(
+                "Device={};NumTeams={};NumArgs={}",
+                self.id,
+                cfg.num_teams[0],
+                args.len()
+            )
+        })
+        .map(Box::new);
         let _entered = tool.enter();
         let mut cx = self.ctx(rt)?;
         let mut privates: Vec<usize> = Vec::new();
@@ -357,7 +392,7 @@ impl DeviceSlot {
             mapping::mark_filling(&mut cx, &mut table).and(r)
         };
         let r = r.map_err(|e| e.context("Failed to process data after launching the kernel."));
-        InFlight::new(cx, After::Launch { post, privates }, tool).unless(r)
+        InFlight::new(cx, After::Launch { post, privates }, tool, timed).unless(r)
     }
 
     fn free_privates(&self, privates: &[usize]) {
