@@ -68,11 +68,8 @@ pub fn memcpy(dst: usize, src: usize, len: usize, d: Side<'_>, s: Side<'_>) -> R
             })?;
         }
         // Within one device, between peers, or staged through the host: the device layer's
-        // choice (see `DeviceSlot::copy_to_peer`). One operation for the tool, with both devices.
-        (Side::Device(dd), Side::Device(sd)) => {
-            let t = transfer(dst, src, len, d, s);
-            ompt::transfer(ompt::Op::ToDevice, t, || sd.copy_to_peer(dd, dst, src, len))?;
-        }
+        // choice (see `DeviceSlot::copy_to_peer`, which reports it to the tool).
+        (Side::Device(dd), Side::Device(sd)) => sd.copy_to_peer(dd, dst, src, len)?,
     }
     Ok(())
 }

@@ -248,6 +248,26 @@ impl DeviceSlot {
         src: usize,
         len: usize,
     ) -> Result<()> {
+        // One operation for the program's tool, with both devices, however it is done.
+        let t = crate::ompt::Transfer {
+            src,
+            src_device: Some(self.id),
+            dst,
+            dst_device: Some(dst_slot.id),
+            bytes: len,
+        };
+        crate::ompt::transfer(crate::ompt::Op::ToDevice, t, || {
+            self.copy_to_peer_unreported(dst_slot, dst, src, len)
+        })
+    }
+
+    fn copy_to_peer_unreported(
+        &self,
+        dst_slot: &DeviceSlot,
+        dst: usize,
+        src: usize,
+        len: usize,
+    ) -> Result<()> {
         let mut s = self.stream()?;
         if dst_slot.id == self.id {
             self.dev.copy_within(dst, src, len, &mut s)?;
