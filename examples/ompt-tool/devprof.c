@@ -15,6 +15,10 @@
 // `target_data_op_emi` reports copies and allocations, `target_submit_emi` kernels. A region's
 // target data holds its device number, so a kernel submission (which carries no device) is
 // counted on its region's device.
+//
+// Where the runtime offers OMPT device tracing (OpenMP 5.2; Spread does, stock LLVM 19 does not),
+// it also traces every device's kernels and copies and prints, per device, the kernels' time on
+// the device and the bytes copied each way, from the trace records' device timestamps.
 #include <inttypes.h>
 #include <omp-tools.h>
 #include <pthread.h>
@@ -27,6 +31,9 @@
 
 struct device_stats {
   uint64_t regions, kernels, allocs, bytes_to, bytes_from;
+  // From trace records.
+  int traced;
+  uint64_t t_kernels, t_kernel_ns, t_bytes_to, t_bytes_from;
   int open;            // regions open now
   uint64_t since_ns;   // when the first of them opened
   uint64_t busy_ns;    // time with at least one region open
@@ -108,12 +115,70 @@ static void on_submit(ompt_scope_endpoint_t endpoint, ompt_data_t *target_data,
   pthread_mutex_unlock(&lock);
 }
 
+// --- device tracing -------------------------------------------------------------------------
+
+static ompt_advance_buffer_cursor_t advance;
+static ompt_get_record_ompt_t get_record;
+static ompt_device_t *devices[MAX_DEVICES];
+
+static void on_buffer_request(int device_num, ompt_buffer_t **buffer, size_t *bytes) {
+  *bytes = 1024 * sizeof(ompt_record_ompt_t);
+  *buffer = malloc(*bytes);
+  if (!*buffer)
+    *bytes = 0;
+}
+
+static void on_buffer_complete(int device_num, ompt_buffer_t *buffer, size_t bytes,
+                               ompt_buffer_cursor_t cursor, int owned) {
+  struct device_stats *s = device(device_num);
+  pthread_mutex_lock(&lock);
+  while (s && bytes > 0) {
+    ompt_record_ompt_t *r = get_record(buffer, cursor);
+    if (r->type == ompt_callback_target_submit || r->type == ompt_callback_target_submit_emi) {
+      s->t_kernels++;
+      s->t_kernel_ns += r->record.target_kernel.end_time - r->time;
+    } else if (r->type == ompt_callback_target_data_op ||
+               r->type == ompt_callback_target_data_op_emi) {
+      ompt_record_target_data_op_t *d = &r->record.target_data_op;
+      if (d->optype == ompt_target_data_transfer_to_device)
+        s->t_bytes_to += d->bytes;
+      else if (d->optype == ompt_target_data_transfer_from_device)
+        s->t_bytes_from += d->bytes;
+    }
+    if (!advance(devices[device_num], buffer, bytes, cursor, &cursor))
+      break;
+  }
+  pthread_mutex_unlock(&lock);
+  if (owned)
+    free(buffer);
+}
+
+static void on_device_initialize(int device_num, const char *type, ompt_device_t *dev,
+                                 ompt_function_lookup_t lookup, const char *doc) {
+  struct device_stats *s = device(device_num);
+  if (!s || !lookup)
+    return;
+  ompt_set_trace_ompt_t set_trace = (ompt_set_trace_ompt_t)lookup("ompt_set_trace_ompt");
+  ompt_start_trace_t start = (ompt_start_trace_t)lookup("ompt_start_trace");
+  advance = (ompt_advance_buffer_cursor_t)lookup("ompt_advance_buffer_cursor");
+  get_record = (ompt_get_record_ompt_t)lookup("ompt_get_record_ompt");
+  if (!set_trace || !start || !advance || !get_record)
+    return; // no device tracing here (stock LLVM 19)
+  set_trace(dev, 1, ompt_callback_target_data_op);
+  set_trace(dev, 1, ompt_callback_target_submit);
+  devices[device_num] = dev;
+  s->traced = start(dev, on_buffer_request, on_buffer_complete);
+}
+
+// --- the tool --------------------------------------------------------------------------------
+
 static int tool_initialize(ompt_function_lookup_t lookup, int initial, ompt_data_t *data) {
   ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
   if (!set)
     return 0;
   // (`initial` is not used: stock libomp passes 0 there before the offload runtime has
   // counted its devices. A copy's direction is in its operation type.)
+  set(ompt_callback_device_initialize, (ompt_callback_t)on_device_initialize);
   int ok = set(ompt_callback_target_emi, (ompt_callback_t)on_target) != ompt_set_never &&
            set(ompt_callback_target_data_op_emi, (ompt_callback_t)on_data_op) != ompt_set_never &&
            set(ompt_callback_target_submit_emi, (ompt_callback_t)on_submit) != ompt_set_never;
@@ -146,6 +211,14 @@ static void tool_finalize(ompt_data_t *data) {
   }
   fprintf(out, "devprof: total kernels=%" PRIu64 " bytes_to=%" PRIu64 " bytes_from=%" PRIu64 "\n",
           kernels, to, from);
+  for (int d = 0; d < MAX_DEVICES; d++) {
+    struct device_stats *s = &stats[d];
+    if (s->traced && s->seen)
+      fprintf(out,
+              "devprof: trace: device %d kernels=%" PRIu64 " kernel_ms=%.3f bytes_to=%" PRIu64
+              " bytes_from=%" PRIu64 "\n",
+              d, s->t_kernels, s->t_kernel_ns / 1e6, s->t_bytes_to, s->t_bytes_from);
+  }
   if (out != stderr)
     fclose(out);
 }

@@ -1,6 +1,7 @@
 // examples/ompt-tool (devprof, an OMPT tool loaded through OMP_TOOL_LIBRARIES) on a spread
-// program: its per-device kernels and bytes equal what the program's chunks map (2 chunks of 1000
-// doubles per device, each copied in and out), its totals equal the sums, and the program's
+// program: its per-device kernels and bytes, from callbacks and from device trace records, equal
+// what the program's chunks map (2 chunks of 1000 doubles per device, each copied in and out),
+// its totals equal the sums, and the program's
 // result is the serial loop's. The same tool on a plain program gives the same totals on stock
 // libomptarget and on Spread.
 //
@@ -13,6 +14,9 @@
 // CHECK-NEXT: devprof: 0 2 2 {{[0-9.]+}} 16000 16000 4
 // CHECK-NEXT: devprof: 1 2 2 {{[0-9.]+}} 16000 16000 4
 // CHECK-NEXT: devprof: total kernels=4 bytes_to=32000 bytes_from=32000
+// The same from the device trace records.
+// CHECK-NEXT: devprof: trace: device 0 kernels=2 kernel_ms={{[0-9.]+}} bytes_to=16000 bytes_from=16000
+// CHECK-NEXT: devprof: trace: device 1 kernels=2 kernel_ms={{[0-9.]+}} bytes_to=16000 bytes_from=16000
 // OK: results: 0 wrong
 //
 // RUN: %clang-offload -DPLAIN %s -o %t.plain

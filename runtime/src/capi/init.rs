@@ -11,6 +11,8 @@ extern "C" fn on_load() {
 }
 
 fn set_up() {
+    // The device lookup a tool receives with `device_initialize`: the tracing entry points.
+    crate::ompt::set_device_lookup(super::ompt::device_trace::lookup);
     // libomp's hidden helper threads are off unless the user sets LIBOMP_USE_HIDDEN_HELPER_TASK:
     // Spread completes `nowait` constructs itself (runtime::nowait, through its OMPT tool), so
     // the helpers' hand-offs would only cost (a `target nowait` + `taskwait` took 20-100 us with

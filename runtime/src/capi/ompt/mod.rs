@@ -32,6 +32,7 @@ use crate::sys::affinity::{current_mask, set_mask, CoreSet, KERNEL_SET, SAVED};
 use crate::sys::ompt::{INNER, SYNC_SEEN, TOOL_STATE};
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_int, c_uint, c_void};
+pub(super) mod device_trace;
 mod tasks;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -524,6 +524,7 @@ impl Device for HostDevice {
             label: trace::label(),
             // Kept only where a fault can be reported (guards on).
             origin: self.guards.then(crate::origin::current),
+            tool: crate::ompt::take_pending(),
         });
         Ok(())
     }
@@ -570,6 +571,7 @@ impl HostDevice {
             len,
             dir,
             label: trace::label(),
+            tool: crate::ompt::take_pending(),
         });
     }
 }

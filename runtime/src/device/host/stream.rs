@@ -37,6 +37,8 @@ pub(super) enum Op {
         /// Direction, for the trace and the profile.
         dir: crate::profile::Dir,
         label: Option<String>,
+        /// Its OMPT trace record, completed when it has run.
+        tool: Option<Box<crate::ompt::Pending>>,
     },
     /// Sets `len` bytes at `dst` to `byte`.
     Fill { dst: usize, byte: u8, len: usize },
@@ -49,6 +51,8 @@ pub(super) enum Op {
         /// What it was launched for (a fault inside it is reported with it; `None` when the
         /// device reports no faults).
         origin: Option<crate::origin::Origin>,
+        /// Its OMPT trace record, completed when it has run.
+        tool: Option<Box<crate::ompt::Pending>>,
     },
     /// The stream goes on once everything before `Event` on its own stream has run.
     Wait(Event),
@@ -280,11 +284,16 @@ fn run_op(kernels: &dyn HostKernels, op: Op, failed: bool) -> Result<()> {
             len,
             dir,
             label,
+            tool,
         } => {
+            let start = tool.as_ref().map(|_| std::time::Instant::now());
             trace::with_label(label, || {
                 let _span = trace::transfer(kernels.device(), dir, len);
                 access::transfer(dst, src, len);
             });
+            if let (Some(p), Some(start)) = (tool, start) {
+                crate::ompt::complete_pending(*p, start, std::time::Instant::now());
+            }
         }
         Op::Fill { dst, byte, len } => access::fill(dst, byte, len),
         Op::Kernel {
@@ -293,7 +302,15 @@ fn run_op(kernels: &dyn HostKernels, op: Op, failed: bool) -> Result<()> {
             cfg,
             label,
             origin,
-        } => trace::with_label(label, || kernels.run(kernel, &params, &cfg, origin))?,
+            tool,
+        } => {
+            let start = tool.as_ref().map(|_| std::time::Instant::now());
+            let r = trace::with_label(label, || kernels.run(kernel, &params, &cfg, origin));
+            if let (Some(p), Some(start)) = (tool, start) {
+                crate::ompt::complete_pending(*p, start, std::time::Instant::now());
+            }
+            r?
+        }
     }
     Ok(())
 }
@@ -500,6 +517,7 @@ mod tests {
             },
             label: None,
             origin: None,
+            tool: None,
         }
     }
 
@@ -512,6 +530,7 @@ mod tests {
                 mut cfg,
                 label,
                 origin,
+                tool,
             } => {
                 cfg.tripcount = 1;
                 Op::Kernel {
@@ -520,6 +539,7 @@ mod tests {
                     cfg,
                     label,
                     origin,
+                    tool,
                 }
             }
             op => op,

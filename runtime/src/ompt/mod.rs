@@ -25,11 +25,18 @@
 //! Without a tool (or one that registered none of these callbacks) every entry point returns
 //! after one relaxed load.
 
+mod tracing;
+
 use crate::sys::ompt::{self as sys, ToolCallbacks};
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_int, c_void, CString};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
+pub use tracing::{
+    complete as complete_pending, device_time, flush as flush_trace, pause as pause_trace,
+    set_trace, start as start_trace, stop as stop_trace, take_pending, translate_time,
+    BufferComplete, BufferRequest, Pending, RECORD_BYTES, SET_ALWAYS, SET_NEVER,
+};
 
 /// `ompt_target_t`: the construct a region reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,9 +95,23 @@ fn tool() -> Option<&'static ToolCallbacks> {
     CALLBACKS.get()
 }
 
-/// Whether a tool receives target callbacks (callers skip preparing what only a tool reads).
+/// Whether a tool receives target callbacks or trace records (callers skip preparing what only
+/// a tool reads).
 pub fn active() -> bool {
-    tool().is_some()
+    tool().is_some() || tracing_on()
+}
+
+fn tracing_on() -> bool {
+    tracing::any() && !sys::tool_finalized()
+}
+
+/// The lookup function a tool receives with each device (`device_initialize`): the device
+/// tracing entry points (`capi::ompt::device_trace`), set when the runtime is loaded.
+static DEVICE_LOOKUP: OnceLock<sys::Lookup> = OnceLock::new();
+
+/// Sets the lookup function the tool receives with each device (the C ABI's, at load time).
+pub fn set_device_lookup(f: sys::Lookup) {
+    let _ = DEVICE_LOOKUP.set(f);
 }
 
 /// Connects to libomp's tool, and tells it about the devices (`device_initialize`, device
@@ -108,6 +129,7 @@ pub fn connect(initial_device: i32, types: &[String]) {
         || cb.submit.is_some()
         || cb.submit_emi.is_some();
     INITIAL_DEVICE.store(initial_device, Ordering::Relaxed);
+    tracing::init(types.len());
     let _ = CALLBACKS.set(cb);
     ACTIVE.store(any, Ordering::Release);
     // Loads and finalizations are reported for every device, whether the tool registered
@@ -124,7 +146,7 @@ pub fn connect(initial_device: i32, types: &[String]) {
             id as c_int,
             name.as_ptr(),
             (id + 1) as *mut c_void,
-            sys::device_lookup,
+            DEVICE_LOOKUP.get().copied().unwrap_or(sys::device_lookup),
             std::ptr::null(),
         );
     }
@@ -156,6 +178,7 @@ pub fn finalize_devices() {
     if DONE.swap(true, Ordering::AcqRel) || sys::tool_finalized() {
         return;
     }
+    tracing::flush_all();
     if let (Some(f), Some(ids)) = (
         CALLBACKS.get().and_then(|c| c.device_finalize),
         INITIALIZED.get(),
@@ -170,7 +193,7 @@ pub fn finalize_devices() {
 /// do, before anything else), reported as `codeptr_ra`.
 pub fn set_return_address(ra: usize) {
     // Without a tool nothing reads it: no thread-local access on every construct.
-    if ACTIVE.load(Ordering::Relaxed) {
+    if ACTIVE.load(Ordering::Relaxed) || tracing::any() {
         let _ = CODE.try_with(|c| c.set(ra));
     }
 }
@@ -208,6 +231,21 @@ struct State {
 impl State {
     fn data_ptr(&self) -> *mut sys::Data {
         self.data.as_ptr()
+    }
+
+    /// The region's trace record on its device.
+    fn trace(&self, endpoint: c_int) {
+        if tracing_on() {
+            let device = usize::try_from(self.device).unwrap_or(usize::MAX);
+            tracing::region(
+                device,
+                self.kind as c_int,
+                endpoint,
+                self.task as u64,
+                self.id,
+                self.code,
+            );
+        }
     }
 
     fn emit(&self, cb: &ToolCallbacks, endpoint: c_int) {
@@ -248,11 +286,16 @@ impl Region {
     /// Begins a construct of `kind` on the runtime's device `device`, on the calling thread's
     /// current task.
     pub fn begin(kind: Kind, device: usize) -> Region {
-        let Some(cb) = tool() else {
+        let cb = tool();
+        let traced = tracing_on();
+        if cb.is_none() && !traced {
             return Region(None);
-        };
-        let task = cb.task_data.map_or(0, |f| f() as usize);
-        let target_task = cb.target_task_data.map_or(0, |f| f() as usize);
+        }
+        let all = CALLBACKS.get();
+        let task = all.and_then(|c| c.task_data).map_or(0, |f| f() as usize);
+        let target_task = all
+            .and_then(|c| c.target_task_data)
+            .map_or(0, |f| f() as usize);
         let state = Arc::new(State {
             kind,
             device: tool_device(device),
@@ -262,7 +305,10 @@ impl Region {
             target_task,
             code: return_address(),
         });
-        state.emit(cb, SCOPE_BEGIN);
+        if let Some(cb) = cb {
+            state.emit(cb, SCOPE_BEGIN);
+        }
+        state.trace(SCOPE_BEGIN);
         Region(Some(state))
     }
 
@@ -282,8 +328,11 @@ impl Region {
 
 impl Drop for Region {
     fn drop(&mut self) {
-        if let (Some(s), Some(cb)) = (&self.0, tool()) {
-            s.emit(cb, SCOPE_END);
+        if let Some(s) = &self.0 {
+            if let Some(cb) = tool() {
+                s.emit(cb, SCOPE_END);
+            }
+            s.trace(SCOPE_END);
         }
     }
 }
@@ -331,23 +380,24 @@ fn data_op_around<R>(
     f: impl FnOnce() -> R,
     dst_of: impl Fn(&R) -> usize,
 ) -> R {
-    let Some(cb) = tool() else {
+    let cb = tool();
+    let traced = tracing_on();
+    if cb.is_none() && !traced {
         return f();
-    };
+    }
     let region = current();
     let none = AtomicU64::new(0);
     let (data, target_task, id, code) = match &region {
         Some(s) => (s.data_ptr(), s.target_task, s.id, s.code),
         None => (none.as_ptr(), 0, 0, return_address()),
     };
-    let code = code as *const c_void;
     let (src_dev, dst_dev) = match op {
         Op::Delete => (device_num(t.src_device), -1),
         _ => (device_num(t.src_device), device_num(t.dst_device)),
     };
     let mut host_op = 0u64;
     let emi = |endpoint: c_int, dst: usize, host_op: &mut u64| {
-        if let Some(g) = cb.data_op_emi {
+        if let Some(g) = cb.and_then(|c| c.data_op_emi) {
             g(
                 endpoint,
                 target_task as *mut sys::Data,
@@ -359,27 +409,52 @@ fn data_op_around<R>(
                 dst as *mut c_void,
                 dst_dev,
                 t.bytes,
-                code,
+                code as *const c_void,
             );
         }
     };
-    if cb.data_op_emi.is_some() {
+    if cb.is_some_and(|c| c.data_op_emi.is_some()) {
         emi(SCOPE_BEGIN, t.dst, &mut host_op);
-    } else if let Some(g) = cb.data_op {
-        g(
-            id,
-            next_id(),
-            op as c_int,
-            t.src as *mut c_void,
-            src_dev,
-            t.dst as *mut c_void,
-            dst_dev,
-            t.bytes,
-            code,
-        );
+    } else {
+        let g = cb.and_then(|c| c.data_op);
+        if g.is_some() || traced {
+            host_op = next_id();
+        }
+        if let Some(g) = g {
+            g(
+                id,
+                host_op,
+                op as c_int,
+                t.src as *mut c_void,
+                src_dev,
+                t.dst as *mut c_void,
+                dst_dev,
+                t.bytes,
+                code as *const c_void,
+            );
+        }
     }
-    let r = f();
-    if cb.data_op_emi.is_some() {
+    // The record goes to the trace of the device the operation is on.
+    let pending = if traced {
+        let on = match op {
+            Op::FromDevice | Op::Delete => src_dev,
+            _ => dst_dev,
+        };
+        usize::try_from(on).ok().and_then(|d| {
+            tracing::data_op(
+                d,
+                id,
+                host_op,
+                op,
+                (t.src, src_dev, t.dst, dst_dev, t.bytes),
+                code,
+            )
+        })
+    } else {
+        None
+    };
+    let r = tracing::issue(pending, f);
+    if cb.is_some_and(|c| c.data_op_emi.is_some()) {
         emi(SCOPE_END, dst_of(&r), &mut host_op);
     }
     r
@@ -423,9 +498,11 @@ pub fn transfer<R>(op: Op, t: Transfer, f: impl FnOnce() -> R) -> R {
 /// Reports the submission of a kernel of `num_teams` teams (0: the runtime chooses) around `f`,
 /// as the current region's.
 pub fn submit<R>(num_teams: u32, f: impl FnOnce() -> R) -> R {
-    let Some(cb) = tool() else {
+    let cb = tool();
+    let traced = tracing_on();
+    if cb.is_none() && !traced {
         return f();
-    };
+    }
     let region = current();
     let none = AtomicU64::new(0);
     let (data, id) = match &region {
@@ -433,13 +510,25 @@ pub fn submit<R>(num_teams: u32, f: impl FnOnce() -> R) -> R {
         None => (none.as_ptr(), 0),
     };
     let mut host_op = 0u64;
-    if let Some(g) = cb.submit_emi {
+    if let Some(g) = cb.and_then(|c| c.submit_emi) {
         g(SCOPE_BEGIN, data, &mut host_op, num_teams);
-    } else if let Some(g) = cb.submit {
-        g(id, next_id(), num_teams);
+    } else {
+        let g = cb.and_then(|c| c.submit);
+        if g.is_some() || traced {
+            host_op = next_id();
+        }
+        if let Some(g) = g {
+            g(id, host_op, num_teams);
+        }
     }
-    let r = f();
-    if let Some(g) = cb.submit_emi {
+    let pending = region.as_ref().and_then(|s| {
+        let device = usize::try_from(s.device).ok()?;
+        traced
+            .then(|| tracing::kernel(device, id, host_op, num_teams))
+            .flatten()
+    });
+    let r = tracing::issue(pending, f);
+    if let Some(g) = cb.and_then(|c| c.submit_emi) {
         g(SCOPE_END, data, &mut host_op, num_teams);
     }
     r
