@@ -161,6 +161,10 @@ impl Runtime {
     /// After the runtime exists: libomp starts its tool now if it has not yet, and asks the
     /// runtime for the number of devices meanwhile.
     fn connect_tool(&self) {
+        // A worker rank runs none of the program's constructs: its tool has nothing to see.
+        if crate::device::remote::is_worker() {
+            return;
+        }
         let types: Vec<String> = self
             .devices
             .iter()

@@ -352,6 +352,12 @@ pub fn serve_if_worker(host: Arc<dyn super::worker::Host>) {
     crate::sys::mpi::exit_now(0)
 }
 
+/// Whether this process is a worker rank of cluster mode (it serves its devices to the head
+/// and runs none of the program's constructs).
+pub fn is_worker() -> bool {
+    matches!(ROLE.get(), Some(Role::Worker { .. }))
+}
+
 /// On the head: tells the workers the program ended and leaves the MPI job (at exit). With
 /// `report`, first prints what was sent to each rank (`SPREAD_INFO=remote`).
 pub fn at_exit(report: bool) {

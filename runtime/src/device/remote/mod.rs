@@ -39,7 +39,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
-pub use head::{at_exit, discover, serve_if_worker};
+pub use head::{at_exit, discover, is_worker, serve_if_worker};
 
 /// A device of another rank.
 pub struct RemoteDevice {
