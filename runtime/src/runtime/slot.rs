@@ -248,7 +248,8 @@ impl DeviceSlot {
         src: usize,
         len: usize,
     ) -> Result<()> {
-        // One operation for the program's tool, with both devices, however it is done.
+        // One operation for the program's tool, with both devices, however it is done; a
+        // transfer "from device", as LLVM's libomptarget labels its device-to-device copies.
         let t = crate::ompt::Transfer {
             src,
             src_device: Some(self.id),
@@ -256,7 +257,7 @@ impl DeviceSlot {
             dst_device: Some(dst_slot.id),
             bytes: len,
         };
-        crate::ompt::transfer(crate::ompt::Op::ToDevice, t, || {
+        crate::ompt::transfer(crate::ompt::Op::FromDevice, t, || {
             self.copy_to_peer_unreported(dst_slot, dst, src, len)
         })
     }
