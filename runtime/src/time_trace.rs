@@ -133,7 +133,8 @@ impl Drop for Scope {
     }
 }
 
-fn escape(s: &str) -> String {
+/// `s` as the inside of a JSON string (also `SPREAD_TRACE`'s).
+pub fn escape(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for ch in s.chars() {
         match ch {

@@ -6,7 +6,7 @@
 mod html;
 
 use crate::profile::{self, Dir, Work};
-use crate::time_trace;
+use crate::time_trace::{self, escape};
 use parking_lot::Mutex;
 use std::cell::RefCell;
 use std::fmt::Write as _;
@@ -213,21 +213,6 @@ impl Drop for Span {
             label,
         });
     }
-}
-
-fn escape(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(o, "\\u{:04x}", c as u32);
-            }
-            c => o.push(c),
-        }
-    }
-    o
 }
 
 /// The trace so far as Chrome trace-event JSON.

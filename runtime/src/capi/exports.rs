@@ -741,7 +741,9 @@ macro_rules! data_entry {
     ($($name:ident => $op:expr, $nowait:expr, mapper: $m:tt, nowait_args: $w:tt;)*) => {$(
         data_entry!(@one $name, $op, $nowait, $m, $w);
     )*};
-    (@one $name:ident, $op:expr, $nowait:expr, yes, no) => {
+    // The `nowait` forms' trailing depend arguments (Spread takes those from libomp's task) are
+    // not declared: in the C calling convention the caller's extra arguments are simply unread.
+    (@one $name:ident, $op:expr, $nowait:expr, yes, $w:tt) => {
         /// The work of the entry point of the same name, after its call site is recorded.
         mod $name {
             use super::*;
@@ -750,30 +752,6 @@ macro_rules! data_entry {
                 loc: *mut Ident, device: i64, n: i32, bases: *mut *mut c_void,
                 begins: *mut *mut c_void, sizes: *mut i64, types: *mut i64,
                 names: *mut *mut c_void, mappers: *mut *mut c_void,
-            ) {
-                guard(stringify!($name), || {
-                    target_data($op, $nowait, loc, device, n, bases, begins, sizes, types, names, mappers)
-                })
-            }
-        }
-
-        #[unsafe(naked)]
-        #[no_mangle]
-        pub extern "C" fn $name() {
-            call_site_shim!($name::body)
-        }
-    };
-    (@one $name:ident, $op:expr, $nowait:expr, yes, yes) => {
-        /// The work of the entry point of the same name, after its call site is recorded.
-        mod $name {
-            use super::*;
-            #[allow(clippy::too_many_arguments)]
-            pub(super) extern "C" fn body(
-                loc: *mut Ident, device: i64, n: i32, bases: *mut *mut c_void,
-                begins: *mut *mut c_void, sizes: *mut i64, types: *mut i64,
-                names: *mut *mut c_void, mappers: *mut *mut c_void,
-                _dep_num: i32, _dep_list: *mut c_void, _noalias_num: i32,
-                _noalias_list: *mut c_void,
             ) {
                 guard(stringify!($name), || {
                     target_data($op, $nowait, loc, device, n, bases, begins, sizes, types, names, mappers)

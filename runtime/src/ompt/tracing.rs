@@ -405,13 +405,7 @@ pub(super) fn data_op(
         end_time: 0,
         codeptr_ra: code,
     });
-    Some(Box::new(Pending {
-        device_num,
-        code: kind,
-        target_id,
-        thread_id: thread_id(),
-        what,
-    }))
+    Some(pending(device_num, kind, target_id, what))
 }
 
 /// Prepares the record of a kernel of `teams` teams on `device_num`.
@@ -428,13 +422,17 @@ pub(super) fn kernel(
         granted_num_teams: teams,
         end_time: 0,
     });
-    Some(Box::new(Pending {
+    Some(pending(device_num, kind, target_id, what))
+}
+
+fn pending(device_num: usize, code: c_int, target_id: u64, what: What) -> Box<Pending> {
+    Box::new(Pending {
         device_num,
-        code: kind,
+        code,
         target_id,
         thread_id: thread_id(),
         what,
-    }))
+    })
 }
 
 /// Runs `f` (which issues one operation) with `pending` offered to the device that runs it
