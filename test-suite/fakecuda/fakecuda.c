@@ -424,7 +424,17 @@ CUresult cuCtxEnablePeerAccess(void *peer_ctx, unsigned flags) {
 /* --- memory -------------------------------------------------------------------------------- */
 
 /* Device memory is host memory, filled with 0xA5 on allocation and 0xDD before it is freed so
- * that code relying on zeroed or freed device memory computes wrong results. */
+ * that code relying on zeroed or freed device memory computes wrong results. Each allocation is
+ * a mapping of its own, outside the host's heap, followed by DEVICE_SLACK writable bytes: on a
+ * GPU a kernel that writes past its section (as tests of faulty kernels do) hits device memory,
+ * never the program's host data, and so must it here (in the heap it corrupted the runtime's
+ * mapping table, depending on the heap's layout). */
+#define DEVICE_SLACK ((size_t)1 << 20)
+
+static size_t device_mapping_len(size_t size) {
+  return ((size + 4095) & ~(size_t)4095) + DEVICE_SLACK;
+}
+
 static CUresult alloc_counted(CUdeviceptr *p, size_t size, enum kind k) {
   NEED_CTX();
   if (!p || size == 0)
@@ -436,8 +446,9 @@ static CUresult alloc_counted(CUdeviceptr *p, size_t size, enum kind k) {
   pthread_mutex_unlock(&lock);
   if (!fits)
     return E_OUT_OF_MEMORY;
-  void *m = malloc(size);
-  if (!m) {
+  void *m = mmap(NULL, device_mapping_len(size), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) {
     pthread_mutex_lock(&lock);
     current->used -= size;
     pthread_mutex_unlock(&lock);
@@ -468,7 +479,7 @@ CUresult cuMemFree_v2(CUdeviceptr p) {
   ctxs[a.dev].used -= a.size;
   pthread_mutex_unlock(&lock);
   memset((void *)a.base, 0xDD, a.size);
-  free((void *)a.base);
+  munmap((void *)a.base, device_mapping_len(a.size));
   return OK;
 }
 
@@ -860,6 +871,9 @@ struct stream {
   struct op *head, *tail;
   uint64_t enqueued, done;
   int error, stop;
+  /* done_at[k]: when `done` reached k (ms, CLOCK_MONOTONIC), for cuEventElapsedTime. */
+  double *done_at;
+  size_t done_cap;
 };
 
 /* Streams of each GPU with work enqueued and not done, and the most at once (logged at exit as
@@ -886,7 +900,16 @@ struct event {
   struct stream *s;
   uint64_t seq;
   pthread_mutex_t mu;
+  unsigned flags;
+  double at;   /* when recorded, if the stream had nothing pending then (ms) */
+  int stamped;
 };
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
 
 typedef void (*k32)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
                     uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
@@ -1012,6 +1035,14 @@ static void *worker(void *arg) {
       s->tail = NULL;
     if (++s->done == s->enqueued)
       note_busy(s, -1);
+    if (s->done >= s->done_cap) {
+      size_t cap = s->done_cap ? 2 * s->done_cap : 1024;
+      while (cap <= s->done)
+        cap *= 2;
+      s->done_at = realloc(s->done_at, cap * sizeof *s->done_at);
+      s->done_cap = cap;
+    }
+    s->done_at[s->done] = now_ms();
     pthread_cond_broadcast(&s->cv);
     free(o);
   }
@@ -1114,6 +1145,7 @@ CUresult cuEventCreate(void **out, unsigned flags) {
     return E_INVALID_VALUE;
   struct event *e = calloc(1, sizeof *e);
   e->ctx = current;
+  e->flags = flags;
   pthread_mutex_init(&e->mu, NULL);
   *out = e;
   return OK;
@@ -1134,11 +1166,57 @@ CUresult cuEventRecord(void *ev, void *sv) {
   }
   pthread_mutex_lock(&s->mu);
   uint64_t seq = s->enqueued;
+  int idle = s->done >= seq;
   pthread_mutex_unlock(&s->mu);
   pthread_mutex_lock(&e->mu);
   e->s = s;
   e->seq = seq;
+  e->stamped = idle;
+  e->at = idle ? now_ms() : 0;
   pthread_mutex_unlock(&e->mu);
+  return OK;
+}
+
+/* When `e` completed (ms), or 0 with E_NOT_READY. */
+static CUresult event_time(struct event *e, double *t) {
+  pthread_mutex_lock(&e->mu);
+  struct stream *s = e->s;
+  uint64_t seq = e->seq;
+  int stamped = e->stamped;
+  double at = e->at;
+  pthread_mutex_unlock(&e->mu);
+  if (!s)
+    return E_INVALID_HANDLE; /* never recorded */
+  if (stamped) {
+    *t = at;
+    return OK;
+  }
+  pthread_mutex_lock(&s->mu);
+  CUresult r = s->done >= seq ? OK : E_NOT_READY;
+  if (!r)
+    *t = s->done_at[seq];
+  pthread_mutex_unlock(&s->mu);
+  return r;
+}
+
+/* Events of one context, both completed, both created with timing (CU_EVENT_DISABLE_TIMING = 2
+ * makes it CUDA_ERROR_INVALID_HANDLE, as on a GPU). */
+CUresult cuEventElapsedTime(float *ms, void *start, void *end) {
+  NEED_INIT();
+  struct event *a = start, *b = end;
+  if (!ms || !a || !b)
+    return E_INVALID_VALUE;
+  if ((a->flags | b->flags) & 2)
+    return E_INVALID_HANDLE;
+  if (a->ctx != b->ctx)
+    die_msg("cuEventElapsedTime: events of GPUs %d and %d", a->ctx->dev, b->ctx->dev);
+  double ta, tb;
+  CUresult r = event_time(a, &ta);
+  if (!r)
+    r = event_time(b, &tb);
+  if (r)
+    return r;
+  *ms = (float)(tb - ta);
   return OK;
 }
 

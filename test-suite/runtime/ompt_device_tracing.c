@@ -43,6 +43,7 @@ static int traced;
 // Per device: records and callbacks of target regions (begin + end), data ops, kernels.
 static int records[DEVICES][3], callbacks[DEVICES][3];
 static ompt_device_time_t last_time[DEVICES];
+static ompt_device_time_t kernel_ns[DEVICES];
 static double wtime_lo, wtime_hi = 1e300;
 static int completed, in_run = 1;
 
@@ -83,6 +84,8 @@ static void on_complete(int device, ompt_buffer_t *buffer, size_t bytes,
     case ompt_callback_target_submit:
       records[device][2]++;
       end = r->record.target_kernel.end_time;
+      if (end >= r->time)
+        kernel_ns[device] += end - r->time;
       break;
     default:
       printf("FAIL: record of event %d\n", (int)r->type);
@@ -175,6 +178,8 @@ static void tool_finalize(ompt_data_t *data) {
            "kernel=%d\n",
            d, records[d][0], records[d][1], records[d][2], callbacks[d][0], callbacks[d][1],
            callbacks[d][2]);
+  for (int d = 0; d < 3; d++)
+    printf("device %d: kernel time %llu us\n", d, (unsigned long long)(kernel_ns[d] / 1000));
   printf("records checked\n");
 }
 

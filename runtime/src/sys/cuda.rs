@@ -413,6 +413,38 @@ pub fn event_create() -> CuResult<usize> {
     Ok(e as usize)
 }
 
+/// An event that records its time, for [`event_elapsed_ms`] (trace records' device timestamps).
+pub fn event_create_timed() -> CuResult<usize> {
+    let mut e: sys::CUevent = std::ptr::null_mut();
+    // SAFETY: writes one event handle.
+    check("cuEventCreate", unsafe { sys::cuEventCreate(&mut e, 0) })?;
+    Ok(e as usize)
+}
+
+/// Whether the driver has `cuEventElapsedTime` (only trace records need it, so it is not among
+/// the entry points every use of the driver requires).
+pub fn event_timing_available() -> bool {
+    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AVAILABLE.get_or_init(|| {
+        // SAFETY: the library is present (a device was opened through it); only the symbol's
+        // address is looked up, nothing is called.
+        let lib = unsafe { sys::culib() };
+        // SAFETY: looking up an address does not call it; the pointer type is never used.
+        unsafe { lib.get::<*const c_void>(b"cuEventElapsedTime") }.is_ok()
+    })
+}
+
+/// Milliseconds from `start` to `end`, two timed events that have both completed (only where
+/// [`event_timing_available`]).
+pub fn event_elapsed_ms(start: usize, end: usize) -> CuResult<f32> {
+    let mut ms = 0f32;
+    // SAFETY: live event handles of one context; writes one float.
+    check("cuEventElapsedTime", unsafe {
+        sys::cuEventElapsedTime(&mut ms, start as sys::CUevent, end as sys::CUevent)
+    })?;
+    Ok(ms)
+}
+
 /// Records `e` at the current end of `s`.
 pub fn event_record(e: usize, s: usize) -> CuResult<()> {
     // SAFETY: live event and stream handles of one context.

@@ -224,6 +224,8 @@ pub struct CudaDevice {
     shared_memory: u32,
     /// Whether this device reaches a peer's memory directly (by peer CUDA device handle).
     peers: Mutex<HashMap<i32, bool>>,
+    /// The reference point of OMPT trace records' device times (see `reference_event`).
+    reference: std::sync::OnceLock<Option<(usize, std::time::Instant)>>,
 }
 
 impl CudaDevice {
@@ -337,6 +339,7 @@ impl CudaDevice {
             env,
             shared_memory: config.gpu.shared_memory,
             peers: Mutex::new(HashMap::new()),
+            reference: std::sync::OnceLock::new(),
         })
     }
 
@@ -353,6 +356,77 @@ impl CudaDevice {
     }
 
     /// This device's state in `s`, creating nothing: streams come from [`Device::create_stream`].
+    /// Runs `f` (which enqueues one operation on `cs`) between two timed events when the
+    /// operation carries an OMPT trace record, kept with the stream until its work is done.
+    fn timed(&self, cs: &mut CudaStream, f: impl FnOnce() -> Result<()>) -> Result<()> {
+        let Some(record) = crate::ompt::take_pending() else {
+            return f();
+        };
+        let begin = std::time::Instant::now();
+        if !cu::event_timing_available() {
+            // The record carries the enqueueing's times.
+            let r = f();
+            crate::ompt::complete_pending(*record, begin, std::time::Instant::now());
+            return r;
+        }
+        // Before the operation's first event: its times are counted from it.
+        let _ = self.reference_event();
+        let events = cu::event_create_timed().and_then(|start| {
+            cu::event_record(start, cs.raw)?;
+            Ok(start)
+        });
+        let r = f();
+        let end = events.and_then(|start| {
+            let end = cu::event_create_timed()?;
+            cu::event_record(end, cs.raw)?;
+            Ok((start, end))
+        });
+        match end {
+            Ok((start, end)) if r.is_ok() => cs.traced.push(Traced { record, start, end }),
+            // No events: the record carries the enqueueing's times.
+            _ => crate::ompt::complete_pending(*record, begin, std::time::Instant::now()),
+        }
+        r
+    }
+
+    /// Completes the trace records of `cs`'s operations (its work is done) with their device
+    /// times: the events' times from the device's reference event, whose host time is known.
+    fn complete_traced(&self, cs: &mut CudaStream) {
+        if cs.traced.is_empty() {
+            return;
+        }
+        let reference = self.reference_event();
+        for t in cs.traced.drain(..) {
+            let at = |ev: usize| {
+                let (r, host) = reference?;
+                let ms = cu::event_elapsed_ms(r, ev).ok()?;
+                Some(host + std::time::Duration::from_secs_f64(f64::from(ms.max(0.0)) / 1e3))
+            };
+            let now = std::time::Instant::now();
+            let (start, end) = (at(t.start).unwrap_or(now), at(t.end).unwrap_or(now));
+            crate::ompt::complete_pending(*t.record, start, end.max(start));
+            let _ = cu::event_destroy(t.start);
+            let _ = cu::event_destroy(t.end);
+        }
+    }
+
+    /// The device's reference point for event times: a timed event recorded once, before the
+    /// first traced operation, on a stream of its own, and waited for, with the host time just
+    /// after it completed (events of one context compare across streams).
+    fn reference_event(&self) -> Option<(usize, std::time::Instant)> {
+        *self.reference.get_or_init(|| {
+            let st = cu::stream_create().ok()?;
+            let e = cu::event_create_timed().ok();
+            let r = e.and_then(|e| {
+                cu::event_record(e, st).ok()?;
+                cu::event_synchronize(e).ok()?;
+                Some((e, std::time::Instant::now()))
+            });
+            let _ = cu::stream_destroy(st);
+            r
+        })
+    }
+
     fn raw<'s>(&self, s: &'s mut Stream) -> Result<&'s mut CudaStream> {
         let id = self.id();
         s.backend
@@ -397,6 +471,16 @@ struct CudaStream {
     raw: usize,
     ctx: usize,
     deferred_frees: Vec<u64>,
+    /// Operations with an OMPT trace record, between two timed events, completed with the
+    /// events' device times once the stream's work is done.
+    traced: Vec<Traced>,
+}
+
+/// An operation's trace record and the events around it on its stream.
+struct Traced {
+    record: Box<crate::ompt::Pending>,
+    start: usize,
+    end: usize,
 }
 
 impl Drop for CudaStream {
@@ -406,6 +490,10 @@ impl Drop for CudaStream {
             let _ = cu::stream_synchronize(self.raw);
             for p in self.deferred_frees.drain(..) {
                 let _ = cu::free_device(p);
+            }
+            for t in self.traced.drain(..) {
+                let _ = cu::event_destroy(t.start);
+                let _ = cu::event_destroy(t.end);
             }
             let _ = cu::stream_destroy(self.raw);
         }
@@ -684,6 +772,7 @@ impl Device for CudaDevice {
                 raw,
                 ctx: self.shared.ctx,
                 deferred_frees: Vec::new(),
+                traced: Vec::new(),
             })),
             staging: Vec::new(),
             busy: false,
@@ -692,24 +781,30 @@ impl Device for CudaDevice {
 
     fn to_device_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
         self.bind()?;
-        let raw = self.raw(s)?.raw;
-        cu::copy_htod(dst as u64, src, len, raw).map_err(|e| self.err("host-to-device copy", e))?;
-        Ok(())
+        let cs = self.raw(s)?;
+        let raw = cs.raw;
+        self.timed(cs, || {
+            cu::copy_htod(dst as u64, src, len, raw).map_err(|e| self.err("host-to-device copy", e))
+        })
     }
 
     fn to_host_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
         self.bind()?;
-        let raw = self.raw(s)?.raw;
-        cu::copy_dtoh(dst, src as u64, len, raw).map_err(|e| self.err("device-to-host copy", e))?;
-        Ok(())
+        let cs = self.raw(s)?;
+        let raw = cs.raw;
+        self.timed(cs, || {
+            cu::copy_dtoh(dst, src as u64, len, raw).map_err(|e| self.err("device-to-host copy", e))
+        })
     }
 
     fn within_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
         self.bind()?;
-        let raw = self.raw(s)?.raw;
-        cu::copy_dtod(dst as u64, src as u64, len, raw)
-            .map_err(|e| self.err("device-to-device copy", e))?;
-        Ok(())
+        let cs = self.raw(s)?;
+        let raw = cs.raw;
+        self.timed(cs, || {
+            cu::copy_dtod(dst as u64, src as u64, len, raw)
+                .map_err(|e| self.err("device-to-device copy", e))
+        })
     }
 
     fn fill_impl(&self, dst: usize, byte: u8, len: usize, s: &mut Stream) -> Result<()> {
@@ -740,17 +835,19 @@ impl Device for CudaDevice {
         let PeerCopy { to, dst, src, len } = c;
         let peer = super::peer_of::<CudaDevice>(self, to)?;
         self.bind()?;
-        let raw = self.raw(s)?.raw;
-        cu::copy_peer(
-            dst as u64,
-            peer.shared.ctx,
-            src as u64,
-            self.shared.ctx,
-            len,
-            raw,
-        )
-        .map_err(|e| self.err("peer copy", e))?;
-        Ok(())
+        let cs = self.raw(s)?;
+        let raw = cs.raw;
+        self.timed(cs, || {
+            cu::copy_peer(
+                dst as u64,
+                peer.shared.ctx,
+                src as u64,
+                self.shared.ctx,
+                len,
+                raw,
+            )
+            .map_err(|e| self.err("peer copy", e))
+        })
     }
 
     fn launch_impl(&self, l: Launch<'_>, s: &mut Stream) -> Result<()> {
@@ -798,16 +895,18 @@ impl Device for CudaDevice {
         params.extend(args.iter().map(|&a| a as u64));
         let shared_mem = cfg.dyn_cgroup_mem.max(self.shared_memory);
         let _span = trace::kernel(id, || format!("kernel {} x {}", grid.blocks, grid.threads));
-        cu::launch(k.func, grid.blocks, grid.threads, shared_mem, raw, &params).map_err(|e| {
-            self.err(
-                &format!(
-                    "launching a kernel with {} blocks of {} threads",
-                    grid.blocks, grid.threads
-                ),
-                e,
-            )
-        })?;
-        Ok(())
+        let cs = self.raw(s)?;
+        self.timed(cs, || {
+            cu::launch(k.func, grid.blocks, grid.threads, shared_mem, raw, &params).map_err(|e| {
+                self.err(
+                    &format!(
+                        "launching a kernel with {} blocks of {} threads",
+                        grid.blocks, grid.threads
+                    ),
+                    e,
+                )
+            })
+        })
     }
 
     fn describe_launch(&self, kernel: KernelHandle, cfg: &LaunchConfig) -> String {
@@ -857,6 +956,7 @@ impl Device for CudaDevice {
         for p in cs.deferred_frees.drain(..) {
             let _ = cu::free_device(p);
         }
+        self.complete_traced(cs);
         s.staging.clear();
         s.busy = false;
         r
@@ -868,9 +968,11 @@ impl Device for CudaDevice {
         }
         self.bind()?;
         let cs = self.raw(s)?;
-        cu::stream_query(cs.raw)
-            .map(Some)
-            .map_err(|e| self.err("stream query", e))
+        let done = cu::stream_query(cs.raw).map_err(|e| self.err("stream query", e))?;
+        if done {
+            self.complete_traced(cs);
+        }
+        Ok(Some(done))
     }
 
     fn pin_host(&self, ptr: usize, len: usize) -> Result<bool> {
