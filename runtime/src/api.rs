@@ -222,13 +222,7 @@ pub fn associate(slot: &DeviceSlot, host: usize, tgt: usize, size: usize) -> Res
             "Not allowed to re-associate a different device ptr+offset with the same host ptr",
         ));
     }
-    let t = ompt::Transfer {
-        src: host,
-        src_device: None,
-        dst: tgt,
-        dst_device: Some(slot.id),
-        bytes: size,
-    };
+    let t = ompt::Transfer::host_to_device(slot.id, host, tgt, size);
     ompt::transfer(ompt::Op::Associate, t, || {
         table.insert(Entry::permanent(host, size, tgt));
     });
@@ -253,13 +247,7 @@ pub fn disassociate(slot: &DeviceSlot, host: usize) -> Result<()> {
             "Trying to disassociate a pointer which was not mapped via omp_target_associate_ptr",
         ));
     }
-    let t = ompt::Transfer {
-        src: host,
-        src_device: None,
-        dst: 0,
-        dst_device: Some(slot.id),
-        bytes: 0,
-    };
+    let t = ompt::Transfer::host_to_device(slot.id, host, 0, 0);
     ompt::transfer(ompt::Op::Disassociate, t, || table.remove(host));
     Ok(())
 }

@@ -60,6 +60,19 @@ impl Construct {
         }
     }
 
+    /// The construct's event in `LIBOMPTARGET_PROFILE`'s time trace (`crate::time_trace`).
+    pub fn event_name(&self) -> &'static str {
+        match self.kind {
+            1 => "Spread: target spread",
+            2 => "Spread: target data spread",
+            3 => "Spread: target enter data spread",
+            4 => "Spread: target exit data spread",
+            5 => "Spread: target update spread",
+            KIND_AUTO => "Spread: SPREAD_AUTO kernel",
+            _ => "Spread: spread construct",
+        }
+    }
+
     /// The construct's source location, for error reports.
     pub fn location(&self) -> SourceLoc {
         SourceLoc {
@@ -552,16 +565,7 @@ impl Region {
             file: construct.file.clone(),
             line: construct.line,
         });
-        let event = match construct.kind {
-            1 => "Spread: target spread",
-            2 => "Spread: target data spread",
-            3 => "Spread: target enter data spread",
-            4 => "Spread: target exit data spread",
-            5 => "Spread: target update spread",
-            KIND_AUTO => "Spread: SPREAD_AUTO kernel",
-            _ => "Spread: spread construct",
-        };
-        let timed = crate::time_trace::scope(event, || {
+        let timed = crate::time_trace::scope(construct.event_name(), || {
             format!(
                 "{} at {};Devices={list:?}",
                 construct.name(),

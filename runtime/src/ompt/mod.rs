@@ -34,8 +34,8 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 pub use tracing::{
     complete as complete_pending, device_time, flush as flush_trace, pause as pause_trace,
-    set_trace, start as start_trace, stop as stop_trace, take_pending, translate_time,
-    BufferComplete, BufferRequest, Pending, RECORD_BYTES, SET_ALWAYS, SET_NEVER,
+    run_traced, set_trace, start as start_trace, stop as stop_trace, take_pending, translate_time,
+    BufferComplete, BufferRequest, Pending, RECORD_BYTES, SET_NEVER,
 };
 
 /// `ompt_target_t`: the construct a region reports.
@@ -78,8 +78,9 @@ static ACTIVE: AtomicBool = AtomicBool::new(false);
 static INITIAL_DEVICE: AtomicI32 = AtomicI32::new(0);
 /// Target ids and host operation ids (non-EMI callbacks), as stock: one counter, from 1.
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-/// The devices the tool knows (`device_initialize`), for `device_load` and `device_finalize`.
-static INITIALIZED: OnceLock<Vec<usize>> = OnceLock::new();
+/// How many devices the tool knows (numbers `0..n`, `device_initialize`), for `device_load` and
+/// `device_finalize`.
+static DEVICES_TOLD: OnceLock<usize> = OnceLock::new();
 
 thread_local! {
     /// The return address of the program's call into the runtime on this thread (`codeptr_ra`).
@@ -93,12 +94,6 @@ fn tool() -> Option<&'static ToolCallbacks> {
         return None;
     }
     CALLBACKS.get()
-}
-
-/// Whether a tool receives target callbacks or trace records (callers skip preparing what only
-/// a tool reads).
-pub fn active() -> bool {
-    tool().is_some() || tracing_on()
 }
 
 fn tracing_on() -> bool {
@@ -134,7 +129,7 @@ pub fn connect(initial_device: i32, types: &[String]) {
     ACTIVE.store(any, Ordering::Release);
     // Loads and finalizations are reported for every device, whether the tool registered
     // `device_initialize` or not (as stock).
-    let _ = INITIALIZED.set((0..types.len()).collect());
+    let _ = DEVICES_TOLD.set(types.len());
     let Some(init) = cb.device_initialize else {
         return;
     };
@@ -154,7 +149,7 @@ pub fn connect(initial_device: i32, types: &[String]) {
 
 /// `device_load`: an image of `bytes` bytes at `host` loaded on `device`.
 pub fn device_load(device: usize, host: usize, bytes: usize) {
-    let told = INITIALIZED.get().is_some_and(|ids| ids.contains(&device));
+    let told = DEVICES_TOLD.get().is_some_and(|&n| device < n);
     if !told || sys::tool_finalized() {
         return;
     }
@@ -179,11 +174,11 @@ pub fn finalize_devices() {
         return;
     }
     tracing::flush_all();
-    if let (Some(f), Some(ids)) = (
+    if let (Some(f), Some(&n)) = (
         CALLBACKS.get().and_then(|c| c.device_finalize),
-        INITIALIZED.get(),
+        DEVICES_TOLD.get(),
     ) {
-        for &id in ids {
+        for id in 0..n {
             f(id as c_int);
         }
     }
@@ -278,11 +273,6 @@ impl State {
 pub struct Region(Option<Arc<State>>);
 
 impl Region {
-    /// A region that reports nothing (no tool, or work that is not a construct of its own).
-    pub fn none() -> Region {
-        Region(None)
-    }
-
     /// Begins a construct of `kind` on the runtime's device `device`, on the calling thread's
     /// current task.
     pub fn begin(kind: Kind, device: usize) -> Region {
@@ -365,6 +355,30 @@ pub struct Transfer {
     pub dst_device: Option<usize>,
     /// Bytes.
     pub bytes: usize,
+}
+
+impl Transfer {
+    /// `bytes` from the host at `host` to `device` at `tgt`.
+    pub fn host_to_device(device: usize, host: usize, tgt: usize, bytes: usize) -> Transfer {
+        Transfer {
+            src: host,
+            src_device: None,
+            dst: tgt,
+            dst_device: Some(device),
+            bytes,
+        }
+    }
+
+    /// `bytes` from `device` at `tgt` to the host at `host`.
+    pub fn device_to_host(device: usize, tgt: usize, host: usize, bytes: usize) -> Transfer {
+        Transfer {
+            src: tgt,
+            src_device: Some(device),
+            dst: host,
+            dst_device: None,
+            bytes,
+        }
+    }
 }
 
 fn device_num(d: Option<usize>) -> c_int {
@@ -468,25 +482,13 @@ pub fn alloc<E>(
     bytes: usize,
     f: impl FnOnce() -> Result<usize, E>,
 ) -> Result<usize, E> {
-    let t = Transfer {
-        src: host,
-        src_device: None,
-        dst: 0,
-        dst_device: Some(device),
-        bytes,
-    };
+    let t = Transfer::host_to_device(device, host, 0, bytes);
     data_op_around(Op::Alloc, t, f, |r| *r.as_ref().unwrap_or(&0))
 }
 
 /// Reports the freeing of device memory at `ptr` on `device` around `f`.
 pub fn delete<R>(device: usize, ptr: usize, f: impl FnOnce() -> R) -> R {
-    let t = Transfer {
-        src: ptr,
-        src_device: Some(device),
-        dst: 0,
-        dst_device: None,
-        bytes: 0,
-    };
+    let t = Transfer::device_to_host(device, ptr, 0, 0);
     data_op_around(Op::Delete, t, f, |_| 0)
 }
 

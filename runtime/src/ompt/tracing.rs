@@ -40,7 +40,7 @@ const SUBMIT_EMI: c_int = 35;
 /// `ompt_set_result_t`: never / always.
 pub const SET_NEVER: c_int = 1;
 /// `ompt_set_always`.
-pub const SET_ALWAYS: c_int = 5;
+const SET_ALWAYS: c_int = 5;
 
 /// `ompt_record_target_t`.
 #[repr(C)]
@@ -221,13 +221,15 @@ pub fn start(
 
 /// `ompt_pause_trace`.
 pub fn pause(device_num: usize, begin: bool) -> c_int {
-    match device(device_num) {
-        Some(d) if d.lock().started => {
-            d.lock().paused = begin;
-            1
-        }
-        _ => 0,
+    let Some(d) = device(device_num) else {
+        return 0;
+    };
+    let mut d = d.lock();
+    if !d.started {
+        return 0;
     }
+    d.paused = begin;
+    1
 }
 
 /// `ompt_flush_trace`: hands the tool the buffer being filled.
@@ -293,39 +295,46 @@ fn thread_id() -> u64 {
 }
 
 /// Writes `rec` into `device_num`'s buffer, asking the tool for one first where there is none,
-/// and hands the buffer back full.
+/// and hands the buffer back full. The record is written under the device's lock, so a buffer
+/// handed back (full, or by a flush on another thread) holds only whole records.
 fn write(device_num: usize, rec: &Record) {
     let Some(d) = device(device_num) else { return };
-    let (addr, full) = {
-        let mut g = d.lock();
-        if g.buffer.is_none() {
-            let Some(request) = g.request else { return };
+    let mut g = d.lock();
+    if g.buffer.is_none() {
+        let Some(request) = g.request else { return };
+        drop(g);
+        let mut addr: *mut c_void = std::ptr::null_mut();
+        let mut bytes = 0usize;
+        // The tool's callback runs without the lock: it may call back into the trace.
+        request(device_num as c_int, &mut addr, &mut bytes);
+        if addr.is_null() || bytes < RECORD_BYTES {
+            return;
+        }
+        g = d.lock();
+        if g.buffer.is_some() {
+            // Another thread got one meanwhile: this one goes back to the tool empty.
+            let complete = g.complete;
             drop(g);
-            let mut addr: *mut c_void = std::ptr::null_mut();
-            let mut bytes = 0usize;
-            // The tool's callback runs without the lock: it may call back into the trace.
-            request(device_num as c_int, &mut addr, &mut bytes);
-            if addr.is_null() || bytes < RECORD_BYTES {
-                return;
+            if let Some(complete) = complete {
+                complete(device_num as c_int, addr, 0, 0, 1);
             }
             g = d.lock();
-            if g.buffer.is_none() {
-                g.buffer = Some((addr as usize, bytes, 0));
-            }
+        } else {
+            g.buffer = Some((addr as usize, bytes, 0));
         }
-        let Some((addr, bytes, used)) = g.buffer.as_mut() else {
-            return;
-        };
-        let at = *addr + *used;
-        *used += RECORD_BYTES;
-        let full = (*used + RECORD_BYTES > *bytes).then_some((*addr, *used));
-        if full.is_some() {
-            g.buffer = None;
-        }
-        (at, full.map(|f| (f, g.complete)))
+    }
+    let Some((addr, bytes, used)) = g.buffer.as_mut() else {
+        return;
     };
-    access::transfer(addr, rec as *const Record as usize, RECORD_BYTES);
-    if let Some(((buf, used), Some(complete))) = full {
+    access::transfer(*addr + *used, rec as *const Record as usize, RECORD_BYTES);
+    *used += RECORD_BYTES;
+    let full = (*used + RECORD_BYTES > *bytes).then_some((*addr, *used));
+    if full.is_some() {
+        g.buffer = None;
+    }
+    let complete = g.complete;
+    drop(g);
+    if let (Some((buf, used)), Some(complete)) = (full, complete) {
         complete(device_num as c_int, buf as *mut c_void, used, 0, 1);
     }
 }
@@ -451,8 +460,21 @@ pub(super) fn issue<R>(pending: Option<Box<Pending>>, f: impl FnOnce() -> R) -> 
     r
 }
 
+/// Runs `f`, the operation of the record `pending` (if any), and completes the record with the
+/// times `f` ran.
+pub fn run_traced<R>(pending: Option<Box<Pending>>, f: impl FnOnce() -> R) -> R {
+    let Some(p) = pending else {
+        return f();
+    };
+    let start = Instant::now();
+    let r = f();
+    complete(*p, start, Instant::now());
+    r
+}
+
 /// The record of the operation being issued on this thread, for a device that runs it later
-/// and completes it with [`complete`] once it has run (host devices' streams).
+/// and completes it once it has run ([`run_traced`]: host devices' streams; [`complete`]: CUDA
+/// devices, with their events' times).
 pub fn take_pending() -> Option<Box<Pending>> {
     if !ANY.load(Ordering::Relaxed) {
         return None;

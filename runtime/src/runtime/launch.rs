@@ -76,30 +76,46 @@ enum After {
 pub struct InFlight<'a> {
     cx: Ctx<'a>,
     after: After,
-    /// The construct as the program's OMPT tool sees it: ended once the construct finishes.
-    tool: ompt::Region,
-    /// The construct in `LIBOMPTARGET_PROFILE`'s time trace, recorded once it finishes (boxed:
-    /// constructs move their `InFlight` around, and this is rarely there).
-    timed: Option<Box<time_trace::Scope>>,
+    /// The construct as tools see it, ended once it finishes.
+    observed: Observed,
 }
 
-/// A construct's event in `LIBOMPTARGET_PROFILE`'s time trace (stock's name for it).
-fn timed(name: &'static str, device: usize, args: &MapArgs) -> Option<Box<time_trace::Scope>> {
-    time_trace::scope(name, || format!("Device={device};NumArgs={}", args.len())).map(Box::new)
+/// A construct on one device as tools see it: its OMPT region (`target` callbacks, trace
+/// records) and its event in `LIBOMPTARGET_PROFILE`'s time trace (boxed: constructs move their
+/// `InFlight` around, and it is rarely there). Both end when this is dropped.
+struct Observed {
+    tool: ompt::Region,
+    _timed: Option<Box<time_trace::Scope>>,
+}
+
+impl Observed {
+    /// Begins a construct of `kind` on `device`; `detail` is the time trace event's.
+    fn begin(kind: ompt::Kind, device: usize, detail: impl FnOnce() -> String) -> Observed {
+        // Stock's names.
+        let name = match kind {
+            ompt::Kind::Target => "Runtime: target exe",
+            _ => "Runtime: Data Copy",
+        };
+        Observed {
+            tool: ompt::Region::begin(kind, device),
+            _timed: time_trace::scope(name, detail).map(Box::new),
+        }
+    }
+
+    /// A data construct with `args` on `device`.
+    fn data(kind: ompt::Kind, device: usize, args: &MapArgs) -> Observed {
+        Observed::begin(kind, device, || {
+            format!("Device={device};NumArgs={}", args.len())
+        })
+    }
 }
 
 impl<'a> InFlight<'a> {
-    fn new(
-        cx: Ctx<'a>,
-        after: After,
-        tool: ompt::Region,
-        timed: Option<Box<time_trace::Scope>>,
-    ) -> Self {
+    fn new(cx: Ctx<'a>, after: After, observed: Observed) -> Self {
         InFlight {
             cx,
             after,
-            tool,
-            timed,
+            observed,
         }
     }
 
@@ -144,12 +160,11 @@ impl<'a> InFlight<'a> {
         let InFlight {
             mut cx,
             after,
-            tool,
-            timed: _timed,
+            observed,
         } = self;
         // What finishing does (copies back, releases) is the construct's, whichever thread
-        // finishes it; its end is reported when `tool` goes, after all of it.
-        let _entered = tool.enter();
+        // finishes it; its end is reported when `observed` goes, after all of it.
+        let _entered = observed.tool.enter();
         let slot = cx.slot;
         let synced = {
             let _wait = time_trace::scope("Runtime: syncronize", || format!("Device={}", slot.id));
@@ -213,9 +228,8 @@ impl DeviceSlot {
     /// failure is taken back before it is returned.
     pub fn enqueue_begin(&self, rt: &Runtime, args: &mut MapArgs) -> Result<InFlight<'_>> {
         args.call_mappers(); // program code, so before the table is locked
-        let tool = ompt::Region::begin(ompt::Kind::EnterData, self.id);
-        let timed = timed("Runtime: Data Copy", self.id, args);
-        let _entered = tool.enter();
+        let observed = Observed::data(ompt::Kind::EnterData, self.id, args);
+        let _entered = observed.tool.enter();
         let mut cx = self.ctx(rt)?;
         let mut undo = Undos::new();
         let r = {
@@ -225,7 +239,7 @@ impl DeviceSlot {
         };
         match r {
             // The copies finish with the table unlocked: other threads map and unmap meanwhile.
-            Ok(()) => Ok(InFlight::new(cx, After::Begin(undo), tool, timed)),
+            Ok(()) => Ok(InFlight::new(cx, After::Begin(undo), observed)),
             Err(e) => {
                 self.take_back(&mut cx, undo);
                 Err(e)
@@ -251,9 +265,8 @@ impl DeviceSlot {
     /// (libomptarget's delayed deletion); a construct finding one meanwhile maps it anew.
     pub fn enqueue_end(&self, rt: &Runtime, args: &MapArgs) -> Result<InFlight<'_>> {
         let args = &*args.with_mappers_called(); // program code, so before the table is locked
-        let tool = ompt::Region::begin(ompt::Kind::ExitData, self.id);
-        let timed = timed("Runtime: Data Copy", self.id, args);
-        let _entered = tool.enter();
+        let observed = Observed::data(ompt::Kind::ExitData, self.id, args);
+        let _entered = observed.tool.enter();
         let mut cx = self.ctx(rt)?;
         let mut post = PostEnds::new();
         let r = {
@@ -261,7 +274,7 @@ impl DeviceSlot {
             let r = mapping::end(&mut cx, &mut table, args, false, &mut post);
             mapping::mark_filling(&mut cx, &mut table).and(r)
         };
-        InFlight::new(cx, After::End(post), tool, timed).unless(r)
+        InFlight::new(cx, After::End(post), observed).unless(r)
     }
 
     /// `target update`.
@@ -272,9 +285,8 @@ impl DeviceSlot {
     /// The first part of [`data_update`](Self::data_update): enqueues the copies.
     pub fn enqueue_update(&self, rt: &Runtime, args: &MapArgs) -> Result<InFlight<'_>> {
         let args = &*args.with_mappers_called(); // program code, so before the table is locked
-        let tool = ompt::Region::begin(ompt::Kind::Update, self.id);
-        let timed = timed("Runtime: Data Copy", self.id, args);
-        let _entered = tool.enter();
+        let observed = Observed::data(ompt::Kind::Update, self.id, args);
+        let _entered = observed.tool.enter();
         let mut cx = self.ctx(rt)?;
         let mut restore = Vec::new();
         let r = {
@@ -282,7 +294,7 @@ impl DeviceSlot {
             let r = mapping::update(&mut cx, &mut table, args, &mut restore);
             mapping::mark_filling(&mut cx, &mut table).and(r)
         };
-        InFlight::new(cx, After::Update(restore), tool, timed).unless(r)
+        InFlight::new(cx, After::Update(restore), observed).unless(r)
     }
 
     /// A target region: maps its data, runs the kernel, unmaps.
@@ -309,17 +321,15 @@ impl DeviceSlot {
     ) -> Result<InFlight<'_>> {
         let (kernel, name) = self.kernel(rt, region)?;
         args.call_mappers(); // program code, so before the table is locked
-        let tool = ompt::Region::begin(ompt::Kind::Target, self.id);
-        let timed = time_trace::scope("Runtime: target exe", || {
+        let observed = Observed::begin(ompt::Kind::Target, self.id, || {
             format!(
                 "Device={};NumTeams={};NumArgs={}",
                 self.id,
                 cfg.num_teams[0],
                 args.len()
             )
-        })
-        .map(Box::new);
-        let _entered = tool.enter();
+        });
+        let _entered = observed.tool.enter();
         let mut cx = self.ctx(rt)?;
         let mut privates: Vec<usize> = Vec::new();
         let mut undo = Undos::new();
@@ -392,7 +402,7 @@ impl DeviceSlot {
             mapping::mark_filling(&mut cx, &mut table).and(r)
         };
         let r = r.map_err(|e| e.context("Failed to process data after launching the kernel."));
-        InFlight::new(cx, After::Launch { post, privates }, tool, timed).unless(r)
+        InFlight::new(cx, After::Launch { post, privates }, observed).unless(r)
     }
 
     fn free_privates(&self, privates: &[usize]) {

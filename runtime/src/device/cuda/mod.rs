@@ -355,38 +355,45 @@ impl CudaDevice {
         backend(self.id(), what, e)
     }
 
-    /// This device's state in `s`, creating nothing: streams come from [`Device::create_stream`].
-    /// Runs `f` (which enqueues one operation on `cs`) between two timed events when the
-    /// operation carries an OMPT trace record, kept with the stream until its work is done.
-    fn timed(&self, cs: &mut CudaStream, f: impl FnOnce() -> Result<()>) -> Result<()> {
+    /// Runs `f` (which enqueues one operation on the stream it is given) between two timed
+    /// events when the operation carries an OMPT trace record, kept with the stream until its
+    /// work is done ([`complete_traced`](Self::complete_traced)). Without the events the record
+    /// carries the enqueueing's times.
+    fn timed(&self, s: &mut Stream, f: impl FnOnce(usize) -> Result<()>) -> Result<()> {
+        let cs = self.raw(s)?;
+        let raw = cs.raw;
         let Some(record) = crate::ompt::take_pending() else {
-            return f();
+            return f(raw);
         };
         let begin = std::time::Instant::now();
-        if !cu::event_timing_available() {
-            // The record carries the enqueueing's times.
-            let r = f();
-            crate::ompt::complete_pending(*record, begin, std::time::Instant::now());
-            return r;
-        }
-        // Before the operation's first event: its times are counted from it.
-        let _ = self.reference_event();
-        let events = cu::event_create_timed().and_then(|start| {
-            cu::event_record(start, cs.raw)?;
-            Ok(start)
-        });
-        let r = f();
-        let end = events.and_then(|start| {
-            let end = cu::event_create_timed()?;
-            cu::event_record(end, cs.raw)?;
-            Ok((start, end))
-        });
-        match end {
-            Ok((start, end)) if r.is_ok() => cs.traced.push(Traced { record, start, end }),
-            // No events: the record carries the enqueueing's times.
-            _ => crate::ompt::complete_pending(*record, begin, std::time::Instant::now()),
+        let start = self.record_timed(raw);
+        let r = f(raw);
+        let end = start.and_then(|_| self.record_timed(raw));
+        match (start, end) {
+            (Some(start), Some(end)) if r.is_ok() => cs.traced.push(Traced { record, start, end }),
+            _ => {
+                for e in [start, end].into_iter().flatten() {
+                    let _ = cu::event_destroy(e);
+                }
+                crate::ompt::complete_pending(*record, begin, std::time::Instant::now());
+            }
         }
         r
+    }
+
+    /// A timed event recorded at the current end of stream `raw` (`None`: the driver cannot
+    /// time events, or the event failed). The device's reference event comes first.
+    fn record_timed(&self, raw: usize) -> Option<usize> {
+        if !cu::event_timing_available() {
+            return None;
+        }
+        self.reference_event()?;
+        let e = cu::event_create_timed().ok()?;
+        if cu::event_record(e, raw).is_err() {
+            let _ = cu::event_destroy(e);
+            return None;
+        }
+        Some(e)
     }
 
     /// Completes the trace records of `cs`'s operations (its work is done) with their device
@@ -427,6 +434,7 @@ impl CudaDevice {
         })
     }
 
+    /// This device's state in `s`, creating nothing: streams come from [`Device::create_stream`].
     fn raw<'s>(&self, s: &'s mut Stream) -> Result<&'s mut CudaStream> {
         let id = self.id();
         s.backend
@@ -781,27 +789,21 @@ impl Device for CudaDevice {
 
     fn to_device_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
         self.bind()?;
-        let cs = self.raw(s)?;
-        let raw = cs.raw;
-        self.timed(cs, || {
+        self.timed(s, |raw| {
             cu::copy_htod(dst as u64, src, len, raw).map_err(|e| self.err("host-to-device copy", e))
         })
     }
 
     fn to_host_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
         self.bind()?;
-        let cs = self.raw(s)?;
-        let raw = cs.raw;
-        self.timed(cs, || {
+        self.timed(s, |raw| {
             cu::copy_dtoh(dst, src as u64, len, raw).map_err(|e| self.err("device-to-host copy", e))
         })
     }
 
     fn within_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
         self.bind()?;
-        let cs = self.raw(s)?;
-        let raw = cs.raw;
-        self.timed(cs, || {
+        self.timed(s, |raw| {
             cu::copy_dtod(dst as u64, src as u64, len, raw)
                 .map_err(|e| self.err("device-to-device copy", e))
         })
@@ -835,9 +837,7 @@ impl Device for CudaDevice {
         let PeerCopy { to, dst, src, len } = c;
         let peer = super::peer_of::<CudaDevice>(self, to)?;
         self.bind()?;
-        let cs = self.raw(s)?;
-        let raw = cs.raw;
-        self.timed(cs, || {
+        self.timed(s, |raw| {
             cu::copy_peer(
                 dst as u64,
                 peer.shared.ctx,
@@ -895,8 +895,7 @@ impl Device for CudaDevice {
         params.extend(args.iter().map(|&a| a as u64));
         let shared_mem = cfg.dyn_cgroup_mem.max(self.shared_memory);
         let _span = trace::kernel(id, || format!("kernel {} x {}", grid.blocks, grid.threads));
-        let cs = self.raw(s)?;
-        self.timed(cs, || {
+        self.timed(s, |raw| {
             cu::launch(k.func, grid.blocks, grid.threads, shared_mem, raw, &params).map_err(|e| {
                 self.err(
                     &format!(

@@ -285,16 +285,12 @@ fn run_op(kernels: &dyn HostKernels, op: Op, failed: bool) -> Result<()> {
             dir,
             label,
             tool,
-        } => {
-            let start = tool.as_ref().map(|_| std::time::Instant::now());
+        } => crate::ompt::run_traced(tool, || {
             trace::with_label(label, || {
                 let _span = trace::transfer(kernels.device(), dir, len);
                 access::transfer(dst, src, len);
-            });
-            if let (Some(p), Some(start)) = (tool, start) {
-                crate::ompt::complete_pending(*p, start, std::time::Instant::now());
-            }
-        }
+            })
+        }),
         Op::Fill { dst, byte, len } => access::fill(dst, byte, len),
         Op::Kernel {
             kernel,
@@ -303,14 +299,9 @@ fn run_op(kernels: &dyn HostKernels, op: Op, failed: bool) -> Result<()> {
             label,
             origin,
             tool,
-        } => {
-            let start = tool.as_ref().map(|_| std::time::Instant::now());
-            let r = trace::with_label(label, || kernels.run(kernel, &params, &cfg, origin));
-            if let (Some(p), Some(start)) = (tool, start) {
-                crate::ompt::complete_pending(*p, start, std::time::Instant::now());
-            }
-            r?
-        }
+        } => crate::ompt::run_traced(tool, || {
+            trace::with_label(label, || kernels.run(kernel, &params, &cfg, origin))
+        })?,
     }
     Ok(())
 }

@@ -208,32 +208,23 @@ impl Ctx<'_> {
             size,
             name_of(name)
         );
-        let t = ompt::Transfer {
-            src: host,
-            src_device: None,
-            dst: tgt,
-            dst_device: Some(self.id()),
-            bytes: size,
-        };
-        ompt::transfer(ompt::Op::ToDevice, t, || {
-            self.slot
-                .dev
-                .copy_to_device(tgt, host, size, &mut self.stream)
-        })
+        self.enqueue_to_device(tgt, host, size)
     }
 
     /// Enqueues the write of the pointer `value` at `tgt` (a pointer attached to its pointee).
     fn copy_pointer_to(&mut self, tgt: usize, value: usize) -> Result<()> {
         let src = stage_ptr(&mut self.stream, value);
-        let t = ompt::Transfer {
-            src,
-            src_device: None,
-            dst: tgt,
-            dst_device: Some(self.id()),
-            bytes: 8,
-        };
+        self.enqueue_to_device(tgt, src, 8)
+    }
+
+    /// Enqueues a copy of `size` bytes from host memory at `src` to `tgt`, reported to the
+    /// program's OMPT tool.
+    fn enqueue_to_device(&mut self, tgt: usize, src: usize, size: usize) -> Result<()> {
+        let t = ompt::Transfer::host_to_device(self.id(), src, tgt, size);
         ompt::transfer(ompt::Op::ToDevice, t, || {
-            self.slot.dev.copy_to_device(tgt, src, 8, &mut self.stream)
+            self.slot
+                .dev
+                .copy_to_device(tgt, src, size, &mut self.stream)
         })
     }
 
@@ -249,13 +240,7 @@ impl Ctx<'_> {
             size,
             name_of(name)
         );
-        let t = ompt::Transfer {
-            src: tgt,
-            src_device: Some(self.id()),
-            dst: host,
-            dst_device: None,
-            bytes: size,
-        };
+        let t = ompt::Transfer::device_to_host(self.id(), tgt, host, size);
         ompt::transfer(ompt::Op::FromDevice, t, || {
             self.slot
                 .dev
