@@ -304,6 +304,8 @@ fn start_nowait(
 ) -> bool {
     // The arm of a `device(any)` instance made asynchronous: owned in the instance's name.
     if let Some((instance, release, mut follows)) = super::any_exports::take_instance() {
+        // Tools see it as the instance's encountering task's (the instance's task ends first).
+        let _task = crate::ompt::AsTask::enter(crate::sys::ompt::tool_word_of_own(instance.parent));
         follows.extend(preds);
         let waits = rt.nowait_order_after(slot.id, follows);
         rt.nowait()
@@ -350,6 +352,10 @@ fn start_nowait(
         rt.nowait_finish_predecessors(preds);
         return false;
     }
+    // Tools see an owned construct as its encountering task's: the target task ends at once.
+    let _task = owner
+        .as_ref()
+        .map(|o| crate::ompt::AsTask::enter(crate::sys::ompt::tool_word_of_own(o.parent)));
     let waits = rt.nowait_order_after(slot.id, preds);
     if let (Completion::Polled(h), Some(at)) = (
         rt.nowait().start(slot, loc, owner, pins_parent, None, || {

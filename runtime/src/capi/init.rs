@@ -28,39 +28,20 @@ fn set_up() {
     // The loader runs constructors before the program starts any thread, so no other thread
     // reads the environment concurrently.
     //
-    // A tool of the program's own (its `ompt_start_tool`, or `OMP_TOOL_LIBRARIES`) runs instead
-    // of Spread's, and without Spread's tool `nowait` constructs are libomp's target tasks
-    // again: there the helpers are libomp's default, on, so that such a construct on the initial
-    // thread runs asynchronously as on stock (with the helpers off it would run at once, 3.8x
-    // stock's time in bench/nowait's initial-thread case).
-    if std::env::var_os(HIDDEN_HELPER).is_none() && !foreign_tool() {
+    // A tool of the program's own (its `ompt_start_tool`, or `OMP_TOOL_LIBRARIES`) runs with
+    // Spread's where Spread's is needed (capi::ompt::mux). Where the program's tool runs alone,
+    // `nowait` constructs are libomp's target tasks again: there the helpers are libomp's
+    // default, on, so that such a construct on the initial thread runs asynchronously as on
+    // stock (with the helpers off it would run at once, 3.8x stock's time in bench/nowait's
+    // initial-thread case).
+    let program_tool_alone = super::ompt::arrange_at_load();
+    if std::env::var_os(HIDDEN_HELPER).is_none() && !program_tool_alone {
         std::env::set_var(HIDDEN_HELPER, "0");
     }
     let off = std::env::var(HIDDEN_HELPER).is_ok_and(|v| crate::config::is_off(&v));
     if off && std::env::var_os(HIDDEN_HELPER_THREADS).is_none() {
         std::env::set_var(HIDDEN_HELPER_THREADS, "0");
     }
-}
-
-/// Whether libomp will start a tool other than Spread's: `OMP_TOOL_LIBRARIES` is set, or the
-/// program defines `ompt_start_tool` itself (the first definition in symbol order is neither
-/// Spread's nor libomp's own weak one). `OMP_TOOL=disabled` starts none.
-fn foreign_tool() -> bool {
-    let set = |k: &str| std::env::var(k).is_ok_and(|v| !v.trim().is_empty());
-    if std::env::var("OMP_TOOL").is_ok_and(|v| v.trim() == "disabled") {
-        return false;
-    }
-    if set("OMP_TOOL_LIBRARIES") {
-        return true;
-    }
-    let Some(first) = crate::sys::dl::global_symbol("ompt_start_tool") else {
-        return false;
-    };
-    let object = crate::sys::dl::object_base(first);
-    let own = crate::sys::dl::object_base(foreign_tool as *const () as usize);
-    let libomp =
-        crate::sys::dl::global_symbol("ompt_libomp_connect").and_then(crate::sys::dl::object_base);
-    object.is_some() && object != own && object != libomp
 }
 
 #[used]

@@ -87,6 +87,28 @@ thread_local! {
     static CODE: Cell<usize> = const { Cell::new(0) };
     /// The region entered on this thread.
     static CURRENT: RefCell<Option<Arc<State>>> = const { RefCell::new(None) };
+    /// The task word tools see for constructs this thread starts, when not its current task's
+    /// (0: the current task's; see [`AsTask`]).
+    static AS_TASK: Cell<usize> = const { Cell::new(0) };
+}
+
+/// While it lives, constructs the calling thread starts are reported as the task's whose data
+/// word (as the connected tool sees it) is at the given address: an owned `nowait` construct
+/// outlives the target task that started it (which completes at once), so tools see it as its
+/// encountering task's, which lives until the construct has finished.
+pub struct AsTask(usize);
+
+impl AsTask {
+    /// Reports constructs as `word`'s until dropped.
+    pub fn enter(word: usize) -> AsTask {
+        AsTask(AS_TASK.with(|t| t.replace(word)))
+    }
+}
+
+impl Drop for AsTask {
+    fn drop(&mut self) {
+        AS_TASK.with(|t| t.set(self.0));
+    }
 }
 
 fn tool() -> Option<&'static ToolCallbacks> {
@@ -282,10 +304,13 @@ impl Region {
             return Region(None);
         }
         let all = CALLBACKS.get();
-        let task = all.and_then(|c| c.task_data).map_or(0, |f| f() as usize);
+        let task = match AS_TASK.with(Cell::get) {
+            0 => all.and_then(|c| c.task_data).map_or(0, sys::tool_task_word),
+            word => word,
+        };
         let target_task = all
             .and_then(|c| c.target_task_data)
-            .map_or(0, |f| f() as usize);
+            .map_or(0, sys::tool_task_word);
         let state = Arc::new(State {
             kind,
             device: tool_device(device),

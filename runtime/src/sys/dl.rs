@@ -187,3 +187,126 @@ fn string_table(info: &libc::dl_phdr_info) -> Option<&[u8]> {
     // (`info`, which the slice does not outlive) is being visited.
     Some(unsafe { std::slice::from_raw_parts(strtab as *const u8, strsz) })
 }
+
+/// Makes the object that defines `anchor` call `to` where it calls its import `name`: each of
+/// its dynamic relocations of `name` (its PLT or GOT slots) gets `to`. For the one call whose
+/// callee the loader's symbol order cannot give (libomp's call to `ompt_start_tool`, which a
+/// program's own definition always wins; `capi::ompt::mux`). Returns how many slots changed.
+pub fn rebind_import(anchor: &str, name: &str, to: usize) -> Result<usize, String> {
+    use object::elf::PT_GNU_RELRO;
+    use object::read::elf::{ElfFile64, ProgramHeader};
+    use object::{Endianness, Object, ObjectSymbol, ObjectSymbolTable, RelocationTarget};
+    let addr = global_symbol(anchor).ok_or_else(|| format!("`{anchor}` is not loaded"))?;
+    // SAFETY: dladdr only inspects the loader's tables; `info` is plain data it fills in.
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; `addr` is a symbol address the loader returned.
+    if unsafe { libc::dladdr(addr as *const libc::c_void, &mut info) } == 0
+        || info.dli_fname.is_null()
+    {
+        return Err(format!("no object found for `{anchor}`"));
+    }
+    // SAFETY: dladdr's file name is a NUL-terminated string of the loader's, alive while the
+    // object is loaded.
+    let path = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) }
+        .to_string_lossy()
+        .into_owned();
+    let bytes = std::fs::read(&path).map_err(|e| format!("{path}: {e}"))?;
+    let file =
+        ElfFile64::<Endianness>::parse(bytes.as_slice()).map_err(|e| format!("{path}: {e}"))?;
+    let endian = file.endian();
+    let headers = file.elf_program_headers();
+    let first_load = headers
+        .iter()
+        .filter(|h| h.p_type(endian) == object::elf::PT_LOAD)
+        .map(|h| h.p_vaddr(endian))
+        .min()
+        .unwrap_or(0);
+    // SAFETY: sysconf only reads a system constant.
+    let page = match unsafe { libc::sysconf(libc::_SC_PAGESIZE) } {
+        n if n > 0 => n as u64,
+        _ => 4096,
+    };
+    // The loader maps the first segment from its page: that is where `dli_fbase` points.
+    let bias = (info.dli_fbase as u64).wrapping_sub(first_load & !(page - 1));
+    let relro = headers
+        .iter()
+        .find(|h| h.p_type(endian) == PT_GNU_RELRO)
+        .map(|h| (h.p_vaddr(endian), h.p_vaddr(endian) + h.p_memsz(endian)));
+    let symbols = file
+        .dynamic_symbol_table()
+        .ok_or_else(|| format!("{path}: no dynamic symbols"))?;
+    let relocations = file
+        .dynamic_relocations()
+        .ok_or_else(|| format!("{path}: no dynamic relocations"))?;
+    let mut changed = 0;
+    for (offset, reloc) in relocations {
+        let RelocationTarget::Symbol(index) = reloc.target() else {
+            continue;
+        };
+        let named = symbols
+            .symbol_by_index(index)
+            .ok()
+            .and_then(|s| s.name().ok())
+            .is_some_and(|n| n == name);
+        // Slots that hold the symbol's address, whole (x86-64, AArch64).
+        let whole = matches!(
+            reloc.flags(),
+            object::RelocationFlags::Elf {
+                r_type: object::elf::R_X86_64_JUMP_SLOT
+                    | object::elf::R_X86_64_GLOB_DAT
+                    | object::elf::R_X86_64_64
+                    | object::elf::R_AARCH64_JUMP_SLOT
+                    | object::elf::R_AARCH64_GLOB_DAT
+                    | object::elf::R_AARCH64_ABS64
+            }
+        );
+        if !named || !whole {
+            continue;
+        }
+        let slot = bias.wrapping_add(offset) as usize;
+        let start = slot & !(page as usize - 1);
+        // SAFETY: `slot` is a pointer-sized relocation slot of a loaded object (its file's own
+        // relocation at its load bias), on the page made writable here; the loader wrote it
+        // already and reads it no more (or, lazily bound, writes its target, which is `to` too:
+        // the PLT is not resolved again once the slot holds a final address). Pages of the
+        // object's RELRO range go back to read-only.
+        unsafe {
+            if libc::mprotect(
+                start as *mut libc::c_void,
+                page as usize,
+                libc::PROT_READ | libc::PROT_WRITE,
+            ) != 0
+            {
+                return Err(format!(
+                    "{path}: cannot write its slot of `{name}`: {}",
+                    std::io::Error::last_os_error()
+                ));
+            }
+            std::ptr::write_volatile(slot as *mut usize, to);
+            if relro.is_some_and(|(lo, hi)| (lo..hi).contains(&offset)) {
+                libc::mprotect(start as *mut libc::c_void, page as usize, libc::PROT_READ);
+            }
+        }
+        changed += 1;
+    }
+    if changed == 0 {
+        return Err(format!("{path} does not import `{name}`"));
+    }
+    Ok(changed)
+}
+
+/// Loads the shared object at `path` into the global scope as libomp loads a tool library of
+/// `OMP_TOOL_LIBRARIES` (`dlopen` with `RTLD_LAZY`): a handle for [`symbol_in`] and [`close`].
+pub fn open_library(path: &str) -> Option<usize> {
+    let path = CString::new(path).ok()?;
+    // SAFETY: loading a tool library the user named runs its constructors, which is what naming
+    // it in OMP_TOOL_LIBRARIES asks for (libomp itself would load it the same way).
+    let h = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_LAZY) };
+    (!h.is_null()).then_some(h as usize)
+}
+
+/// Drops a reference [`open_library`] returned.
+pub fn close(handle: usize) {
+    // SAFETY: a handle dlopen returned, closed once by its owner.
+    unsafe { libc::dlclose(handle as *mut libc::c_void) };
+}

@@ -210,3 +210,200 @@ pub fn connect() -> Option<ToolCallbacks> {
         target_task_data: typed!(find(c"ompt_get_target_task_data"), TaskData),
     })
 }
+
+// ---------------------------------------------------------------------------------------------
+// Two tools' words in one: while Spread's tool and the program's run together
+// (`capi::ompt::mux`), each region's and task's data word holds a pair of words, one per tool.
+
+/// What a parallel region's or task's data word points at while two tools run.
+#[repr(C)]
+struct Pair {
+    own: u64,
+    client: u64,
+}
+
+/// Which of the two tools' words.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Half {
+    /// Spread's own tool's.
+    Own,
+    /// The program's tool's.
+    Client,
+}
+
+/// The kinds of data word whose pair outlives its end event on the ending thread (see
+/// [`end_pair`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Parked {
+    /// An implicit task's: libomp reports its barrier's end after the task's end, with its word.
+    ImplicitTask = 0,
+    /// A parallel region's.
+    Parallel = 1,
+}
+
+/// The words of data libomp gives to tools are pairs: set by `capi::ompt::mux` when it starts
+/// (before libomp's first callback), never unset.
+static PAIRS: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// Per [`Parked`] kind, the word (address) whose end this thread reported last and the pair
+    /// it held, kept until this thread begins another of that kind.
+    static PARKED_PAIRS: Cell<[(usize, usize); 2]> = const { Cell::new([(0, 0); 2]) };
+}
+
+/// From now on libomp's data words hold pairs ([`begin_pair`]).
+pub fn use_pairs() {
+    PAIRS.store(true, Ordering::Release);
+}
+
+/// Whether data words hold pairs (two tools run).
+pub fn pairs() -> bool {
+    PAIRS.load(Ordering::Acquire)
+}
+
+/// Frees this thread's parked pair of `kind`.
+fn unpark(kind: Parked) {
+    let old = PARKED_PAIRS.with(|p| {
+        let mut all = p.get();
+        let old = std::mem::take(&mut all[kind as usize]);
+        p.set(all);
+        old
+    });
+    if old.1 != 0 {
+        // SAFETY: a pair boxed by `begin_pair`, whose word was cleared when it was parked: no
+        // other reference to it remains.
+        drop(unsafe { Box::from_raw(old.1 as *mut Pair) });
+    }
+}
+
+/// A region or task begins: its data word at `word` gets a fresh pair of empty words. A word
+/// that holds something already keeps it unfreed (it may be another record's, swapped in).
+/// `parked`: the kind whose parked pair this thread no longer needs.
+pub fn begin_pair(word: *mut Data, parked: Option<Parked>) {
+    if let Some(kind) = parked {
+        unpark(kind);
+    }
+    if word.is_null() {
+        return;
+    }
+    let pair = Box::into_raw(Box::new(Pair { own: 0, client: 0 }));
+    // SAFETY: libomp passes the data word of the region or task that begins: valid to write,
+    // and read by tools only.
+    unsafe { *word = pair as u64 };
+}
+
+/// Gives the word at `word` a pair unless it holds one (the initial task's parallel region,
+/// which has no begin event of its own).
+pub fn ensure_pair(word: *mut Data) {
+    // SAFETY: as in `begin_pair`.
+    if !word.is_null() && unsafe { *word } == 0 {
+        begin_pair(word, None);
+    }
+}
+
+/// A region or task ended: its pair is freed and its word emptied (libomp hands records out
+/// again and may check that a word is empty). With `park`, the pair lives on for this thread
+/// until it begins another of that kind, and [`half`] still finds it through the emptied word.
+pub fn end_pair(word: *mut Data, park: Option<Parked>) {
+    if word.is_null() {
+        return;
+    }
+    // SAFETY: the data word of a region or task that ends, as libomp passes it.
+    let pair = unsafe { std::mem::replace(&mut *word, 0) } as usize;
+    if pair == 0 {
+        return;
+    }
+    match park {
+        Some(kind) => {
+            unpark(kind);
+            PARKED_PAIRS.with(|p| {
+                let mut all = p.get();
+                all[kind as usize] = (word as usize, pair);
+                p.set(all);
+            });
+        }
+        // SAFETY: boxed by `begin_pair`; its word is emptied above, so nothing finds it again.
+        None => drop(unsafe { Box::from_raw(pair as *mut Pair) }),
+    }
+}
+
+/// One tool's word of the pair that the data word at `word` holds: null when there is none.
+/// Without pairs, the word itself.
+pub fn half(word: *mut Data, which: Half) -> *mut Data {
+    if word.is_null() || !pairs() {
+        return word;
+    }
+    // SAFETY: a data word libomp passed or returned: valid to read.
+    let mut pair = unsafe { *word } as usize;
+    if pair == 0 {
+        pair = PARKED_PAIRS.with(|p| {
+            p.get()
+                .iter()
+                .find(|(w, _)| *w == word as usize)
+                .map_or(0, |(_, pair)| *pair)
+        });
+    }
+    if pair == 0 {
+        return std::ptr::null_mut();
+    }
+    let pair = pair as *mut Pair;
+    // SAFETY: a live pair (boxed by `begin_pair`, freed only when its word is emptied, or
+    // parked on this thread); only the field's address is taken.
+    unsafe {
+        match which {
+            Half::Own => std::ptr::addr_of_mut!((*pair).own),
+            Half::Client => std::ptr::addr_of_mut!((*pair).client),
+        }
+    }
+}
+
+/// The connected tool's word of the task whose word Spread's own tool sees at `own` (an
+/// address; 0: none): the other word of its pair while two tools run, else the word itself.
+pub fn tool_word_of_own(own: usize) -> usize {
+    if own == 0 || !pairs() {
+        return own;
+    }
+    own - std::mem::offset_of!(Pair, own) + std::mem::offset_of!(Pair, client)
+}
+
+/// The task word libomp's `get` returns (`ompt_get_task_data`, `ompt_get_target_task_data`),
+/// as the connected tool sees it: its own half while two tools run.
+pub fn tool_task_word(get: TaskData) -> usize {
+    half(get(), Half::Client) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_tool_has_its_word_and_a_parked_pair_outlives_its_end() {
+        use_pairs();
+        let mut word: Data = 0;
+        let w = &mut word as *mut Data;
+        begin_pair(w, Some(Parked::ImplicitTask));
+        let (own, client) = (half(w, Half::Own), half(w, Half::Client));
+        assert!(!own.is_null() && !client.is_null() && own != client);
+        // SAFETY: the two words of the live pair just made.
+        unsafe {
+            *own = 7;
+            *client = 9;
+            assert_eq!((*half(w, Half::Own), *half(w, Half::Client)), (7, 9));
+        }
+        assert_eq!(tool_word_of_own(own as usize), client as usize);
+        // Ended and parked: the word is empty for libomp, the pair still found on this thread.
+        end_pair(w, Some(Parked::ImplicitTask));
+        assert_eq!(word, 0);
+        assert_eq!(half(w, Half::Client), client);
+        // Another implicit task begins on this thread: the parked pair is gone.
+        let mut next: Data = 0;
+        begin_pair(&mut next, Some(Parked::ImplicitTask));
+        assert!(half(w, Half::Own).is_null());
+        end_pair(&mut next, None);
+        assert_eq!(next, 0);
+        // Words that never had a pair have no halves; a null word stays null.
+        let mut empty: Data = 0;
+        assert!(half(&mut empty, Half::Own).is_null());
+        assert!(half(std::ptr::null_mut(), Half::Client).is_null());
+    }
+}

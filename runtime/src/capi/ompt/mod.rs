@@ -33,6 +33,7 @@ use crate::sys::ompt::{INNER, SYNC_SEEN, TOOL_STATE};
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_int, c_uint, c_void};
 pub(super) mod device_trace;
+mod mux;
 mod tasks;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -154,29 +155,120 @@ fn inner() -> bool {
     INNER.with(Cell::get) > 0 || crate::any::in_instance()
 }
 
-/// libomp asks for an OMPT tool when it initializes: Spread offers its own unless another tool
-/// is around (see the module's docs).
+/// libomp asks for an OMPT tool when it initializes. The program's tool comes first, as
+/// libomp's own lookup order has it (its `ompt_start_tool`, else the libraries of
+/// `OMP_TOOL_LIBRARIES`); where Spread's tool is needed too, both run through [`mux`].
+/// (libomp calls this definition when no other comes first in symbol order, and for a program
+/// that defines its own when `capi::init` pointed libomp's call here.)
 #[no_mangle]
 pub extern "C" fn ompt_start_tool(
     omp_version: c_uint,
     runtime_version: *const c_char,
 ) -> *const StartToolResult {
-    let next = crate::sys::dl::next_symbol("ompt_start_tool")
-        .filter(|&a| a != ompt_start_tool as *const () as usize);
-    if let Some(addr) = next {
-        // SAFETY: a definition of `ompt_start_tool` later in symbol order: OpenMP 5's C
-        // signature, which is the one written here.
-        let next = unsafe { std::mem::transmute::<usize, StartTool>(addr) };
-        let other = next(omp_version, runtime_version);
-        if !other.is_null() {
-            return other;
+    start_tool(omp_version, runtime_version)
+}
+
+/// The body of `ompt_start_tool`, and where libomp's call goes when it was pointed here (Rust
+/// code never names an exported function: see `symver!` in capi/memory.rs).
+extern "C" fn start_tool(
+    omp_version: c_uint,
+    runtime_version: *const c_char,
+) -> *const StartToolResult {
+    // A program's tool that passes the call on (`dlsym(RTLD_NEXT, ...)`) may reach this
+    // definition again: it then finds no further tool.
+    if STARTING.swap(true, Ordering::AcqRel) {
+        return std::ptr::null();
+    }
+    let tool = choose_tool(omp_version, runtime_version);
+    STARTING.store(false, Ordering::Release);
+    tool
+}
+
+fn choose_tool(omp_version: c_uint, runtime_version: *const c_char) -> *const StartToolResult {
+    let own = needed();
+    let mut program = program_tool(omp_version, runtime_version);
+    if program.is_null() && own {
+        // libomp would load these only if no tool came first: Spread loads them itself.
+        if let Some(list) = std::env::var("OMP_TOOL_LIBRARIES")
+            .ok()
+            .filter(|v| !v.trim().is_empty())
+        {
+            program = mux::load_libraries(&list, omp_version, runtime_version);
         }
     }
-    if env_set("OMP_TOOL_LIBRARIES") || !needed() {
-        std::ptr::null()
-    } else {
-        &TOOL
+    match (program.is_null(), own) {
+        (true, true) => &TOOL,
+        (true, false) => std::ptr::null(),
+        (false, false) => program,
+        (false, true) => mux::start(program),
     }
+}
+
+/// Set while `ompt_start_tool` runs.
+static STARTING: AtomicBool = AtomicBool::new(false);
+
+/// The program's tool as its `ompt_start_tool` returns it (null: none): the first definition
+/// in symbol order when it is not Spread's or libomp's (libomp's call was pointed here), else
+/// the next definition after Spread's (a tool loaded after Spread, or libomp's weak one, which
+/// looks further).
+fn program_tool(omp_version: c_uint, runtime_version: *const c_char) -> *const StartToolResult {
+    let spread = spread_object();
+    let other = |a: &usize| crate::sys::dl::object_base(*a) != spread;
+    let first = crate::sys::dl::global_symbol("ompt_start_tool").filter(other);
+    let candidate = first.or_else(|| crate::sys::dl::next_symbol("ompt_start_tool"));
+    let Some(addr) = candidate.filter(other) else {
+        return std::ptr::null();
+    };
+    // SAFETY: a definition of `ompt_start_tool` other than this one: OpenMP 5's C signature,
+    // which is the one written here.
+    let next = unsafe { std::mem::transmute::<usize, StartTool>(addr) };
+    next(omp_version, runtime_version)
+}
+
+/// Arranges, when Spread's runtime is loaded, for the tools that libomp will start; whether a
+/// tool of the program's runs without Spread's (so `nowait` constructs are libomp's target
+/// tasks). A tool the program defines itself (its `ompt_start_tool`) always wins libomp's
+/// lookup: where Spread's tool is needed too, libomp's call is pointed at Spread's
+/// `ompt_start_tool`, which starts both. `OMP_TOOL=disabled` starts none.
+pub(super) fn arrange_at_load() -> bool {
+    if std::env::var("OMP_TOOL").is_ok_and(|v| v.trim() == "disabled") {
+        return false;
+    }
+    let own = needed();
+    if program_defines_tool() {
+        if !own {
+            return true;
+        }
+        let ours = start_tool as *const () as usize;
+        return match crate::sys::dl::rebind_import("ompt_libomp_connect", "ompt_start_tool", ours) {
+            Ok(_) => false,
+            Err(e) => {
+                eprintln!(
+                    "Spread: the program's OMPT tool runs alone (Spread's tool could not join \
+                     it: {e}); `nowait` constructs are libomp's target tasks"
+                );
+                true
+            }
+        };
+    }
+    env_set("OMP_TOOL_LIBRARIES") && !own
+}
+
+/// Whether the program defines `ompt_start_tool` itself: the first definition in symbol order
+/// is neither Spread's nor libomp's own weak one.
+fn program_defines_tool() -> bool {
+    let Some(first) = crate::sys::dl::global_symbol("ompt_start_tool") else {
+        return false;
+    };
+    let object = crate::sys::dl::object_base(first);
+    let libomp =
+        crate::sys::dl::global_symbol("ompt_libomp_connect").and_then(crate::sys::dl::object_base);
+    object.is_some() && object != spread_object() && object != libomp
+}
+
+/// The load address of Spread's runtime.
+fn spread_object() -> Option<usize> {
+    crate::sys::dl::object_base(start_tool as *const () as usize)
 }
 
 /// Whether the program needs the tool. With any tool libomp runs its OMPT paths on every
