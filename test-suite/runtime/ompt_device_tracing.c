@@ -209,7 +209,15 @@ int main(void) {
   submit_device = 2;
 #pragma omp target enter data map(to : a) device(2)
 #pragma omp target device(2)
-  a[1] += 1;
+  {
+#ifdef SPIN_US
+    // A kernel that runs long enough to tell its run from its launch.
+    double t0 = omp_get_wtime();
+    while (omp_get_wtime() - t0 < SPIN_US * 1e-6)
+      ;
+#endif
+    a[1] += 1;
+  }
 #pragma omp target update from(a) device(2)
 #pragma omp target exit data map(release : a) device(2)
   submit_device = 0;

@@ -9,8 +9,10 @@
 //! `ompt_translate_time` turns into seconds on `omp_get_wtime()`'s clock. On host devices a
 //! copy's or kernel's record carries the time it ran on the device: the operation takes its
 //! record with it when the runtime enqueues it ([`take_pending`]) and completes it when it has
-//! run ([`complete`]). On other devices (CUDA, remote) the record's times enclose the runtime's
-//! call that issued the operation.
+//! run ([`complete`]). CUDA and remote devices take the record too and complete it, once their
+//! stream is synchronized, with the times of two events that enclose the operation on the device
+//! (CUDA events; events the worker reports with its clock). A record no device takes gets the
+//! times of the runtime's call that issued the operation.
 //!
 //! The C entry points the tool calls are in `capi::ompt::device_trace`; they decode their
 //! arguments and call the functions here.

@@ -135,7 +135,7 @@ impl Handler for HeadHandler {
             Msg::Reply { req, values } => link.answer(req, Ok(values)),
             Msg::Failed { req, kind, message } => link.answer(req, Err((kind, message))),
             Msg::Data { req, data } => link.land(req, &data),
-            Msg::Fired { event } => link.signal(event),
+            Msg::Fired { event, time } => link.signal_at(event, time),
             _ => {}
         }
     }

@@ -84,6 +84,8 @@ pub struct Link {
     answered: Condvar,
     /// Events that fired and peer transfers that landed (ids from the head's one counter).
     signals: Mutex<HashSet<u64>>,
+    /// The times at which events fire, where they are wanted (OMPT trace records).
+    times: Mutex<HashMap<u64, u64>>,
     signalled: Condvar,
     /// Where the bytes of pending device-to-host copies go: request → (address, length).
     landing: Mutex<HashMap<u64, (usize, usize)>>,
@@ -130,6 +132,7 @@ impl Link {
             answers: Mutex::new(HashMap::new()),
             answered: Condvar::new(),
             signals: Mutex::new(HashSet::new()),
+            times: Mutex::new(HashMap::new()),
             signalled: Condvar::new(),
             landing: Mutex::new(HashMap::new()),
             landed: Condvar::new(),
@@ -270,6 +273,26 @@ impl Link {
             *slot = Some(answer);
             self.answered.notify_all();
         }
+    }
+
+    /// Marks event `id` as done at `time` (its rank's [`wall_ns`]), kept where [`Link::time`]
+    /// was asked for it.
+    pub fn signal_at(&self, id: u64, time: u64) {
+        if let Some(t) = self.times.lock().get_mut(&id) {
+            *t = time;
+        }
+        self.signal(id);
+    }
+
+    /// Keeps the time at which event `id` fires, for [`Link::time`].
+    pub fn keep_time(&self, id: u64) {
+        self.times.lock().insert(id, 0);
+    }
+
+    /// The time at which event `id` fired (kept by [`Link::keep_time`]; `None`: not known),
+    /// forgotten once asked.
+    pub fn time(&self, id: u64) -> Option<u64> {
+        self.times.lock().remove(&id).filter(|&t| t != 0)
     }
 
     /// Marks event or transfer `id` as done.
@@ -589,4 +612,13 @@ fn run(link: &Link, transport: &mut dyn Transport, handler: &dyn Handler) {
             std::thread::park_timeout((idle / 4).clamp(SPIN, MAX_SLEEP));
         }
     }
+}
+
+/// The wall clock in nanoseconds since the Unix epoch: when an event fired, as its rank tells
+/// the head (the head turns it into its own monotonic time; ranks on other nodes are as far
+/// apart as their clocks).
+pub fn wall_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
 }

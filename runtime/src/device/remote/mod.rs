@@ -60,6 +60,16 @@ struct RemoteStream {
     id: u32,
     landing: Vec<u64>,
     sync: Option<u64>,
+    /// Operations with an OMPT trace record, between two events whose firing times the worker
+    /// reports ([`RemoteDevice::timed`]), completed when the stream is synchronized.
+    traced: Vec<Traced>,
+}
+
+/// An operation's trace record and the events recorded before and after it.
+struct Traced {
+    record: Box<crate::ompt::Pending>,
+    start: u64,
+    end: u64,
 }
 
 impl RemoteDevice {
@@ -129,6 +139,73 @@ impl RemoteDevice {
         self.link
             .post_with(rank, urgent, write)
             .map_err(|e| self.err((e.kind, e.message)))
+    }
+
+    /// Runs `f` (which posts one operation on `s`) between two events whose firing times the
+    /// worker reports, when the operation carries an OMPT trace record: the record gets the
+    /// times the worker reached the operation and finished it, once the stream is synchronized.
+    /// (Without the events it carries the posting's times.)
+    fn timed(&self, s: &mut Stream, f: impl FnOnce(&mut Stream) -> Result<()>) -> Result<()> {
+        let Some(record) = crate::ompt::take_pending() else {
+            return f(s);
+        };
+        let posted = std::time::Instant::now();
+        let start = self.mark(s);
+        let r = f(s);
+        let end = start.as_ref().ok().map(|_| self.mark(s));
+        match (start, end) {
+            (Ok(start), Some(Ok(end))) if r.is_ok() => {
+                self.stream(s)?.traced.push(Traced { record, start, end });
+            }
+            (start, end) => {
+                for id in [start.ok(), end.and_then(|e| e.ok())].into_iter().flatten() {
+                    self.link.time(id);
+                }
+                crate::ompt::complete_pending(*record, posted, std::time::Instant::now());
+            }
+        }
+        r
+    }
+
+    /// An event recorded at the current end of `s` whose firing time the head keeps.
+    fn mark(&self, s: &mut Stream) -> Result<u64> {
+        let stream = self.stream(s)?.id;
+        let event = self.link.next_id();
+        self.link.keep_time(event);
+        self.post(
+            &Msg::Record {
+                dev: self.dev,
+                stream,
+                event,
+            },
+            false,
+        )?;
+        Ok(event)
+    }
+
+    /// Completes the trace records of a synchronized stream with the worker's times.
+    fn complete_traced(&self, traced: Vec<Traced>) {
+        for t in traced {
+            let now = std::time::Instant::now();
+            let at = |id: u64| {
+                let time = self.link.time(id).map_or(now, instant_of);
+                self.link.forget(id);
+                time
+            };
+            let (start, end) = (at(t.start), at(t.end));
+            crate::ompt::complete_pending(*t.record, start, end.max(start));
+        }
+    }
+}
+
+/// The head's monotonic time of `wall` (a rank's [`link::wall_ns`]).
+fn instant_of(wall: u64) -> std::time::Instant {
+    let (now, now_wall) = (std::time::Instant::now(), link::wall_ns());
+    if wall <= now_wall {
+        now.checked_sub(std::time::Duration::from_nanos(now_wall - wall))
+            .unwrap_or(now)
+    } else {
+        now + std::time::Duration::from_nanos(wall - now_wall)
     }
 }
 
@@ -304,58 +381,65 @@ impl Device for RemoteDevice {
             id: self.next_stream.fetch_add(1, Ordering::Relaxed),
             landing: Vec::new(),
             sync: None,
+            traced: Vec::new(),
         }));
         Ok(s)
     }
 
     fn to_device_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
-        let stream = self.stream(s)?.id;
-        // The bytes leave with the batch: those an earlier copy back is still bringing to this
-        // range must have landed (see `Link::wait_landed`).
-        self.link.wait_landed(src, len)?;
-        for (off, n) in pieces(len) {
-            let dst = (dst + off) as u64;
-            self.post_to(self.rank, false, |b| {
-                protocol::append_copy_to(b, self.dev, stream, dst, src + off, n)
-            })?;
-        }
-        Ok(())
+        self.timed(s, |s| {
+            let stream = self.stream(s)?.id;
+            // The bytes leave with the batch: those an earlier copy back is still bringing to this
+            // range must have landed (see `Link::wait_landed`).
+            self.link.wait_landed(src, len)?;
+            for (off, n) in pieces(len) {
+                let dst = (dst + off) as u64;
+                self.post_to(self.rank, false, |b| {
+                    protocol::append_copy_to(b, self.dev, stream, dst, src + off, n)
+                })?;
+            }
+            Ok(())
+        })
     }
 
     fn to_host_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
-        let rs = self.stream(s)?;
-        let stream = rs.id;
-        for (off, n) in pieces(len) {
-            let req = self.link.next_id();
-            self.link.expect_data(req, dst + off, n);
-            rs.landing.push(req);
-            self.post(
-                &Msg::CopyFrom {
-                    dev: self.dev,
-                    stream,
-                    src: (src + off) as u64,
-                    len: n as u64,
-                    req,
-                },
-                false,
-            )?;
-        }
-        Ok(())
+        self.timed(s, |s| {
+            let rs = self.stream(s)?;
+            let stream = rs.id;
+            for (off, n) in pieces(len) {
+                let req = self.link.next_id();
+                self.link.expect_data(req, dst + off, n);
+                rs.landing.push(req);
+                self.post(
+                    &Msg::CopyFrom {
+                        dev: self.dev,
+                        stream,
+                        src: (src + off) as u64,
+                        len: n as u64,
+                        req,
+                    },
+                    false,
+                )?;
+            }
+            Ok(())
+        })
     }
 
     fn within_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
-        let stream = self.stream(s)?.id;
-        self.post(
-            &Msg::CopyWithin {
-                dev: self.dev,
-                stream,
-                dst: dst as u64,
-                src: src as u64,
-                len: len as u64,
-            },
-            false,
-        )?;
-        Ok(())
+        self.timed(s, |s| {
+            let stream = self.stream(s)?.id;
+            self.post(
+                &Msg::CopyWithin {
+                    dev: self.dev,
+                    stream,
+                    dst: dst as u64,
+                    src: src as u64,
+                    len: len as u64,
+                },
+                false,
+            )?;
+            Ok(())
+        })
     }
 
     fn fill_impl(&self, dst: usize, byte: u8, len: usize, s: &mut Stream) -> Result<()> {
@@ -381,41 +465,45 @@ impl Device for RemoteDevice {
     }
 
     fn peer_impl(&self, c: PeerCopy<'_>, s: &mut Stream) -> Result<()> {
-        let PeerCopy { to, dst, src, len } = c;
-        let to = super::peer_of::<RemoteDevice>(self, to)?;
-        let stream = self.stream(s)?.id;
-        for (off, n) in pieces(len) {
-            self.post(
-                &Msg::PeerSend {
-                    dev: self.dev,
-                    stream,
-                    src: (src + off) as u64,
-                    len: n as u64,
-                    dst_rank: to.rank as u32,
-                    dst_dev: to.dev,
-                    dst: (dst + off) as u64,
-                    tag: self.link.next_id(),
-                },
-                false,
-            )?;
-        }
-        Ok(())
+        self.timed(s, |s| {
+            let PeerCopy { to, dst, src, len } = c;
+            let to = super::peer_of::<RemoteDevice>(self, to)?;
+            let stream = self.stream(s)?.id;
+            for (off, n) in pieces(len) {
+                self.post(
+                    &Msg::PeerSend {
+                        dev: self.dev,
+                        stream,
+                        src: (src + off) as u64,
+                        len: n as u64,
+                        dst_rank: to.rank as u32,
+                        dst_dev: to.dev,
+                        dst: (dst + off) as u64,
+                        tag: self.link.next_id(),
+                    },
+                    false,
+                )?;
+            }
+            Ok(())
+        })
     }
 
     fn launch_impl(&self, l: Launch<'_>, s: &mut Stream) -> Result<()> {
-        let Launch { kernel, args, cfg } = l;
-        let stream = self.stream(s)?.id;
-        self.post(
-            &Msg::Launch {
-                dev: self.dev,
-                stream,
-                kernel: kernel.0 as u64,
-                args: args.iter().map(|&a| a as u64).collect(),
-                cfg: *cfg,
-            },
-            false,
-        )?;
-        Ok(())
+        self.timed(s, |s| {
+            let Launch { kernel, args, cfg } = l;
+            let stream = self.stream(s)?.id;
+            self.post(
+                &Msg::Launch {
+                    dev: self.dev,
+                    stream,
+                    kernel: kernel.0 as u64,
+                    args: args.iter().map(|&a| a as u64).collect(),
+                    cfg: *cfg,
+                },
+                false,
+            )?;
+            Ok(())
+        })
     }
 
     fn record_event(&self, s: &mut Stream) -> Result<Event> {
@@ -514,6 +602,7 @@ impl Device for RemoteDevice {
         let rs = self.stream(s)?;
         let stream = rs.id;
         let landing = std::mem::take(&mut rs.landing);
+        let traced = std::mem::take(&mut rs.traced);
         let asked = rs.sync.take();
         let r = match (busy, asked) {
             (false, _) => Ok(()),
@@ -532,6 +621,7 @@ impl Device for RemoteDevice {
         for req in landing {
             self.link.take_landing(req);
         }
+        self.complete_traced(traced);
         s.busy = false;
         s.staging.clear();
         r

@@ -274,6 +274,9 @@ pub enum Msg {
     Fired {
         /// The event that fired.
         event: u64,
+        /// When, on the recording rank's clock (nanoseconds since the Unix epoch, 0: not
+        /// known): the device time of OMPT trace records.
+        time: u64,
     },
     /// Copy `len` bytes at `src` on this worker's device `dev` to `dst` on device `dst_dev` of
     /// rank `dst_rank`, in the order of `stream`; `tag` names the transfer.
@@ -689,9 +692,10 @@ impl Msg {
                 w.u64(*event);
                 w.u32(*rank);
             }
-            Msg::Fired { event } => {
+            Msg::Fired { event, time } => {
                 w.u8(13);
                 w.u64(*event);
+                w.u64(*time);
             }
             Msg::PeerSend {
                 dev,
@@ -856,7 +860,10 @@ impl Msg {
                 event: r.u64()?,
                 rank: r.u32()?,
             },
-            13 => Msg::Fired { event: r.u64()? },
+            13 => Msg::Fired {
+                event: r.u64()?,
+                time: r.u64()?,
+            },
             14 => Msg::PeerSend {
                 dev: r.u16()?,
                 stream: r.u32()?,

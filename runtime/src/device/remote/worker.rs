@@ -469,10 +469,14 @@ impl Worker {
     /// asked.
     fn fire(&self, link: &Link, event: u64) {
         link.signal(event);
-        let _ = link.post(0, &Msg::Fired { event }, true);
+        let fired = Msg::Fired {
+            event,
+            time: super::link::wall_ns(),
+        };
+        let _ = link.post(0, &fired, true);
         let ranks = self.notify.lock().remove(&event).unwrap_or_default();
         for r in ranks {
-            let _ = link.post(r as usize, &Msg::Fired { event }, true);
+            let _ = link.post(r as usize, &fired, true);
         }
     }
 
@@ -579,14 +583,14 @@ impl Handler for WorkerHandler {
             }
             Msg::PeerData { dev, .. } => route(dev, PEER_STREAM, msg),
             Msg::PeerAck { tag } => link.signal(tag),
-            Msg::Fired { event } => link.signal(event),
+            Msg::Fired { event, .. } => link.signal(event),
             Msg::Notify { event, rank } => {
                 // Decided under the notify lock, so a `fire` cannot slip between the check and
                 // the registration.
                 let mut n = w.notify.lock();
                 if link.signalled(event) {
                     drop(n);
-                    let _ = link.post(rank as usize, &Msg::Fired { event }, true);
+                    let _ = link.post(rank as usize, &Msg::Fired { event, time: 0 }, true);
                 } else {
                     n.entry(event).or_default().push(rank);
                 }
