@@ -9,12 +9,12 @@
 #   gpu-check.sh, tools/         the check and its helpers (copies of scripts/gpu-check.sh, scripts/gpu/)
 #   spread/lib, spread/bin       Spread's runtime (libspread_rt.so, libomptarget.so.19.1 -> it), spread-info
 #   stock/lib                    stock LLVM 19 libomptarget.so.19.1
-#   lib/libomp.so.5              LLVM 19's OpenMP host runtime (both runtimes and every program need it)
+#   lib/libomp.so.5, libomp.so   LLVM 19's OpenMP host runtime (both runtimes and every program need it)
 #   stock/llvm-deps.tar.xz       libLLVM.so.19.1 and the libraries it needs beyond glibc, FileCheck-19
 #   programs.tar.xz              fat binaries (nvptx64 <arch> + x86_64 images): the llvm-offload
 #                                conformance corpus (with its sources, for FileCheck), test-suite/gpu/*,
 #                                examples (daxpy, heat2d, somier), bench/launch, bench/transfer,
-#                                bench/nowait, devprobe
+#                                bench/nowait, devprobe, ompt-events (scripts/gpu/ompt-events.c)
 #   manifest.txt                 what was built, with which toolchain, the cubins' ELF encoding
 #
 # Options:
@@ -131,6 +131,9 @@ strip -g -o "$OUT/spread/bin/spread-info" target/release/spread-info
 # Stock LLVM 19.
 cp -L "$LLVM_DIR/lib/libomptarget.so.19.1" "$OUT/stock/lib/"
 cp -L "$LLVM_DIR/lib/libomp.so.5" "$OUT/lib/"
+# Stock libomptarget connects its OMPT support by dlopen("libomp.so"): without this name its
+# tools see no device work at all (gpu-check's step "ompt").
+ln -sf libomp.so.5 "$OUT/lib/libomp.so"
 # Everything libomptarget and FileCheck load, except glibc itself (ld.so, libc, libm, ...):
 # gpu-check.sh uses the GPU machine's own copy of each where it has one.
 cp -L "$LLVM_DIR/bin/FileCheck" "$STAGE/deps/FileCheck"
@@ -172,6 +175,8 @@ build devprobe clang-19 -O2 "${FAT[@]}" scripts/gpu/devprobe.c -o "$P/devprobe"
 build launch clang-19 -O2 -Wall "${FAT[@]}" bench/launch/launch.c -o "$P/launch"
 build transfer clang-19 -O2 -Wall "${FAT[@]}" bench/transfer/transfer.c -o "$P/transfer"
 build nowait clang-19 -O2 -Wall "${FAT[@]}" bench/nowait/nowait.c -o "$P/nowait"
+build ompt-events clang-19 -O2 -Wall "${FAT[@]}" -I test-suite/Inputs -DTOOL_DEVICE_HOOK=trace_device \
+  -DTOOL_FINALIZE_HOOK=trace_summary scripts/gpu/ompt-events.c -o "$P/ompt-events"
 build somier-target clang-19 -O2 -Wall "${FAT[@]}" -DSOMIER_NO_SPREAD \
   examples/somier/main.c examples/somier/baseline.c -o "$P/somier-target" -lm
 # spread-cc passes clang's offload options through (checked: both images are in its output).

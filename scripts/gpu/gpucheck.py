@@ -122,6 +122,29 @@ def cuda_probe():
     return True, "", lines
 
 
+def ompt_events(lines):
+    """The event lines of scripts/gpu/ompt-events.c's tool, with the default device named `dev`
+    and the host `host` (the runtimes number devices differently); device set-up events of other
+    devices and the tool's counts (which include them) are left out."""
+    dev = host = None
+    for l in lines:
+        m = re.match(r"devices: default (-?\d+) initial (-?\d+)$", l)
+        if m:
+            dev, host = m.group(1), m.group(2)
+    out = []
+    for l in lines:
+        if not l.startswith(("target ", "data_op ", "submit ", "device_", "-- ", "bytes:")):
+            continue
+        l = re.sub(r" type=.*", "", l)
+        if dev is not None:
+            l = re.sub(r"(device=|_device=)%s\b" % re.escape(dev), r"\1dev", l)
+            l = re.sub(r"(_device=)%s\b" % re.escape(host), r"\1host", l)
+        if l.startswith("device_") and "device=dev" not in l:
+            continue
+        out.append(l)
+    return out
+
+
 # --------------------------------------------------------------------------------------------
 # the check
 
@@ -508,6 +531,42 @@ class Check:
         self.row(label, mode, cells.get("stock", "-"), cells.get("spread", "-"), verdict)
         return vals
 
+    def step_ompt(self, mode, devs):
+        """An OMPT tool's view of the default device (scripts/gpu/ompt-events.c): the event
+        lines of both runtimes, with the device numbers named, must be equal, and Spread's
+        device trace must mirror the callbacks with kernel records spanning the kernels' run."""
+        got, cells = {}, {}
+        for rt in ("stock", "spread"):
+            d, why = devs[rt]
+            if d is None:
+                cells[rt] = "not run: " + why
+                continue
+            rc, out, to = self.run_prog(rt, "ompt-events", [], d)
+            lines = out.splitlines()
+            fails = [l for l in lines if l.startswith("FAIL")]
+            trace = next((l[len("trace: "):] for l in lines if l.startswith("trace: ")), "?")
+            good = rc == 0 and not to and "results: 0 wrong" in lines and not fails
+            got[rt] = (good, ompt_events(lines), trace)
+            cells[rt] = ("%d events, trace: %s" % (len(got[rt][1]), trace) if good else
+                         "FAILED (exit %s)" % ("timeout" if to else rc))
+            for l in (fails or ([] if good else lines[-5:]))[:5]:
+                say("    %s: %s" % (rt, l))
+        stock_ok = got.get("stock", (False,))[0]
+        if "spread" not in got:
+            verdict = "FAIL: Spread cannot run it (%s)" % devs["spread"][1]
+        elif not got["spread"][0]:
+            verdict = "REGRESSION" if stock_ok else "FAIL"
+        elif not got["spread"][2].endswith(", ok"):
+            verdict = "FAIL: Spread's device trace: " + got["spread"][2]
+        elif stock_ok and got["stock"][1] != got["spread"][1]:
+            a, b = got["stock"][1], got["spread"][1]
+            i = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+            verdict = "FAIL: events differ from stock's at event %d: stock %r, Spread %r" % (
+                i + 1, a[i] if i < len(a) else "(none)", b[i] if i < len(b) else "(none)")
+        else:
+            verdict = "ok" if stock_ok else "ok (stock did not run it)"
+        self.row("ompt", mode, cells.get("stock", "-"), cells.get("spread", "-"), verdict)
+
     def launch(self, mode, devs):
         vals = self.step_compare(mode, devs, "launch", self.a.launch_args.split(),
                                  r".*_region_us$", "us per launch", False)
@@ -538,8 +597,8 @@ class Check:
         for mode in self.a.modes.split(","):
             section("mode %s: %s" % (mode, "host devices (x86_64 images)" if mode == "host" else
                                      "the GPU (nvptx64 images)"))
-            names = ["conformance", "gpu-tests", "somier-target", "daxpy", "heat2d", "somier",
-                     "launch", "transfer", "transfer-pinned", "nowait"]
+            names = ["conformance", "gpu-tests", "ompt", "somier-target", "daxpy", "heat2d",
+                     "somier", "launch", "transfer", "transfer-pinned", "nowait"]
             if mode == "gpu" and self.a.fake_gpu:
                 say("  --fake-gpu: host devices stand in for the GPU (tests the check itself)")
             elif mode == "gpu" and not self.gpu:
@@ -561,6 +620,9 @@ class Check:
                 self.step_gpu_tests(mode, devs)
             else:
                 self.row("gpu-tests", mode, "-", "-", "SKIPPED: GPU programs run in mode gpu only")
+            if self.want("ompt"):
+                section("ompt [%s]" % mode)
+                self.step_ompt(mode, devs)
             spread_host = ",".join(str(d) for d, k in sorted((self.devs.get("spread") or {})
                                                               .items()) if k == "host")
             devlist = {"host": spread_host or "0", "gpu": "all"}[mode]

@@ -12,7 +12,9 @@
 //
 // -DBOTH registers the non-EMI callbacks as well as the EMI ones (only the EMI ones are called),
 // -DNO_DEVICE_INIT registers no device_initialize callback (the others still are called),
-// -DWRONG_RETURN makes the tool's initialize return 0 (the tool is off: nothing is called).
+// -DWRONG_RETURN makes the tool's initialize return 0 (the tool is off: nothing is called),
+// -DTOOL_DEVICE_HOOK=f has device_initialize also call f(device, ompt_device_t *, lookup), and
+// -DTOOL_FINALIZE_HOOK=g the tool's finalize call g() first.
 //
 // With -DTOOL_LIBRARY the header is a tool library for OMP_TOOL_LIBRARIES; otherwise the program
 // carries the tool. At the tool's finalization it prints the counts per kind.
@@ -207,6 +209,9 @@ static void on_device_initialize(int device, const char *type, ompt_device_t *de
   if (!lookup)
     TOOL_FAIL("device_initialize: no lookup function");
   printf("device_initialize device=%d type=%s\n", device, type ? type : "(null)");
+#ifdef TOOL_DEVICE_HOOK
+  TOOL_DEVICE_HOOK(device, dev, lookup);
+#endif
 }
 
 static void on_device_finalize(int device) {
@@ -248,6 +253,9 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device,
 }
 
 static void tool_finalize(ompt_data_t *data) {
+#ifdef TOOL_FINALIZE_HOOK
+  TOOL_FINALIZE_HOOK();
+#endif
   ompt_tool_summary();
   printf("tool finalized: device_finalize=%d\n", tool_counts[6]);
   fflush(stdout);
