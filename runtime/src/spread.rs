@@ -558,6 +558,23 @@ impl Region {
                 observed,
             )))
         };
+        // A compute construct that deals chunks to several devices at once: their host
+        // devices share the cores from the first kernel on (`Device::expect_kernels`), instead
+        // of the first chunk's kernel forking a team over every core and time-slicing with the
+        // next ones (bench/spread/scaling's default-threads row: 0.93x one device before).
+        if !construct.has_range_clause() && rt.policy() != Policy::Disabled {
+            let mut distinct = list.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            let iterations = ub.saturating_sub(lb).max(0) as u64;
+            if distinct.len() > 1 && iterations >= distinct.len() as u64 {
+                for &d in &distinct {
+                    if let Ok(slot) = rt.device(i64::from(d)) {
+                        slot.dev.expect_kernels();
+                    }
+                }
+            }
+        }
         let track = observed && dealer.needs_completions();
         let inline_ops = observed && list.iter().all(|&d| d == list[0]);
         let site = Arc::new(crate::origin::Site {

@@ -428,6 +428,12 @@ pub trait Device: Send + Sync {
     /// later work starts new ones).
     fn stop_idle_threads(&self) {}
 
+    /// A construct is about to run kernels on this device and on others at once (the chunks of
+    /// a `target spread`): a host device counts as computing from now, so that its first kernel
+    /// takes its share of the cores, not all of them (nothing for devices with cores of their
+    /// own).
+    fn expect_kernels(&self) {}
+
     /// For backends that need their own type behind a `dyn Device` (peer copies).
     fn as_any(&self) -> &dyn Any;
 }

@@ -104,6 +104,18 @@ impl Activity {
         computing.max(1)
     }
 
+    /// The device in `slot` is about to compute (a spread construct deals it a chunk while it
+    /// deals others to other devices): it counts as computing for the window from `now`, as if
+    /// a kernel of it had just ended, so that the construct's first kernels already share the
+    /// cores with the kernels that follow them. A device that runs a kernel now is left alone.
+    pub fn expect(&self, slot: usize, now: impl FnOnce() -> u64) {
+        if let Some(me) = self.slots.get(slot) {
+            if me.running.load(Ordering::Acquire) == 0 {
+                me.last_end.fetch_max(now().max(1), Ordering::AcqRel);
+            }
+        }
+    }
+
     /// The kernel of the device in `slot` that [`Activity::begin`] counted ends; when it
     /// `lingers` (it was submitted work) the device goes on counting for the window from `now`
     /// (the clock is read only then).
@@ -214,6 +226,24 @@ mod tests {
         a.end(d1, true, || 30);
         assert_eq!(a.begin(d0, || 31), 2, "d1 ran on an executor");
         a.end(d0, false, || 40);
+    }
+
+    #[test]
+    fn devices_a_construct_is_about_to_use_count_from_its_first_kernel() {
+        let a = Activity::new(100);
+        let (d0, d1, d2) = (a.claim().unwrap(), a.claim().unwrap(), a.claim().unwrap());
+        // A spread construct deals chunks to d0 and d1: d0's kernel shares with d1 at once.
+        a.expect(d0, || 10);
+        a.expect(d1, || 10);
+        assert_eq!(a.begin(d0, || 11), 2);
+        // Expecting a device that runs a kernel changes nothing.
+        a.expect(d0, || 12);
+        a.end(d0, true, || 20);
+        // An expectation never moves a device's window back: d1's (from 10) and d0's (from 20)
+        // have passed at 125.
+        a.expect(d1, || 5);
+        assert_eq!(a.begin(d2, || 125), 1);
+        a.end(d2, false, || 126);
     }
 
     #[test]

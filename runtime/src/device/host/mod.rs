@@ -557,6 +557,12 @@ impl Device for HostDevice {
         self.host_memory
     }
 
+    fn expect_kernels(&self) {
+        if let Some(slot) = self.kernels.activity {
+            activity::ACTIVITY.expect(slot, activity::now_us);
+        }
+    }
+
     fn stop_idle_threads(&self) {
         self.runner.pool.stop_if_idle();
     }
