@@ -253,7 +253,8 @@ fn translate_out(out: *mut *mut Data, which: Half) {
     }
 }
 
-extern "C" fn own_task_info(
+/// `ompt_get_task_info` for Spread's tool (`PROGRAM` false) or the program's (true).
+extern "C" fn task_info_of<const PROGRAM: bool>(
     ancestor: c_int,
     flags: *mut c_int,
     task: *mut *mut Data,
@@ -261,18 +262,8 @@ extern "C" fn own_task_info(
     parallel: *mut *mut Data,
     thread: *mut c_int,
 ) -> c_int {
-    task_info(Half::Own, ancestor, flags, task, frame, parallel, thread)
-}
-
-extern "C" fn client_task_info(
-    ancestor: c_int,
-    flags: *mut c_int,
-    task: *mut *mut Data,
-    frame: *mut c_void,
-    parallel: *mut *mut Data,
-    thread: *mut c_int,
-) -> c_int {
-    task_info(Half::Client, ancestor, flags, task, frame, parallel, thread)
+    let which = if PROGRAM { Half::Client } else { Half::Own };
+    task_info(which, ancestor, flags, task, frame, parallel, thread)
 }
 
 extern "C" fn client_parallel_info(
@@ -311,7 +302,7 @@ fn named(name: *const c_char, want: &CStr) -> bool {
 extern "C" fn own_lookup(name: *const c_char) -> *const c_void {
     match () {
         () if named(name, c"ompt_set_callback") => own_set as *const c_void,
-        () if named(name, c"ompt_get_task_info") => own_task_info as *const c_void,
+        () if named(name, c"ompt_get_task_info") => task_info_of::<false> as *const c_void,
         _ => real_lookup(name),
     }
 }
@@ -320,7 +311,7 @@ extern "C" fn client_lookup(name: *const c_char) -> *const c_void {
     match () {
         () if named(name, c"ompt_set_callback") => client_set as *const c_void,
         () if named(name, c"ompt_get_callback") => client_get_callback as *const c_void,
-        () if named(name, c"ompt_get_task_info") => client_task_info as *const c_void,
+        () if named(name, c"ompt_get_task_info") => task_info_of::<true> as *const c_void,
         () if named(name, c"ompt_get_parallel_info") => client_parallel_info as *const c_void,
         _ => real_lookup(name),
     }
