@@ -39,6 +39,7 @@
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/DebugProgramInstruction.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
@@ -1366,6 +1367,50 @@ enum class AffineFail { NonAffine, OtherLoop, TwoSymbols };
 
 std::string argName(unsigned I) { return "arg" + std::to_string(I); }
 
+// The names the program gave the parameters of the kernel being analysed, where debug info
+// (-g) has them: parameter index (dyn_ptr not counted) -> name. Set by readParamNames.
+std::map<unsigned, std::string> ParamNames;
+
+// A kernel parameter as a refusal names it: its source name where -g gave one ('x' (arg1)),
+// else argN.
+std::string argLabel(unsigned I) {
+  auto It = ParamNames.find(I);
+  if (It == ParamNames.end())
+    return argName(I);
+  return "'" + It->second + "' (" + argName(I) + ")";
+}
+
+// Reads the names of kernel K's parameters from the debug records of its _debug__ body (clang
+// gives each parameter there a variable with its argument number: 1 is dyn_ptr).
+void readParamNames(const Function &K) {
+  ParamNames.clear();
+  const Function *D = K.getParent()->getFunction((K.getName() + "_debug__").str());
+  auto Take = [](const DILocalVariable *V) {
+    if (V && V->getArg() >= 2 && !V->getName().empty())
+      ParamNames.emplace(V->getArg() - 2, V->getName().str());
+  };
+  for (const Function *F : {D, &K}) {
+    if (!F)
+      continue;
+    for (const Instruction &I : instructions(*F)) {
+      if (auto *DVI = dyn_cast<DbgVariableIntrinsic>(&I))
+        Take(DVI->getVariable());
+      for (const DbgVariableRecord &R : filterDbgVars(I.getDbgRecordRange()))
+        Take(R.getVariable());
+    }
+    if (!ParamNames.empty())
+      return;
+  }
+}
+
+// Where the access V is in the source, when debug info says: " (line N)", else "".
+std::string lineOf(const Value *V) {
+  auto *I = dyn_cast_or_null<Instruction>(V);
+  if (!I || !I->getDebugLoc() || I->getDebugLoc().getLine() == 0)
+    return "";
+  return " (line " + std::to_string(I->getDebugLoc().getLine()) + ")";
+}
+
 class KernelAnalysis {
 public:
   KernelAnalysis(Workbench &WB, const Chain &C, const DataLayout &DL)
@@ -1665,8 +1710,8 @@ bool KernelAnalysis::checkOuterAccesses(Function &F) {
       if (!IsWrite && (S.Kind == Source::Slot || S.Kind == Source::ThreadId))
         continue;
       if (S.Kind == Source::KernelArg)
-        return refuse("a memory access to " + argName(S.Index) +
-                      " outside the parallel loop");
+        return refuse("a memory access to " + argLabel(S.Index) +
+                      " outside the parallel loop" + lineOf(Ptr));
       if (auto *GV = dyn_cast_or_null<GlobalVariable>(S.Stop)) {
         if (GV->isConstant() && !IsWrite)
           continue;
@@ -1823,18 +1868,19 @@ bool KernelAnalysis::access(Value *Ptr, bool IsWrite, int64_t Width) {
     }
     switch (Fail) {
     case AffineFail::OtherLoop:
-      return refuse("a write to " + argName(Param) +
-                    " in a loop nested in the parallel loop");
+      return refuse("a write to " + argLabel(Param) +
+                    " in a loop nested in the parallel loop" + lineOf(Ptr));
     case AffineFail::TwoSymbols:
       return refuse("more than one symbolic term in a write to " +
-                    argName(Param));
+                    argLabel(Param) + lineOf(Ptr));
     case AffineFail::NonAffine:
-      return refuse("a non-affine write to " + argName(Param));
+      return refuse("a non-affine write to " + argLabel(Param) + lineOf(Ptr));
     }
   }
   if (IsWrite && A->C1 == 0)
-    return refuse("a write to " + argName(Param) +
-                  " at an address that does not depend on the iteration");
+    return refuse("a write to " + argLabel(Param) +
+                  " at an address that does not depend on the iteration" +
+                  lineOf(Ptr));
   Record R;
   R.Param = Param;
   R.C0 = A->C0;
@@ -1923,9 +1969,9 @@ bool KernelAnalysis::checkAddressValues() {
         continue;
       for (User *U : PI->users())
         if (!SameBaseDifference(U, *Base))
-          return refuse("the address of " + argName(*Base) +
+          return refuse("the address of " + argLabel(*Base) +
                         " used as a value (each device holds its own copy "
-                        "at its own address)");
+                        "at its own address)" + lineOf(PI));
     } else if (auto *SI = dyn_cast<StoreInst>(&I)) {
       std::optional<unsigned> Base = mappedBase(SI->getValueOperand());
       if (!Base)
@@ -1935,9 +1981,9 @@ bool KernelAnalysis::checkAddressValues() {
                             Bits);
       if (D.Kind == Source::Slot && D.Alloca->getFunction() == C.P)
         continue; // a private pointer variable
-      return refuse("the address of " + argName(*Base) +
+      return refuse("the address of " + argLabel(*Base) +
                     " stored to memory (each device holds its own copy at "
-                    "its own address)");
+                    "its own address)" + lineOf(SI));
     }
   }
   return true;
@@ -1947,7 +1993,7 @@ bool KernelAnalysis::buildRecords(std::vector<Record> &Records) {
   for (auto &[Param, PU] : Params) {
     if (PU.NonAffineReadWidth > 0) {
       if (PU.Written)
-        return refuse("a non-affine read of " + argName(Param) +
+        return refuse("a non-affine read of " + argLabel(Param) +
                       ", which is also written");
       // The runtime maps the whole section; the affine reads add nothing.
       Record R;
@@ -1969,7 +2015,7 @@ bool KernelAnalysis::buildRecords(std::vector<Record> &Records) {
   // no other record may name the argument.
   for (auto &[Param, R] : Reductions) {
     if (Params.count(Param))
-      return refuse("a reduction variable (" + argName(Param) +
+      return refuse("a reduction variable (" + argLabel(Param) +
                     ") that the loop also accesses");
     Records.push_back(R);
   }
@@ -2369,7 +2415,7 @@ bool KernelAnalysis::recogniseReductions() {
     R.C1 = V.Type;
     R.Width = V.Width;
     if (!Reductions.emplace(R.Param, R).second)
-      return refuse(Cannot + " (two reductions into " + argName(R.Param) +
+      return refuse(Cannot + " (two reductions into " + argLabel(R.Param) +
                     ")");
   }
   return true;
@@ -2720,6 +2766,7 @@ PreservedAnalyses SpreadAutoPass::run(Module &M, ModuleAnalysisManager &) {
   for (Function *K : Todo) {
     std::string Why;
     std::vector<Record> Records;
+    readParamNames(*K);
     Chain Real;
     ClampPlan Plan;
     bool Ok = findChain(*K, Real, Why);
