@@ -67,7 +67,12 @@ def split_tail(rest):
 
 
 def normalize(reason):
-    r = re.sub(r"\barg\d+\b", "argN", reason)
+    # The variable a reason names and where (debug info, map names) vary per program: one
+    # reason is counted once, whichever variable it is about.
+    r = re.sub(r" \(line \d+\)", "", reason)
+    r = re.sub(r"'[^']*' \((arg\d+)\)", r"\1", r)
+    r = re.sub(r"(\bargument \d+) \('[^']*'(?: \(declared at [^)]*\))?\)", r"\1", r)
+    r = re.sub(r"\barg\d+\b", "argN", r)
     r = re.sub(r"\bargument \d+\b", "argument N", r)
     r = re.sub(r"'[^']*'", "'...'", r)
     r = re.sub(r"\bdevice\(\d+\)", "device(N)", r)

@@ -246,8 +246,8 @@ int main(int argc, char **argv) {
 // REMARK-DAG: _selfaddr_l{{[0-9]+}} runs on one device: the address of arg{{[0-9]+}} used as a value
 // REMARK-DAG: _selfcheck_l{{[0-9]+}} runs on one device: the address of arg{{[0-9]+}} used as a value
 
-// INFO: kernel {{.*}}_bothends_l{{[0-9]+}} runs on device {{[0-9]+}}: argument {{[0-9]+}}: the bytes one iteration writes back may overlap
+// INFO: kernel {{.*}}_bothends_l{{[0-9]+}} runs on device {{[0-9]+}}: argument {{[0-9]+}} ('y[0:n]' (declared at {{.*}})): the bytes one iteration writes back may overlap
 // INFO: kernel {{.*}}_alias_l{{[0-9]+}} runs on device {{[0-9]+}}: map entries {{[0-9]+}} and {{[0-9]+}} overlap in host memory
 // INFO: kernel {{.*}}_add_l{{[0-9]+}} runs on device {{[0-9]+}}: map entry {{[0-9]+}} is already present on device
 // INFO: kernel {{.*}}_on_device1_l{{[0-9]+}} runs on device 1: the construct names device(1)
-// INFO: kernel {{.*}}_devptr_l{{[0-9]+}} runs on device {{[0-9]+}}: argument {{[0-9]+}} is a device pointer (is_device_ptr)
+// INFO: kernel {{.*}}_devptr_l{{[0-9]+}} runs on device {{[0-9]+}}: argument {{[0-9]+}}{{( \(.*\))?}} is a device pointer (is_device_ptr)

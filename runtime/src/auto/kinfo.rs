@@ -210,7 +210,34 @@ mod bits {
 
 /// Why a launch is not spread (it then runs as the program wrote it).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refusal(pub String);
+pub struct Refusal(pub String, pub Option<Arg>);
+
+/// The kernel argument a refusal is about: its number (as messages say it) and its map entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Arg {
+    /// The kernel argument's number (`argument {number}`).
+    pub number: usize,
+    /// Its map entry (where its name string is).
+    pub entry: usize,
+}
+
+impl Refusal {
+    /// The message with the argument named as the program wrote it, where `name` (the map
+    /// entry's name, e.g. `'u' (declared at heat.c:12:10)`) gives one.
+    pub fn named(self, name: impl FnOnce(usize) -> Option<String>) -> String {
+        let Some(arg) = self.1 else {
+            return self.0;
+        };
+        let Some(n) = name(arg.entry) else {
+            return self.0;
+        };
+        let plain = format!("argument {}", arg.number);
+        match self.0.strip_prefix(&plain) {
+            Some(rest) => format!("{plain} ({n}){rest}"),
+            None => self.0,
+        }
+    }
+}
 
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -219,7 +246,12 @@ impl fmt::Display for Refusal {
 }
 
 fn refuse<T>(why: impl Into<String>) -> Result<T, Refusal> {
-    Err(Refusal(why.into()))
+    Err(Refusal(why.into(), None))
+}
+
+/// A refusal about kernel argument `number`, whose map entry is `entry`.
+fn refuse_arg<T>(number: usize, entry: usize, why: impl Into<String>) -> Result<T, Refusal> {
+    Err(Refusal(why.into(), Some(Arg { number, entry })))
 }
 
 /// How one map entry is cut into blocks.
@@ -312,9 +344,13 @@ impl Plan {
                 .collect();
             if e.types & bits::LITERAL != 0 {
                 if !mine.is_empty() {
-                    return refuse(format!(
+                    return refuse_arg(
+                        k,
+                        i,
+                        format!(
                         "argument {k} is a device pointer (is_device_ptr): valid on one device only"
-                    ));
+                    ),
+                    );
                 }
                 continue;
             }
@@ -322,18 +358,24 @@ impl Plan {
                 continue;
             }
             if e.size <= 0 {
-                return refuse(format!(
+                return refuse_arg(
+                    k,
+                    i,
+                    format!(
                     "argument {k} is a zero-length map (the data is not mapped by this construct)"
-                ));
+                ),
+                );
             }
             if let Some(r) = mine.iter().find(|a| a.mode == Mode::Reduce) {
                 if mine.len() != 1 {
-                    return refuse(format!(
-                        "argument {k} is a reduction variable also accessed in the loop"
-                    ));
+                    return refuse_arg(
+                        k,
+                        i,
+                        format!("argument {k} is a reduction variable also accessed in the loop"),
+                    );
                 }
                 if e.size != r.width || e.base != e.begin {
-                    return refuse(format!(
+                    return refuse_arg(k, i, format!(
                         "argument {k}: a reduction over {} bytes of a {}-byte variable (array reductions are not spread)",
                         e.size, r.width
                     ));
@@ -346,9 +388,13 @@ impl Plan {
             }
             if mine.iter().any(|a| a.mode == Mode::Whole) {
                 if mine.iter().any(|a| a.mode.writes()) {
-                    return refuse(format!(
+                    return refuse_arg(
+                        k,
+                        i,
+                        format!(
                         "argument {k} is written and read at addresses the analysis cannot follow"
-                    ));
+                    ),
+                    );
                 }
                 cuts[i] = Cut::Replicate;
                 continue;
@@ -362,7 +408,11 @@ impl Plan {
                 let mut c0 = i128::from(a.c0);
                 if let Some(s) = a.sym {
                     let Some(&j) = param_entry.get(s.param as usize) else {
-                        return refuse(format!("argument {k}'s offset names a missing argument"));
+                        return refuse_arg(
+                            k,
+                            i,
+                            format!("argument {k}'s offset names a missing argument"),
+                        );
                     };
                     let raw = entries[j].base as u64;
                     let v = if s.bits == 32 {
@@ -380,8 +430,32 @@ impl Plan {
             let (lo, hi) = hull(&cut, 0, tripcount as i128, e.base);
             let (mlo, mhi) = (e.begin as i128, e.begin as i128 + i128::from(e.size));
             if lo < mlo || hi > mhi {
-                return refuse(format!(
-                    "argument {k}: the loop touches bytes [{}, {}) of a mapped section of {} bytes (the tripcount does not match the loop, or the map is too small)",
+                // Where only reads leave the section, the likeliest cause is a read under a
+                // condition the analysis does not see (a halo read guarded at the edges,
+                // `i > 0 ? u[i - 1] : 0`): the pass counts it for every iteration.
+                let written: Vec<(i128, i128, i128)> = mine
+                    .iter()
+                    .zip(&accesses_of(&cut))
+                    .filter(|(a, _)| a.mode.writes())
+                    .map(|(_, &t)| t)
+                    .collect();
+                let (wlo, whi) = hull(
+                    &Cut::Affine {
+                        accesses: written.clone(),
+                        writes: true,
+                    },
+                    0,
+                    tripcount as i128,
+                    e.base,
+                );
+                let reads_only = written.is_empty() || (wlo >= mlo && whi <= mhi);
+                let cause = if reads_only {
+                    "only reads leave it: a read under a condition the analysis cannot see, such as a guarded halo read `i > 0 ? u[i - 1] : 0`, counts for every iteration; map the halo too, or spread the loop by hand"
+                } else {
+                    "the tripcount does not match the loop, or the map is too small"
+                };
+                return refuse_arg(k, i, format!(
+                    "argument {k}: the loop touches bytes [{}, {}) of a mapped section of {} bytes ({cause})",
                     lo - mlo,
                     hi - mlo,
                     e.size
@@ -390,7 +464,7 @@ impl Plan {
             if writes {
                 if let Cut::Affine { accesses, .. } = &cut {
                     if !blocks_disjoint(accesses) {
-                        return refuse(format!(
+                        return refuse_arg(k, i, format!(
                             "argument {k}: the bytes one iteration writes back may overlap another's (different strides or directions, or a span wider than the stride)"
                         ));
                     }
@@ -504,6 +578,14 @@ impl Plan {
 }
 
 /// Byte range `[lo, hi)` (host addresses) that iterations `[from, to)` touch through `cut`.
+/// The affine accesses of `cut` (none for other cuts), in `Plan::new`'s order.
+fn accesses_of(cut: &Cut) -> Vec<(i128, i128, i128)> {
+    match cut {
+        Cut::Affine { accesses, .. } => accesses.clone(),
+        _ => Vec::new(),
+    }
+}
+
 fn hull(cut: &Cut, from: i128, to: i128, base: usize) -> (i128, i128) {
     let Cut::Affine { accesses, .. } = cut else {
         return (0, 0);
@@ -640,6 +722,44 @@ mod tests {
         let p = Plan::new(&info, &e, 10).expect("spreads");
         assert_eq!(p.block(0, 5)[0].types, TO | PARAM);
         assert_eq!(p.block(0, 5)[1].types, TOFROM | PARAM);
+    }
+
+    #[test]
+    fn a_guarded_halo_read_is_refused_as_such_and_named() {
+        // for i in 0..n: u2[i] = (i > 0 ? u[i-1] : 0) + u[i]: the pass counts u[i-1] for i = 0.
+        let info = KernelInfo {
+            accesses: vec![
+                acc(0, Mode::Write, 0, 4, 4),
+                acc(1, Mode::Read, -4, 4, 4),
+                acc(1, Mode::Read, 0, 4, 4),
+            ],
+        };
+        let n = 100;
+        let e = [arr(0x1000, 4 * n, 0x2), arr(0x8000, 4 * n, TO)];
+        let r = Plan::new(&info, &e, n as u64).expect_err("u[-1] is outside the map");
+        assert!(
+            r.0.starts_with("argument 1: the loop touches bytes [-4, 400)"),
+            "{}",
+            r.0
+        );
+        assert!(r.0.contains("only reads leave it"), "{}", r.0);
+        let named = r.named(|entry| (entry == 1).then(|| "'u' (declared at heat.c:3:10)".into()));
+        assert!(
+            named.starts_with("argument 1 ('u' (declared at heat.c:3:10)): the loop"),
+            "{named}"
+        );
+        // A write outside the map keeps the tripcount's message, and without a name the text.
+        let info = KernelInfo {
+            accesses: vec![acc(0, Mode::Write, 0, 4, 8)],
+        };
+        let r = Plan::new(&info, &e, n as u64).expect_err("the last write ends past the map");
+        assert!(
+            r.0.contains("the tripcount does not match the loop"),
+            "{}",
+            r.0
+        );
+        let text = r.0.clone();
+        assert_eq!(r.named(|_| None), text);
     }
 
     #[test]

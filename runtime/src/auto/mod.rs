@@ -236,7 +236,8 @@ fn decide(
             }
         })
         .collect();
-    let plan = Plan::new(&info, &entries, cfg.tripcount).map_err(|r| r.0)?;
+    let plan = Plan::new(&info, &entries, cfg.tripcount)
+        .map_err(|r| r.named(|i| args.names.get(i).and_then(|&n| crate::info::declared(n))))?;
     let others: Vec<Entry> = entries
         .iter()
         .zip(resident)
