@@ -1431,6 +1431,7 @@ private:
   bool checkInstructions(Function &F);
   bool checkPlumbing();
   bool findIV();
+  bool atomicReductions();
   bool checkOuterAccesses(Function &F);
   bool analyseAccesses();
   bool checkAddressValues();
@@ -1462,6 +1463,7 @@ private:
   std::vector<RedVar> TVars;
   DenseMap<const Value *, unsigned> TPrivates; // T's copy -> index in TVars
   std::map<unsigned, Record> Reductions;       // by kernel argument
+  std::vector<AtomicRMWInst *> Atomics;        // P's atomic updates, for atomicReductions
 
   Workbench &WB;
   const Chain &C; // clone functions and calls
@@ -1563,8 +1565,13 @@ bool KernelAnalysis::checkInstructions(Function &F) {
   for (Instruction &I : instructions(F)) {
     if (exempt(I))
       continue;
+    // P's atomic updates may be reductions (atomicReductions, once the loop is known).
+    if (auto *RMW = dyn_cast<AtomicRMWInst>(&I); RMW && &F == C.P) {
+      Atomics.push_back(RMW);
+      continue;
+    }
     if (isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I))
-      return refuse("an atomic update");
+      return refuse("an atomic update" + lineOf(&I));
     if (isa<FenceInst>(I))
       return refuse("a memory fence");
     if (auto *LI = dyn_cast<LoadInst>(&I); LI && LI->isAtomic())
@@ -2421,6 +2428,91 @@ bool KernelAnalysis::recogniseReductions() {
   return true;
 }
 
+// An atomic update of one location of a mapped variable that no iteration
+// moves (`#pragma omp atomic` `s += x[i]`) is a reduction into it: each block
+// updates a copy of its own that starts from the operator's identity, and the
+// runtime combines the copies into the variable, as for a reduction clause.
+// Captures (the old value used), exchanges and updates of array elements (a
+// histogram) stay refused: per-block copies would change what they compute.
+bool KernelAnalysis::atomicReductions() {
+  for (AtomicRMWInst *RMW : Atomics) {
+    std::string At = lineOf(RMW);
+    if (!IVLoop || !IVLoop->contains(RMW->getParent()))
+      return refuse("an atomic update outside the parallel loop" + At);
+    if (!RMW->use_empty())
+      return refuse("an atomic capture (the value before the update is used)" + At);
+    uint32_t Op = 0;
+    bool Unsigned = false;
+    switch (RMW->getOperation()) {
+    case AtomicRMWInst::Add:
+    case AtomicRMWInst::Sub:
+    case AtomicRMWInst::FAdd:
+    case AtomicRMWInst::FSub:
+      Op = RedAdd;
+      break;
+    case AtomicRMWInst::UMax:
+      Unsigned = true;
+      [[fallthrough]];
+    case AtomicRMWInst::Max:
+    case AtomicRMWInst::FMax:
+      Op = RedMax;
+      break;
+    case AtomicRMWInst::UMin:
+      Unsigned = true;
+      [[fallthrough]];
+    case AtomicRMWInst::Min:
+    case AtomicRMWInst::FMin:
+      Op = RedMin;
+      break;
+    case AtomicRMWInst::And:
+      Op = RedBitAnd;
+      break;
+    case AtomicRMWInst::Or:
+      Op = RedBitOr;
+      break;
+    case AtomicRMWInst::Xor:
+      Op = RedBitXor;
+      break;
+    default:
+      return refuse("an atomic update that is not a reduction (" +
+                    AtomicRMWInst::getOperationName(RMW->getOperation()).str() +
+                    ")" + At);
+    }
+    Type *Ty = RMW->getValOperand()->getType();
+    unsigned IntBits = Ty->isIntegerTy() ? Ty->getIntegerBitWidth() : 0;
+    bool IntOk = IntBits >= 8 && IntBits <= 64 && isPowerOf2_32(IntBits);
+    if (!IntOk && !Ty->isFloatTy() && !Ty->isDoubleTy())
+      return refuse("an atomic update of a type the runtime cannot combine" + At);
+    Value *Ptr = RMW->getPointerOperand();
+    unsigned Bits = 64;
+    Source S = Tr.resolve(getUnderlyingObject(Ptr, 0), Bits);
+    if (S.Kind != Source::KernelArg || Bits < DL.getPointerSizeInBits())
+      return refuse("an atomic update of memory the loop does not map" + At);
+    unsigned Param = S.Index;
+    AffineFail Fail = AffineFail::NonAffine;
+    std::optional<Affine> A = affine(Ptr, Param, Fail);
+    if (!A || A->C1 != 0 || A->C0 != 0 || A->SymParam >= 0)
+      return refuse("an atomic update into an array (" + argLabel(Param) +
+                    "): only atomic updates of one scalar variable are spread" +
+                    At);
+    Record R;
+    R.Param = Param;
+    R.Mode = ModeReduce;
+    R.C0 = Op;
+    R.C1 = Ty->isFloatTy()    ? RedF32
+           : Ty->isDoubleTy() ? RedF64
+                              : RedI8 + Log2_32(IntBits / 8) +
+                                    (Unsigned ? RedU8 - RedI8 : 0);
+    R.Width = DL.getTypeStoreSize(Ty).getFixedValue();
+    auto [It, New] = Reductions.emplace(Param, R);
+    if (!New && (It->second.C0 != R.C0 || It->second.C1 != R.C1 ||
+                 It->second.Width != R.Width))
+      return refuse("updates of " + argLabel(Param) +
+                    " that combine differently" + At);
+  }
+  return true;
+}
+
 bool KernelAnalysis::run(std::vector<Record> &Records, std::string &WhyOut) {
   // Reductions first: the other checks skip the code that implements them.
   bool Ok = recogniseReductions() && checkHazards(*C.P) &&
@@ -2431,7 +2523,8 @@ bool KernelAnalysis::run(std::vector<Record> &Records, std::string &WhyOut) {
             checkOuterAccesses(*C.T);
   if (Ok) {
     WB.hoist(*C.P);
-    Ok = findIV() && analyseAccesses() && checkAddressValues() &&
+    Ok = findIV() && atomicReductions() && analyseAccesses() &&
+         checkAddressValues() &&
          buildRecords(Records);
   }
   if (!Ok)

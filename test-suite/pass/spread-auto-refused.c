@@ -81,7 +81,7 @@ int unmapped(int n, const int *x) {
 // A reduction is no longer a refusal, but what else the kernel does still is.
 float redatomic(int n, const float *x, int *h) {
   float s = 0;
-// REMARK: remark: {{.*}}kernel __omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_redatomic_l[[@LINE+1]] runs on one device: an atomic update [redatomic, line [[@LINE+1]]]
+// REMARK: remark: {{.*}}kernel __omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_redatomic_l[[@LINE+1]] runs on one device: an atomic update into an array (arg{{[0-9]}}): only atomic updates of one scalar variable are spread [redatomic, line [[@LINE+1]]]
 #pragma omp target teams distribute parallel for reduction(+ : s) map(to : x[0:n]) map(tofrom : h[0:8])
   for (int i = 0; i < n; i++) {
     s += x[i];
@@ -91,9 +91,10 @@ float redatomic(int n, const float *x, int *h) {
   return s;
 }
 
-// An atomic update: no atomicity across separate memories.
+// An atomic update of array elements (a histogram): each device would count its own. (Atomic
+// updates of one scalar are reductions: test-suite/auto/atomic.c.)
 void atomic(int n, const int *x, int *h) {
-// REMARK: remark: {{.*}}kernel __omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_atomic_l[[@LINE+1]] runs on one device: an atomic update [atomic, line [[@LINE+1]]]
+// REMARK: remark: {{.*}}kernel __omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_atomic_l[[@LINE+1]] runs on one device: an atomic update into an array (arg{{[0-9]}}): only atomic updates of one scalar variable are spread [atomic, line [[@LINE+1]]]
 #pragma omp target teams distribute parallel for map(to : x[0:n]) map(tofrom : h[0:16])
   for (int i = 0; i < n; i++) {
 #pragma omp atomic

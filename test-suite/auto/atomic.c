@@ -1,0 +1,99 @@
+// SPREAD_AUTO spreads a loop whose atomic updates all go to one scalar variable (`#pragma omp
+// atomic` s += x[i], a conditional count, `atomic compare` max and unsigned min): each block
+// updates a copy of its own that starts from the operator's identity, and the runtime combines
+// the copies into the variable, as for a reduction clause. It leaves alone, with the reason,
+// an atomic update of array elements (a histogram: each device would count its own) and an
+// atomic capture (a ticket counter: the values handed out would repeat). Every result equals
+// the serial loop's, at -O2 and -O0, on both load paths and with 8 devices; on stock too.
+//
+// REQUIRES: spread
+// RUN: %clang-offload -O2 -fpass-plugin=%spread-pass -Rpass=spread-auto -Rpass-missed=spread-auto %s -o %t 2>%t.remarks
+// RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
+// RUN: env SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 SPREAD_INFO=auto %libpath-run %t 2>%t.info | FileCheck %s
+// RUN: FileCheck --check-prefix=INFO %s < %t.info
+// RUN: env SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 SPREAD_HOST_DEVICES=8 %preload-run %t | FileCheck %s
+// RUN: %clang-offload -O0 -fpass-plugin=%spread-pass %s -o %t.O0
+// RUN: env SPREAD_AUTO=1 SPREAD_AUTO_MIN=1 %libpath-run %t.O0 | FileCheck %s
+// RUN: %stock-run %t | FileCheck %s
+//
+// REMARK-DAG: can be spread over devices: {{.*}}reduce(+, double)
+// REMARK-DAG: can be spread over devices: {{.*}}reduce(+, i64)
+// REMARK-DAG: can be spread over devices: {{.*}}reduce(max, i32) {{.*}}reduce(min, u32)
+// REMARK-DAG: runs on one device: an atomic update into an array (arg{{[0-9]}}): only atomic updates of one scalar variable are spread
+// REMARK-DAG: runs on one device: an atomic capture (the value before the update is used)
+// INFO-COUNT-3: spread over devices [0, 1, 2, 3]: 100000 iterations
+// CHECK: results: 0 wrong
+
+#include <stdio.h>
+
+#define N 100000
+
+int main(void) {
+  static double x[N];
+  static int xi[N];
+  for (int i = 0; i < N; i++) {
+    x[i] = (i % 13) * 0.5; // exact in double whatever the order of the additions
+    xi[i] = (i * 7919) % 1000;
+  }
+  double s = 1.0;
+  long cnt = 5;
+  int mx = -1;
+  unsigned mn = 4000000000u;
+  int hist[8] = {0};
+#pragma omp target teams distribute parallel for map(to : x[0 : N]) map(tofrom : s)
+  for (int i = 0; i < N; i++) {
+#pragma omp atomic
+    s += x[i];
+  }
+#pragma omp target teams distribute parallel for map(to : xi[0 : N]) map(tofrom : cnt)
+  for (int i = 0; i < N; i++) {
+    if (xi[i] > 500) {
+#pragma omp atomic
+      cnt -= 2;
+    }
+  }
+#pragma omp target teams distribute parallel for map(to : xi[0 : N]) map(tofrom : mx, mn)
+  for (int i = 0; i < N; i++) {
+#pragma omp atomic compare
+    if (xi[i] > mx)
+      mx = xi[i];
+#pragma omp atomic compare
+    if ((unsigned)xi[i] + 7u < mn)
+      mn = (unsigned)xi[i] + 7u;
+  }
+#pragma omp target teams distribute parallel for map(to : xi[0 : N]) map(tofrom : hist[0 : 8])
+  for (int i = 0; i < N; i++) {
+#pragma omp atomic
+    hist[xi[i] & 7] += 1;
+  }
+  int ticket = 0, slots[64] = {0};
+#pragma omp target teams distribute parallel for map(tofrom : ticket, slots[0 : 64])
+  for (int i = 0; i < 64; i++) {
+    int t;
+#pragma omp atomic capture
+    t = ticket++;
+    slots[t] = 1;
+  }
+  double ws = 1.0;
+  long wc = 5;
+  int wmx = -1, wh[8] = {0};
+  unsigned wmn = 4000000000u;
+  for (int i = 0; i < N; i++) {
+    ws += x[i];
+    if (xi[i] > 500)
+      wc -= 2;
+    if (xi[i] > wmx)
+      wmx = xi[i];
+    if ((unsigned)xi[i] + 7u < wmn)
+      wmn = (unsigned)xi[i] + 7u;
+    wh[xi[i] & 7]++;
+  }
+  int wrong = (s != ws) + (cnt != wc) + (mx != wmx) + (mn != wmn) + (ticket != 64);
+  for (int k = 0; k < 8; k++)
+    wrong += hist[k] != wh[k];
+  for (int k = 0; k < 64; k++)
+    wrong += slots[k] != 1;
+  printf("s=%g/%g cnt=%ld/%ld max=%d/%d min=%u/%u\n", s, ws, cnt, wc, mx, wmx, mn, wmn);
+  printf("results: %d wrong\n", wrong);
+  return wrong != 0;
+}
