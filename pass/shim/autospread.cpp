@@ -94,6 +94,7 @@ enum AccessMode : uint32_t {
   ModeReadWrite = 3, // the same affine form is read and written
   ModeWhole = 4,     // read-only argument with non-affine reads
   ModeReduce = 5,    // a scalar reduction variable: C0 = operator, C1 = type
+  ModeReduceElements = 6, // an array updated atomically element by element: as 5
 };
 
 // Reduction operators and types as spread.h codes them (__SPREAD_RED_*,
@@ -2432,8 +2433,10 @@ bool KernelAnalysis::recogniseReductions() {
 // moves (`#pragma omp atomic` `s += x[i]`) is a reduction into it: each block
 // updates a copy of its own that starts from the operator's identity, and the
 // runtime combines the copies into the variable, as for a reduction clause.
-// Captures (the old value used), exchanges and updates of array elements (a
-// histogram) stay refused: per-block copies would change what they compute.
+// Updates of an array's elements (a histogram) are the same element by element:
+// each block gets a whole copy of the array, combined element by element.
+// Captures (the old value used) and exchanges stay refused: per-block copies
+// would change what they compute.
 bool KernelAnalysis::atomicReductions() {
   for (AtomicRMWInst *RMW : Atomics) {
     std::string At = lineOf(RMW);
@@ -2491,13 +2494,12 @@ bool KernelAnalysis::atomicReductions() {
     unsigned Param = S.Index;
     AffineFail Fail = AffineFail::NonAffine;
     std::optional<Affine> A = affine(Ptr, Param, Fail);
-    if (!A || A->C1 != 0 || A->C0 != 0 || A->SymParam >= 0)
-      return refuse("an atomic update into an array (" + argLabel(Param) +
-                    "): only atomic updates of one scalar variable are spread" +
-                    At);
+    // One location: the variable itself. Anything else updates elements of
+    // the array (a histogram): each block gets a whole copy of the array.
+    bool Scalar = A && A->C1 == 0 && A->C0 == 0 && A->SymParam < 0;
     Record R;
     R.Param = Param;
-    R.Mode = ModeReduce;
+    R.Mode = Scalar ? ModeReduce : ModeReduceElements;
     R.C0 = Op;
     R.C1 = Ty->isFloatTy()    ? RedF32
            : Ty->isDoubleTy() ? RedF64
@@ -2505,8 +2507,8 @@ bool KernelAnalysis::atomicReductions() {
                                     (Unsigned ? RedU8 - RedI8 : 0);
     R.Width = DL.getTypeStoreSize(Ty).getFixedValue();
     auto [It, New] = Reductions.emplace(Param, R);
-    if (!New && (It->second.C0 != R.C0 || It->second.C1 != R.C1 ||
-                 It->second.Width != R.Width))
+    if (!New && (It->second.Mode != R.Mode || It->second.C0 != R.C0 ||
+                 It->second.C1 != R.C1 || It->second.Width != R.Width))
       return refuse("updates of " + argLabel(Param) +
                     " that combine differently" + At);
   }
@@ -2801,6 +2803,9 @@ std::string describe(const Record &R) {
     break;
   case ModeReduce:
     return Out + "reduce(" + redOpName(R.C0) + ", " + redTypeName(R.C1) + ")";
+  case ModeReduceElements:
+    return Out + "reduce-elements(" + redOpName(R.C0) + ", " +
+           redTypeName(R.C1) + ")";
   default:
     return Out + "whole";
   }

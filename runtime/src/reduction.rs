@@ -128,8 +128,9 @@ impl Type {
     }
 }
 
-/// One partial: room for the largest reducible type, aligned for it.
-pub type Partial = Box<u64>;
+/// One partial: room for the variable's elements (one, or an array's), aligned for the largest
+/// reducible type.
+pub type Partial = Box<[u64]>;
 
 /// One reduction variable of a construct.
 #[derive(Debug)]
@@ -140,6 +141,8 @@ pub struct Var {
     pub ty: Type,
     /// Address of the original variable.
     pub original: usize,
+    /// Elements of type `ty` the variable has (1 but for an array updated element by element).
+    count: usize,
     /// Partials by resource index (a spread construct's chunks in dealing order, a block of
     /// automatic spreading); created on first use.
     partials: Vec<Option<Partial>>,
@@ -292,8 +295,31 @@ impl Var {
             op,
             ty,
             original,
+            count: 1,
             partials: (0..resources).map(|_| None).collect(),
         })
+    }
+
+    /// A variable of `size` bytes combined element by element (an array that a loop updates
+    /// atomically, element by element: automatic spreading's `Mode::ReduceElements`); one
+    /// element is [`Var::new`]'s variable.
+    pub fn elements(
+        what: &str,
+        (op, ty): (i32, i32),
+        original: usize,
+        size: usize,
+        resources: usize,
+    ) -> Result<Var> {
+        let elem = Type::from_code(ty).map_or(size, Type::size);
+        if elem == 0 || size == 0 || !size.is_multiple_of(elem) {
+            return Err(Error::new(
+                ErrorKind::Invalid,
+                format!("reduction variable of the {what}: {size} bytes are not whole elements of {elem} bytes"),
+            ));
+        }
+        let mut v = Var::new(what, (op, ty), original, elem, resources)?;
+        v.count = size / elem;
+        Ok(v)
     }
 
     /// Whether `other` registers the same variable (a registration repeated per chunk).
@@ -308,28 +334,46 @@ impl Var {
         if r >= self.partials.len() {
             self.partials.resize_with(r + 1, || None);
         }
-        let (op, ty) = (self.op, self.ty);
-        let p = self.partials[r].get_or_insert_with(|| Box::new(each_type!(ty, identity, op)));
-        &mut **p as *mut u64
+        let (op, ty, count) = (self.op, self.ty, self.count);
+        let p = self.partials[r].get_or_insert_with(|| {
+            let size = ty.size();
+            let identity = each_type!(ty, identity, op).to_ne_bytes();
+            let mut bytes = vec![0u8; (count * size).div_ceil(8).max(1) * 8];
+            for k in 0..count {
+                bytes[k * size..(k + 1) * size].copy_from_slice(&identity[..size]);
+            }
+            bytes
+                .chunks_exact(8)
+                .map(|c| u64::from_ne_bytes(c.try_into().unwrap_or([0; 8])))
+                .collect()
+        });
+        p.as_mut_ptr()
     }
 
     /// Combines the partials, in resource order (deterministic for a static deal), into the
     /// program's variable at
     /// [`original`](Self::original), which must still be alive.
     pub fn fold_into_original(&self) {
-        let size = self.ty.size();
-        let mut bytes = [0u8; 8];
+        let size = self.ty.size() * self.count;
+        let mut bytes = vec![0u8; size];
         crate::sys::access::transfer(bytes.as_mut_ptr() as usize, self.original, size);
-        self.fold(&mut bytes[..size]);
+        self.fold(&mut bytes);
         crate::sys::access::transfer(self.original, bytes.as_ptr() as usize, size);
     }
 
-    /// Combines the partials, in resource order, into `original` (the original's bytes).
+    /// Combines the partials, in resource order, into `original` (the original's bytes),
+    /// element by element.
     pub fn fold(&self, original: &mut [u8]) {
+        let (op, ty, size) = (self.op, self.ty, self.ty.size());
         for p in self.partials.iter().flatten() {
-            let src = p.to_ne_bytes();
-            let (op, ty) = (self.op, self.ty);
-            each_type!(ty, fold_into, op, original, src);
+            let src: Vec<u8> = p.iter().flat_map(|w| w.to_ne_bytes()).collect();
+            for k in 0..self.count {
+                let (dst, src) = (
+                    &mut original[k * size..(k + 1) * size],
+                    &src[k * size..(k + 1) * size],
+                );
+                each_type!(ty, fold_into, op, dst, src);
+            }
         }
     }
 }
@@ -351,14 +395,18 @@ mod tests {
     fn set(v: &mut Var, r: usize, bytes: &[u8]) {
         v.partial(r);
         if let Some(Some(p)) = v.partials.get_mut(r) {
-            **p = to_bits(bytes);
+            p[0] = to_bits(bytes);
         }
     }
 
     /// The first `n` bytes of resource `r`'s partial.
     fn get<const N: usize>(v: &mut Var, r: usize) -> [u8; N] {
         v.partial(r);
-        let bits = v.partials[r].as_deref().copied().unwrap_or(0).to_ne_bytes();
+        let bits = v.partials[r]
+            .as_deref()
+            .and_then(|p| p.first().copied())
+            .unwrap_or(0)
+            .to_ne_bytes();
         let mut out = [0u8; N];
         out.copy_from_slice(&bits[..N]);
         out
@@ -411,5 +459,39 @@ mod tests {
         assert!(Var::new("x", (6, 10), 8, 8, 2).is_err());
         assert!(Var::new("x", (1, 3), 8, 8, 2).is_err());
         assert!(Var::new("x", (42, 3), 8, 4, 2).is_err());
+    }
+
+    #[test]
+    fn an_array_is_combined_element_by_element() {
+        // Two blocks of a histogram of 3 i32 counters, added into the program's array.
+        let add = 1; // __SPREAD_RED_ADD
+        let i32_code = (1..=10)
+            .find(|&c| Type::from_code(c) == Some(Type::I32))
+            .expect("i32");
+        let mut v = Var::elements("auto t.c:1", (add, i32_code), 8, 12, 2).expect("valid");
+        for (r, counts) in [(0, [1i32, 2, 3]), (1, [10, 20, 30])] {
+            let p = v.partial(r);
+            assert!(!p.is_null());
+            let words = v.partials[r].as_deref_mut().expect("made");
+            assert_eq!(words[0], 0, "the identity of + is 0");
+            let mut bytes = vec![0u8; words.len() * 8];
+            for (k, c) in counts.iter().enumerate() {
+                bytes[4 * k..4 * k + 4].copy_from_slice(&c.to_ne_bytes());
+            }
+            for (w, c) in words.iter_mut().zip(bytes.chunks_exact(8)) {
+                *w = u64::from_ne_bytes(c.try_into().expect("8 bytes"));
+            }
+        }
+        let mut original: Vec<u8> = [100i32, 200, 300]
+            .iter()
+            .flat_map(|c| c.to_ne_bytes())
+            .collect();
+        v.fold(&mut original);
+        let got: Vec<i32> = original
+            .chunks_exact(4)
+            .map(|c| i32::from_ne_bytes(c.try_into().expect("4 bytes")))
+            .collect();
+        assert_eq!(got, [111, 222, 333]);
+        assert!(Var::elements("auto t.c:1", (add, i32_code), 8, 10, 2).is_err());
     }
 }

@@ -1,10 +1,11 @@
-// SPREAD_AUTO spreads a loop whose atomic updates all go to one scalar variable (`#pragma omp
-// atomic` s += x[i], a conditional count, `atomic compare` max and unsigned min): each block
-// updates a copy of its own that starts from the operator's identity, and the runtime combines
-// the copies into the variable, as for a reduction clause. It leaves alone, with the reason,
-// an atomic update of array elements (a histogram: each device would count its own) and an
-// atomic capture (a ticket counter: the values handed out would repeat). Every result equals
-// the serial loop's, at -O2 and -O0, on both load paths and with 8 devices; on stock too.
+// SPREAD_AUTO spreads loops whose atomic updates are reductions: into one scalar variable
+// (`#pragma omp atomic` s += x[i], a conditional count, `atomic compare` max and unsigned min)
+// each block updates a copy of its own that starts from the operator's identity, and the
+// runtime combines the copies into the variable, as for a reduction clause; into elements of
+// an array (a histogram that starts non-zero) each block updates a whole copy of the array,
+// combined element by element. It leaves alone, with the reason, an atomic capture (a ticket
+// counter: the values handed out would repeat). Every result equals the serial loop's, at -O2
+// and -O0, on both load paths and with 8 devices; on stock too.
 //
 // REQUIRES: spread
 // RUN: %clang-offload -O2 -fpass-plugin=%spread-pass -Rpass=spread-auto -Rpass-missed=spread-auto %s -o %t 2>%t.remarks
@@ -19,9 +20,9 @@
 // REMARK-DAG: can be spread over devices: {{.*}}reduce(+, double)
 // REMARK-DAG: can be spread over devices: {{.*}}reduce(+, i64)
 // REMARK-DAG: can be spread over devices: {{.*}}reduce(max, i32) {{.*}}reduce(min, u32)
-// REMARK-DAG: runs on one device: an atomic update into an array (arg{{[0-9]}}): only atomic updates of one scalar variable are spread
+// REMARK-DAG: can be spread over devices: arg{{[0-9]}}:reduce-elements(+, i32)
 // REMARK-DAG: runs on one device: an atomic capture (the value before the update is used)
-// INFO-COUNT-3: spread over devices [0, 1, 2, 3]: 100000 iterations
+// INFO-COUNT-4: spread over devices [0, 1, 2, 3]: 100000 iterations
 // CHECK: results: 0 wrong
 
 #include <stdio.h>
@@ -39,7 +40,7 @@ int main(void) {
   long cnt = 5;
   int mx = -1;
   unsigned mn = 4000000000u;
-  int hist[8] = {0};
+  int hist[8] = {3, 1, 4, 1, 5, 9, 2, 6};
 #pragma omp target teams distribute parallel for map(to : x[0 : N]) map(tofrom : s)
   for (int i = 0; i < N; i++) {
 #pragma omp atomic
@@ -76,7 +77,7 @@ int main(void) {
   }
   double ws = 1.0;
   long wc = 5;
-  int wmx = -1, wh[8] = {0};
+  int wmx = -1, wh[8] = {3, 1, 4, 1, 5, 9, 2, 6};
   unsigned wmn = 4000000000u;
   for (int i = 0; i < N; i++) {
     ws += x[i];

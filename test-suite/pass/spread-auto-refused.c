@@ -79,26 +79,30 @@ int unmapped(int n, const int *x) {
 }
 
 // A reduction is no longer a refusal, but what else the kernel does still is.
-float redatomic(int n, const float *x, int *h) {
+float redatomic(int n, const float *x, int *h, int *slot) {
   float s = 0;
-// REMARK: remark: {{.*}}kernel __omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_redatomic_l[[@LINE+1]] runs on one device: an atomic update into an array (arg{{[0-9]}}): only atomic updates of one scalar variable are spread [redatomic, line [[@LINE+1]]]
-#pragma omp target teams distribute parallel for reduction(+ : s) map(to : x[0:n]) map(tofrom : h[0:8])
+// REMARK: remark: {{.*}}kernel __omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_redatomic_l[[@LINE+1]] runs on one device: an atomic capture (the value before the update is used) [redatomic, line [[@LINE+1]]]
+#pragma omp target teams distribute parallel for reduction(+ : s) map(to : x[0:n]) map(tofrom : h[0:8], slot[0:n])
   for (int i = 0; i < n; i++) {
     s += x[i];
-#pragma omp atomic
-    h[i & 7] += 1;
+    int t;
+#pragma omp atomic capture
+    t = h[i & 7]++;
+    slot[i] = t;
   }
   return s;
 }
 
-// An atomic update of array elements (a histogram): each device would count its own. (Atomic
-// updates of one scalar are reductions: test-suite/auto/atomic.c.)
-void atomic(int n, const int *x, int *h) {
-// REMARK: remark: {{.*}}kernel __omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_atomic_l[[@LINE+1]] runs on one device: an atomic update into an array (arg{{[0-9]}}): only atomic updates of one scalar variable are spread [atomic, line [[@LINE+1]]]
-#pragma omp target teams distribute parallel for map(to : x[0:n]) map(tofrom : h[0:16])
+// An atomic capture: the values handed out would repeat on each device (atomic updates of
+// scalars and of array elements are reductions: test-suite/auto/atomic.c).
+void atomic(int n, const int *x, int *h, int *out) {
+// REMARK: remark: {{.*}}kernel __omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_atomic_l[[@LINE+1]] runs on one device: an atomic capture (the value before the update is used) [atomic, line [[@LINE+1]]]
+#pragma omp target teams distribute parallel for map(to : x[0:n]) map(tofrom : h[0:16], out[0:n])
   for (int i = 0; i < n; i++) {
-#pragma omp atomic
-    h[x[i] & 15] += 1;
+    int t;
+#pragma omp atomic capture
+    t = h[x[i] & 15]++;
+    out[i] = t;
   }
 }
 

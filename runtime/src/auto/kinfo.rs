@@ -24,6 +24,11 @@ pub enum Mode {
     /// spread.h codes them (`__SPREAD_RED_*`, `__SPREAD_RTYPE_*`), `width` its size. Each block
     /// reduces into a partial of its own, combined into the variable on the host.
     Reduce,
+    /// Is updated atomically element by element (`#pragma omp atomic` `h[x[i]] += 1`, a
+    /// histogram) with the operator and element type of a [`Mode::Reduce`]: each block updates
+    /// a whole copy of its own that starts from the identity, combined element by element into
+    /// the mapped array on the host.
+    ReduceElements,
 }
 
 impl Mode {
@@ -119,6 +124,7 @@ impl KernelInfo {
                 3 => Mode::ReadWrite,
                 4 => Mode::Whole,
                 5 => Mode::Reduce,
+                6 => Mode::ReduceElements,
                 m => return Err(format!("record {k} has unknown mode {m}")),
             };
             let width = i64_at(b, r + 24);
@@ -167,6 +173,7 @@ impl KernelInfo {
                 Mode::ReadWrite => 3,
                 Mode::Whole => 4,
                 Mode::Reduce => 5,
+                Mode::ReduceElements => 6,
             };
             b.extend_from_slice(&a.param.to_le_bytes());
             b.extend_from_slice(&mode.to_le_bytes());
@@ -365,6 +372,30 @@ impl Plan {
                     "argument {k} is a zero-length map (the data is not mapped by this construct)"
                 ),
                 );
+            }
+            if let Some(r) = mine.iter().find(|a| a.mode == Mode::ReduceElements) {
+                if mine.len() != 1 {
+                    return refuse_arg(
+                        k,
+                        i,
+                        format!("argument {k} is updated atomically and also accessed in the loop"),
+                    );
+                }
+                if r.width <= 0 || e.size % r.width != 0 || e.base != e.begin {
+                    return refuse_arg(
+                        k,
+                        i,
+                        format!(
+                            "argument {k}: atomic updates of {}-byte elements of a {}-byte mapped section that does not start at the array",
+                            r.width, e.size
+                        ),
+                    );
+                }
+                cuts[i] = Cut::Reduce {
+                    op: r.c0 as i32,
+                    ty: r.c1 as i32,
+                };
+                continue;
             }
             if let Some(r) = mine.iter().find(|a| a.mode == Mode::Reduce) {
                 if mine.len() != 1 {

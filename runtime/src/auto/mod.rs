@@ -448,7 +448,8 @@ fn spread(
         .reductions()
         .into_iter()
         .map(|r| {
-            let var = reduction::Var::new(&what, (r.op, r.ty), r.original, r.size, devices.len())?;
+            let var =
+                reduction::Var::elements(&what, (r.op, r.ty), r.original, r.size, devices.len())?;
             Ok((r.entry, var))
         })
         .collect::<Result<Vec<_>>>()?;
