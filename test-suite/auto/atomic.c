@@ -4,8 +4,12 @@
 // runtime combines the copies into the variable, as for a reduction clause; into elements of
 // an array (a histogram that starts non-zero) each block updates a whole copy of the array,
 // combined element by element. It leaves alone, with the reason, an atomic capture (a ticket
-// counter: the values handed out would repeat). Every result equals the serial loop's, at -O2
-// and -O0, on both load paths and with 8 devices; on stock too.
+// counter: the values handed out would repeat). Inside a `target data` that keeps the data on
+// the devices, a histogram and a reduction clause stay on one device, with the reason: their
+// partial results would be combined on the host while the array lives on the devices (found
+// by the HeCBench corpus: scatterAdd, mr, randomAccess gave wrong results before). Every
+// result equals the serial loop's, at -O2 and -O0, on both load paths and with 8 devices; on
+// stock too.
 //
 // REQUIRES: spread
 // RUN: %clang-offload -O2 -fpass-plugin=%spread-pass -Rpass=spread-auto -Rpass-missed=spread-auto %s -o %t 2>%t.remarks
@@ -23,6 +27,7 @@
 // REMARK-DAG: can be spread over devices: arg{{[0-9]}}:reduce-elements(+, i32)
 // REMARK-DAG: runs on one device: an atomic capture (the value before the update is used)
 // INFO-COUNT-4: spread over devices [0, 1, 2, 3]: 100000 iterations
+// INFO-DAG: runs on device {{[0-9]+}}: map entry {{[0-9]+}}{{.*}} is reduced (a reduction clause or atomic updates) but lives on the devices
 // CHECK: results: 0 wrong
 
 #include <stdio.h>
@@ -67,6 +72,23 @@ int main(void) {
 #pragma omp atomic
     hist[xi[i] & 7] += 1;
   }
+  // The same histogram and a sum, on data an enclosing target data keeps on the devices.
+  const int start[8] = {3, 1, 4, 1, 5, 9, 2, 6};
+  int rhist[8] = {3, 1, 4, 1, 5, 9, 2, 6};
+  long rsum = 7;
+#pragma omp target data map(tofrom : rhist[0 : 8], rsum) map(to : xi[0 : N])
+  {
+    for (int rep = 0; rep < 2; rep++) {
+#pragma omp target teams distribute parallel for
+      for (int i = 0; i < N; i++) {
+#pragma omp atomic
+        rhist[xi[i] & 7] += 1;
+      }
+#pragma omp target teams distribute parallel for reduction(+ : rsum)
+      for (int i = 0; i < N; i++)
+        rsum += xi[i];
+    }
+  }
   int ticket = 0, slots[64] = {0};
 #pragma omp target teams distribute parallel for map(tofrom : ticket, slots[0 : 64])
   for (int i = 0; i < 64; i++) {
@@ -90,8 +112,13 @@ int main(void) {
     wh[xi[i] & 7]++;
   }
   int wrong = (s != ws) + (cnt != wc) + (mx != wmx) + (mn != wmn) + (ticket != 64);
+  long wrsum = 7;
+  for (int rep = 0; rep < 2; rep++)
+    for (int i = 0; i < N; i++)
+      wrsum += xi[i];
   for (int k = 0; k < 8; k++)
-    wrong += hist[k] != wh[k];
+    wrong += hist[k] != wh[k] || rhist[k] != 2 * wh[k] - start[k]; // twice the counts
+  wrong += rsum != wrsum;
   for (int k = 0; k < 64; k++)
     wrong += slots[k] != 1;
   printf("s=%g/%g cnt=%ld/%ld max=%d/%d min=%u/%u\n", s, ws, cnt, wc, mx, wmx, mn, wmn);

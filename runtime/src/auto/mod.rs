@@ -238,6 +238,25 @@ fn decide(
         .collect();
     let plan = Plan::new(&info, &entries, cfg.tripcount)
         .map_err(|r| r.named(|i| args.names.get(i).and_then(|&n| crate::info::declared(n))))?;
+    // A reduction's partials are combined into the program's variable on the host: a variable
+    // that lives on the devices (resident data of an enclosing `target data`) would keep its
+    // device value and lose them (HeCBench's scatterAdd, mr, randomAccess: histograms and
+    // counters inside `target data`).
+    if let Some(r) = plan
+        .reductions()
+        .into_iter()
+        .find(|r| resident.get(r.entry).copied().flatten().is_some())
+    {
+        let name = args
+            .names
+            .get(r.entry)
+            .and_then(|&n| crate::info::declared(n))
+            .map_or(String::new(), |n| format!(" {n}"));
+        return Err(format!(
+            "map entry {}{name} is reduced (a reduction clause or atomic updates) but lives on the devices (data of an enclosing target data): the blocks' partial results would be combined on the host",
+            r.entry
+        ));
+    }
     let others: Vec<Entry> = entries
         .iter()
         .zip(resident)
