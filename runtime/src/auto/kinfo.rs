@@ -373,43 +373,39 @@ impl Plan {
                 ),
                 );
             }
-            if let Some(r) = mine.iter().find(|a| a.mode == Mode::ReduceElements) {
+            let reduced = |a: &&&Access| matches!(a.mode, Mode::Reduce | Mode::ReduceElements);
+            if let Some(r) = mine.iter().find(reduced) {
+                let elements = r.mode == Mode::ReduceElements;
                 if mine.len() != 1 {
+                    let what = if elements {
+                        "is updated atomically"
+                    } else {
+                        "is a reduction variable"
+                    };
                     return refuse_arg(
                         k,
                         i,
-                        format!("argument {k} is updated atomically and also accessed in the loop"),
+                        format!("argument {k} {what} also accessed in the loop"),
                     );
                 }
-                if r.width <= 0 || e.size % r.width != 0 || e.base != e.begin {
-                    return refuse_arg(
-                        k,
-                        i,
+                let fits = if elements {
+                    r.width > 0 && e.size % r.width == 0
+                } else {
+                    e.size == r.width
+                };
+                if !fits || e.base != e.begin {
+                    let why = if elements {
                         format!(
                             "argument {k}: atomic updates of {}-byte elements of a {}-byte mapped section that does not start at the array",
                             r.width, e.size
-                        ),
-                    );
-                }
-                cuts[i] = Cut::Reduce {
-                    op: r.c0 as i32,
-                    ty: r.c1 as i32,
-                };
-                continue;
-            }
-            if let Some(r) = mine.iter().find(|a| a.mode == Mode::Reduce) {
-                if mine.len() != 1 {
-                    return refuse_arg(
-                        k,
-                        i,
-                        format!("argument {k} is a reduction variable also accessed in the loop"),
-                    );
-                }
-                if e.size != r.width || e.base != e.begin {
-                    return refuse_arg(k, i, format!(
-                        "argument {k}: a reduction over {} bytes of a {}-byte variable (array reductions are not spread)",
-                        e.size, r.width
-                    ));
+                        )
+                    } else {
+                        format!(
+                            "argument {k}: a reduction over {} bytes of a {}-byte variable (array reductions are not spread)",
+                            e.size, r.width
+                        )
+                    };
+                    return refuse_arg(k, i, why);
                 }
                 cuts[i] = Cut::Reduce {
                     op: r.c0 as i32,
