@@ -7,11 +7,11 @@
 // RUN: %spread-cc -O1 --offload-arch=sm_90 %s -o %t
 // RUN: %extract-x86 %t --image=file=%t.so,triple=x86_64-unknown-linux-gnu
 // RUN: rm -f %t.log
-// RUN: %fakecuda-run FAKECUDA_HOST_IMAGE=%t.so FAKECUDA_LOG=%t.log SPREAD_DEVICES=cuda:1 %t 2>&1 | FileCheck %s --implicit-check-not=FAIL --implicit-check-not=fakecuda
+// RUN: %fakecuda-run FAKECUDA_HOST_IMAGE=%t.so FAKECUDA_LOG=%t.log SPREAD_DEVICES=cuda:1 %t 2>&1 | FileCheck %s --implicit-check-not=FAIL --implicit-check-not=fakecuda:
 // RUN: FileCheck --check-prefix=LOG %s < %t.log
 // With OMP_NUM_TEAMS / OMP_TEAMS_THREAD_LIMIT the defaults change.
 // RUN: rm -f %t.env.log
-// RUN: %fakecuda-run FAKECUDA_HOST_IMAGE=%t.so FAKECUDA_LOG=%t.env.log SPREAD_DEVICES=cuda:1 OMP_NUM_TEAMS=5 OMP_TEAMS_THREAD_LIMIT=32 %t 2>&1 | FileCheck %s --implicit-check-not=FAIL --implicit-check-not=fakecuda
+// RUN: %fakecuda-run FAKECUDA_HOST_IMAGE=%t.so FAKECUDA_LOG=%t.env.log SPREAD_DEVICES=cuda:1 OMP_NUM_TEAMS=5 OMP_TEAMS_THREAD_LIMIT=32 %t 2>&1 | FileCheck %s --implicit-check-not=FAIL --implicit-check-not=fakecuda:
 // RUN: FileCheck --check-prefix=ENV %s < %t.env.log
 // LIBOMPTARGET_INFO's launch line reports the grid the backend launches (same as the log's).
 // RUN: %fakecuda-run FAKECUDA_HOST_IMAGE=%t.so SPREAD_DEVICES=cuda:1 LIBOMPTARGET_INFO=0x10 %t 2>&1 | FileCheck --check-prefix=INFO %s

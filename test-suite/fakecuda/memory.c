@@ -7,7 +7,7 @@
 // RUN: %spread-cc -O1 --offload-arch=sm_90 %s -o %t
 // RUN: %extract-x86 %t --image=file=%t.so,triple=x86_64-unknown-linux-gnu
 // RUN: rm -f %t.log
-// RUN: %fakecuda-run FAKECUDA_HOST_IMAGE=%t.so FAKECUDA_LOG=%t.log FAKECUDA_MEMORY_MB=64 SPREAD_DEVICES=cuda %t 2>&1 | FileCheck %s --implicit-check-not=FAIL --implicit-check-not=fakecuda
+// RUN: %fakecuda-run FAKECUDA_HOST_IMAGE=%t.so FAKECUDA_LOG=%t.log FAKECUDA_MEMORY_MB=64 SPREAD_DEVICES=cuda %t 2>&1 | FileCheck %s --implicit-check-not=FAIL --implicit-check-not=fakecuda:
 // RUN: FileCheck --check-prefix=LOG %s < %t.log
 // (A failed mandatory offload aborts, as with stock libomptarget: `not --crash`.)
 // RUN: not --crash %fakecuda-run FAKECUDA_HOST_IMAGE=%t.so FAKECUDA_MEMORY_MB=64 SPREAD_DEVICES=cuda %t oom 2>&1 | FileCheck --check-prefix=OOM %s

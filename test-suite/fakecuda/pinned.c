@@ -8,9 +8,9 @@
 // RUN: %spread-cc -O1 --offload-arch=sm_90 %s -o %t
 // RUN: %extract-x86 %t --image=file=%t.so,triple=x86_64-unknown-linux-gnu
 // RUN: rm -f %t.log %t.off.log
-// RUN: %fakecuda-run FAKECUDA_HOST_IMAGE=%t.so FAKECUDA_LOG=%t.log LIBOMPTARGET_LOCK_MAPPED_HOST_BUFFERS=1 SPREAD_DEVICES=cuda %t 2>&1 | FileCheck %s --implicit-check-not=FAIL --implicit-check-not=fakecuda
+// RUN: %fakecuda-run FAKECUDA_HOST_IMAGE=%t.so FAKECUDA_LOG=%t.log LIBOMPTARGET_LOCK_MAPPED_HOST_BUFFERS=1 SPREAD_DEVICES=cuda %t 2>&1 | FileCheck %s --implicit-check-not=FAIL --implicit-check-not=fakecuda:
 // RUN: FileCheck --check-prefix=PIN %s < %t.log
-// RUN: %fakecuda-run FAKECUDA_HOST_IMAGE=%t.so FAKECUDA_LOG=%t.off.log SPREAD_DEVICES=cuda %t 2>&1 | FileCheck %s --implicit-check-not=FAIL --implicit-check-not=fakecuda
+// RUN: %fakecuda-run FAKECUDA_HOST_IMAGE=%t.so FAKECUDA_LOG=%t.off.log SPREAD_DEVICES=cuda %t 2>&1 | FileCheck %s --implicit-check-not=FAIL --implicit-check-not=fakecuda:
 // RUN: FileCheck --check-prefix=OFF %s < %t.off.log
 // A value that is not a boolean is reported.
 // RUN: %fakecuda-run FAKECUDA_HOST_IMAGE=%t.so LIBOMPTARGET_LOCK_MAPPED_HOST_BUFFERS=maybe SPREAD_DEVICES=cuda %t 2>&1 | FileCheck --check-prefix=BAD %s
