@@ -562,7 +562,8 @@ impl Region {
         // devices share the cores from the first kernel on (`Device::expect_kernels`), instead
         // of the first chunk's kernel forking a team over every core and time-slicing with the
         // next ones (bench/spread/scaling's default-threads row: 0.93x one device before).
-        if !construct.has_range_clause() && rt.policy() != Policy::Disabled {
+        // (With offloading disabled the list is the host alone.)
+        if !construct.has_range_clause() {
             let mut distinct = list.clone();
             distinct.sort_unstable();
             distinct.dedup();

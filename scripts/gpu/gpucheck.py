@@ -122,6 +122,16 @@ def cuda_probe():
     return True, "", lines
 
 
+def run_verdict(ok, devs):
+    """A step's verdict from whether each runtime ran it well (`ok`: runtime -> bool; a runtime
+    that could not run it is missing): None when Spread ran it well."""
+    if "spread" not in ok:
+        return "FAIL: Spread cannot run it (%s)" % devs["spread"][1]
+    if not ok["spread"]:
+        return "REGRESSION" if ok.get("stock") else "FAIL"
+    return None
+
+
 def ompt_events(lines):
     """The event lines of scripts/gpu/ompt-events.c's tool, with the default device named `dev`
     and the host `host` (the runtimes number devices differently); device set-up events of other
@@ -480,12 +490,7 @@ class Check:
             cells[rt] = "%d verified OK%s%s" % (ok, ", %d FAILED" % bad if bad else "",
                                                 "" if rc == 0 else " (exit %s)" %
                                                 ("timeout" if to else rc))
-        if "spread" not in res:
-            verdict = "FAIL: Spread cannot run it (%s)" % devs["spread"][1]
-        elif not res["spread"]:
-            verdict = "REGRESSION" if res.get("stock") else "FAIL"
-        else:
-            verdict = "ok"
+        verdict = run_verdict(res, devs) or "ok"
         self.row(name, mode, cells.get("stock", "-"), cells.get("spread", "-"), verdict)
 
     def step_compare(self, mode, devs, name, args, keys_re, unit, higher_better, extra=None,
@@ -522,12 +527,7 @@ class Check:
                 ratio = "%.2f" % (p / s) if s and p is not None else "-"
                 say("  %-24s %12s %12s %14s" % (k, "%.3f" % s if s is not None else "-",
                                                 "%.3f" % p if p is not None else "-", ratio))
-        if "spread" not in ok:
-            verdict = "FAIL: Spread cannot run it (%s)" % devs["spread"][1]
-        elif not ok["spread"]:
-            verdict = "REGRESSION" if ok.get("stock") else "FAIL"
-        else:
-            verdict = "ok"
+        verdict = run_verdict(ok, devs) or "ok"
         self.row(label, mode, cells.get("stock", "-"), cells.get("spread", "-"), verdict)
         return vals
 
@@ -552,19 +552,17 @@ class Check:
             for l in (fails or ([] if good else lines[-5:]))[:5]:
                 say("    %s: %s" % (rt, l))
         stock_ok = got.get("stock", (False,))[0]
-        if "spread" not in got:
-            verdict = "FAIL: Spread cannot run it (%s)" % devs["spread"][1]
-        elif not got["spread"][0]:
-            verdict = "REGRESSION" if stock_ok else "FAIL"
-        elif not got["spread"][2].endswith(", ok"):
-            verdict = "FAIL: Spread's device trace: " + got["spread"][2]
-        elif stock_ok and got["stock"][1] != got["spread"][1]:
-            a, b = got["stock"][1], got["spread"][1]
-            i = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-            verdict = "FAIL: events differ from stock's at event %d: stock %r, Spread %r" % (
-                i + 1, a[i] if i < len(a) else "(none)", b[i] if i < len(b) else "(none)")
-        else:
-            verdict = "ok" if stock_ok else "ok (stock did not run it)"
+
+        def compared():
+            if not got["spread"][2].endswith(", ok"):
+                return "FAIL: Spread's device trace: " + got["spread"][2]
+            a, b = got.get("stock", (False, []))[1], got["spread"][1]
+            if stock_ok and a != b:
+                i = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+                return "FAIL: events differ from stock's at event %d: stock %r, Spread %r" % (
+                    i + 1, a[i] if i < len(a) else "(none)", b[i] if i < len(b) else "(none)")
+            return "ok" if stock_ok else "ok (stock did not run it)"
+        verdict = run_verdict({rt: g[0] for rt, g in got.items()}, devs) or compared()
         self.row("ompt", mode, cells.get("stock", "-"), cells.get("spread", "-"), verdict)
 
     def launch(self, mode, devs):

@@ -236,8 +236,9 @@ fn decide(
             }
         })
         .collect();
-    let plan = Plan::new(&info, &entries, cfg.tripcount)
-        .map_err(|r| r.named(|i| args.names.get(i).and_then(|&n| crate::info::declared(n))))?;
+    // A map entry's name as the program wrote it, where the build keeps map names.
+    let declared = |i: usize| args.names.get(i).and_then(|&n| crate::info::declared(n));
+    let plan = Plan::new(&info, &entries, cfg.tripcount).map_err(|r| r.named(declared))?;
     // A reduction's partials are combined into the program's variable on the host: a variable
     // that lives on the devices (resident data of an enclosing `target data`) would keep its
     // device value and lose them (HeCBench's scatterAdd, mr, randomAccess: histograms and
@@ -247,11 +248,7 @@ fn decide(
         .into_iter()
         .find(|r| resident.get(r.entry).copied().flatten().is_some())
     {
-        let name = args
-            .names
-            .get(r.entry)
-            .and_then(|&n| crate::info::declared(n))
-            .map_or(String::new(), |n| format!(" {n}"));
+        let name = declared(r.entry).map_or(String::new(), |n| format!(" {n}"));
         return Err(format!(
             "map entry {}{name} is reduced (a reduction clause or atomic updates) but lives on the devices (data of an enclosing target data): the blocks' partial results would be combined on the host",
             r.entry

@@ -234,9 +234,9 @@ pub(super) fn arrange_at_load() -> bool {
     if std::env::var("OMP_TOOL").is_ok_and(|v| v.trim() == "disabled") {
         return false;
     }
-    let own = needed();
+    // (`needed` reads every loaded object's symbols: only where a tool of the program's exists.)
     if program_defines_tool() {
-        if !own {
+        if !needed() {
             return true;
         }
         let ours = start_tool as *const () as usize;
@@ -251,7 +251,7 @@ pub(super) fn arrange_at_load() -> bool {
             }
         };
     }
-    env_set("OMP_TOOL_LIBRARIES") && !own
+    env_set("OMP_TOOL_LIBRARIES") && !needed()
 }
 
 /// Whether the program defines `ompt_start_tool` itself: the first definition in symbol order
