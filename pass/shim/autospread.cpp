@@ -47,6 +47,7 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Operator.h"
+#include "llvm/IR/PatternMatch.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Scalar/EarlyCSE.h"
@@ -64,6 +65,7 @@
 #include <climits>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -86,8 +88,12 @@ const char *const InfoPrefix = "__spread_kinfo_";
 // i64), so an image runs unchanged on a runtime that never writes the window.
 constexpr int64_t WindowAll = INT64_MAX;
 
-// Descriptor (docs/pass.md): header, then one 48-byte record per access form.
-constexpr uint32_t InfoVersion = 1;
+// Descriptor (docs/pass.md): header, then one record per access form: 48
+// bytes in version 1; version 2 (written only for a kernel with a record that
+// needs it) adds a collapsed loop's divisor and the access's guards.
+constexpr uint32_t InfoVersionAffine = 1;
+constexpr uint32_t InfoVersionExtended = 2;
+constexpr unsigned MaxGuards = 4;
 enum AccessMode : uint32_t {
   ModeRead = 1,
   ModeWrite = 2,
@@ -121,19 +127,57 @@ enum RedType : uint32_t {
   RedF64 = 10,
 };
 
+// A value a launch knows: C + SymCoeff * (by-value kernel argument SymParam,
+// its low SymBits bits, sign-extended), or C without one (SymParam -1).
+struct Expr {
+  int64_t C = 0;
+  int32_t SymParam = -1;
+  uint32_t SymBits = 0;
+  int64_t SymCoeff = 0;
+
+  bool isZero() const { return C == 0 && SymParam < 0; }
+  auto key() const { return std::make_tuple(C, SymParam, SymBits, SymCoeff); }
+};
+
+// The loop variables of a collapsed loop's normalized iteration iv = q * m + r
+// (m = the divisor: the inner loops' iteration count); without a divisor
+// q = 0, r = iv.
+enum GuardVar : uint32_t { VarQ = 1, VarR = 2 };
+
+// A condition the access happens under: K * var + E >= 0.
+struct Guard {
+  uint32_t Var = VarR;
+  int64_t K = 0;
+  Expr E;
+
+  auto key() const { return std::make_tuple(Var, K, E.key()); }
+};
+
 struct Record {
   uint32_t Param = 0; // kernel argument index, dyn_ptr not counted
   uint32_t Mode = 0;
-  int64_t C0 = 0; // byte offset = C0 + C1 * iv + SymCoeff * sym
+  // byte offset = C0 + SymCoeff * sym + QCoeff * q + C1 * r
+  int64_t C0 = 0;
   int64_t C1 = 0;
   int64_t Width = 0; // bytes accessed at that offset
   int32_t SymParam = -1;
   uint32_t SymBits = 0;
   int64_t SymCoeff = 0;
+  Expr QCoeff; // zero without a divisor
+  Expr Div;    // zero: none
+  std::vector<Guard> Guards;
+
+  bool extended() const {
+    return !QCoeff.isZero() || !Div.isZero() || !Guards.empty();
+  }
 
   // Everything but the mode: records with the same key merge their modes.
   auto key() const {
-    return std::make_tuple(Param, SymParam, SymCoeff, SymBits, C1, C0, Width);
+    std::vector<decltype(Guard().key())> G;
+    for (const Guard &X : Guards)
+      G.push_back(X.key());
+    return std::make_tuple(Param, SymParam, SymCoeff, SymBits, C1, C0, Width,
+                           QCoeff.key(), Div.key(), G);
   }
 };
 
@@ -927,12 +971,65 @@ public:
     IVPoly = std::move(P);
   }
 
+  // The quotient of the IV by the divisor, as an atom: a collapsed loop's
+  // outer index (clang computes i = iv / m, j = iv - i * m from the
+  // normalized iteration).
+  const void *quotient() const { return &QuotientTag; }
+
+  // The kernel's divisor m (loop-invariant), once known: divisions of the IV
+  // by it become the quotient atom, remainders iv - m * quotient.
+  void setDivisor(Poly D) { Div = std::move(D); }
+  const std::optional<Poly> &divisor() const { return Div; }
+
+  // The divisor of a division or remainder of the IV by a loop-invariant
+  // value (an SDiv/UDiv/SRem/URem instruction), if V is one.
+  std::optional<Poly> divisorOf(const Value *V) {
+    auto *BO = dyn_cast<BinaryOperator>(V);
+    if (!BO || !IVPhi)
+      return std::nullopt;
+    switch (BO->getOpcode()) {
+    case Instruction::SDiv:
+    case Instruction::UDiv:
+    case Instruction::SRem:
+    case Instruction::URem:
+      break;
+    default:
+      return std::nullopt;
+    }
+    std::optional<Poly> Num = lin(SE.getSCEV(BO->getOperand(0)), UINT_MAX, 40);
+    std::optional<Poly> Den = lin(SE.getSCEV(BO->getOperand(1)), UINT_MAX, 40);
+    if (!Num || !Den || *Num != IVPoly || Den->empty() || moves(*Den))
+      return std::nullopt;
+    return Den;
+  }
+
   // The narrowest width at which each atom was used (truncations above it).
   DenseMap<const Value *, unsigned> Bits;
   // Set when an address moves with a loop other than the worksharing loop.
   bool SawOtherLoop = false;
 
 private:
+  bool moves(const Poly &P) const {
+    for (const auto &[M, Coeff] : P)
+      if (std::find(M.begin(), M.end(), iteration()) != M.end() ||
+          std::find(M.begin(), M.end(), quotient()) != M.end())
+        return true;
+    return false;
+  }
+
+  // The quotient atom, or the remainder's polynomial, for a division of the
+  // IV by the divisor (Rem: iv - m * q).
+  std::optional<Poly> quotientTerm(bool Rem) {
+    Poly Q{{Monomial{quotient()}, 1}};
+    if (!Rem)
+      return Q;
+    std::optional<Poly> QM = multiply(Q, *Div);
+    Poly R = IVPoly;
+    if (!QM || !addScaled(R, *QM, -1))
+      return std::nullopt;
+    return R;
+  }
+
   std::optional<Poly> lin(const SCEV *S, unsigned TruncBits, unsigned Depth) {
     if (Depth > 48)
       return std::nullopt;
@@ -996,10 +1093,27 @@ private:
         return std::nullopt;
       return Start;
     }
+    case scUDivExpr: {
+      auto *D = cast<SCEVUDivExpr>(S);
+      if (!Div)
+        return std::nullopt;
+      std::optional<Poly> Num = lin(D->getLHS(), UINT_MAX, Depth + 1);
+      std::optional<Poly> Den = lin(D->getRHS(), UINT_MAX, Depth + 1);
+      if (!Num || !Den || *Num != IVPoly || *Den != *Div)
+        return std::nullopt;
+      return quotientTerm(false);
+    }
     case scUnknown: {
       const Value *V = cast<SCEVUnknown>(S)->getValue();
       if (IVPhi && V == IVPhi)
         return IVPoly;
+      if (Div) {
+        if (std::optional<Poly> D = divisorOf(V); D && *D == *Div) {
+          auto Op = cast<BinaryOperator>(V)->getOpcode();
+          return quotientTerm(Op == Instruction::SRem ||
+                              Op == Instruction::URem);
+        }
+      }
       unsigned W =
           std::min<unsigned>(TruncBits, SE.getTypeSizeInBits(S->getType()));
       auto It = Bits.find(V);
@@ -1015,6 +1129,8 @@ private:
   const Loop *L;
   const PHINode *IVPhi = nullptr;
   Poly IVPoly;
+  std::optional<Poly> Div;
+  char QuotientTag = 0;
 };
 
 // ---------------------------------------------------------------------------
@@ -1362,6 +1478,9 @@ struct Affine {
   int32_t SymParam = -1;
   uint32_t SymBits = 0;
   int64_t SymCoeff = 0;
+  Expr QCoeff;
+  Expr Div;
+  bool Linear = true; // the offset is C1 * iv + C0 (+ sym) without q
 };
 
 enum class AffineFail { NonAffine, OtherLoop, TwoSymbols };
@@ -1437,8 +1556,17 @@ private:
   bool analyseAccesses();
   bool checkAddressValues();
   std::optional<unsigned> mappedBase(Value *Ptr);
-  bool access(Value *Ptr, bool IsWrite, int64_t Width);
+  bool access(Instruction *At, Value *Ptr, bool IsWrite, int64_t Width);
   std::optional<Affine> affine(Value *Ptr, unsigned Param, AffineFail &Fail);
+  // A polynomial in the collapsed loop's variables (toQR).
+  struct QR {
+    int64_t RC = 0;
+    Poly QC, Cst;
+    bool UsesQ = false; // false: P is RC * iv + Cst
+  };
+  std::optional<QR> toQR(const Poly &P);
+  std::optional<Expr> exprOf(const Poly &P, AffineFail &Fail);
+  std::vector<Guard> guardsOf(Instruction *I);
   bool buildRecords(std::vector<Record> &Records);
 
   // Reductions (KernelAnalysis::reductionSite).
@@ -1477,6 +1605,8 @@ private:
   PHINode *IVPhi = nullptr;
   Loop *IVLoop = nullptr;
   ScalarEvolution *SE = nullptr;
+  DominatorTree *DT = nullptr;
+  LoopInfo *LInfo = nullptr;
   std::unique_ptr<Linearizer> Lin;
   Poly IVPoly;
 
@@ -1653,13 +1783,13 @@ bool KernelAnalysis::checkPlumbing() {
 bool KernelAnalysis::findIV() {
   const std::string NoLoop = "no combined teams distribute parallel for loop";
   auto &LI = WB.fam().getResult<LoopAnalysis>(*C.P);
-  auto &DT = WB.fam().getResult<DominatorTreeAnalysis>(*C.P);
+  auto &DTree = WB.fam().getResult<DominatorTreeAnalysis>(*C.P);
   SE = &WB.fam().getResult<ScalarEvolutionAnalysis>(*C.P);
   for (Instruction &I : instructions(*C.P)) {
     // (Through address-space casts on amdgcn, whose stack is addrspace(5).)
     auto *Load = dyn_cast<LoadInst>(&I);
     if (!Load || Load->getPointerOperand()->stripPointerCasts() != LbSlot ||
-        !DT.dominates(PInit, Load))
+        !DTree.dominates(PInit, Load))
       continue;
     for (User *LU : Load->users()) {
       auto *Phi = dyn_cast<PHINode>(LU);
@@ -1686,6 +1816,25 @@ bool KernelAnalysis::findIV() {
     return refuse(NoLoop + " (the loop's induction is not affine)");
   IVPoly = *P;
   Lin->setIV(IVPhi, IVPoly);
+  DT = &DTree;
+  LInfo = &LI;
+  // A collapsed loop: clang splits the normalized iteration with a division
+  // (and a remainder) by the inner loops' iteration count. One divisor per
+  // kernel; with several (collapse(3), or the program's own divisions by
+  // other values) the quotients stay opaque, as before.
+  std::optional<Poly> Div;
+  for (BasicBlock *BB : IVLoop->blocks()) {
+    for (Instruction &I : *BB) {
+      std::optional<Poly> D = Lin->divisorOf(&I);
+      if (!D)
+        continue;
+      if (Div && *Div != *D)
+        return true;
+      Div = D;
+    }
+  }
+  if (Div)
+    Lin->setDivisor(*Div);
   return true;
 }
 
@@ -1732,68 +1881,73 @@ bool KernelAnalysis::checkOuterAccesses(Function &F) {
   return true;
 }
 
-std::optional<Affine> KernelAnalysis::affine(Value *Ptr, unsigned Param,
-                                             AffineFail &Fail) {
-  Fail = AffineFail::NonAffine;
-  const SCEV *S = SE->getSCEV(Ptr);
-  if (!S->getType()->isPointerTy())
-    return std::nullopt;
-  auto *Base = dyn_cast<SCEVUnknown>(SE->getPointerBase(S));
-  if (!Base)
-    return std::nullopt;
-  unsigned BaseBits = 64;
-  Source BS = Tr.resolve(Base->getValue(), BaseBits);
-  if (BS.Kind != Source::KernelArg || BS.Index != Param)
-    return std::nullopt;
-  const SCEV *Off = SE->removePointerBase(S);
-  if (isa<SCEVCouldNotCompute>(Off))
-    return std::nullopt;
-  Lin->SawOtherLoop = false;
-  std::optional<Poly> A = Lin->run(Off);
-  if (!A) {
-    if (Lin->SawOtherLoop)
-      Fail = AffineFail::OtherLoop;
-    return std::nullopt;
-  }
-  // offset = C1 * iv + rest: the iteration-dependent monomials of the offset
-  // must be C1 times those of the IV.
+// P in the collapsed loop's variables: RC * r + QC * q + Cst, where QC and
+// Cst are polynomials in loop-invariant atoms. Without a divisor, r is the
+// iteration and QC is zero.
+std::optional<KernelAnalysis::QR> KernelAnalysis::toQR(const Poly &P) {
+  // The iteration-dependent monomials of P must be RC times those of the IV.
   const void *It = Lin->iteration();
   auto Moves = [&](const Monomial &M) {
     return std::find(M.begin(), M.end(), It) != M.end();
   };
-  Poly IVMoving, AMoving;
+  Poly IVMoving, PMoving;
   for (const auto &[M, Coeff] : IVPoly)
     if (Moves(M))
       IVMoving[M] = Coeff;
-  for (const auto &[M, Coeff] : *A)
+  for (const auto &[M, Coeff] : P)
     if (Moves(M))
-      AMoving[M] = Coeff;
+      PMoving[M] = Coeff;
   if (IVMoving.empty())
     return std::nullopt;
-  int64_t C1 = 0;
-  if (!AMoving.empty()) {
+  QR Out;
+  if (!PMoving.empty()) {
     const auto &[M0, IVC] = *IVMoving.begin();
-    auto Found = AMoving.find(M0);
-    if (Found == AMoving.end() || Found->second % IVC != 0)
+    auto Found = PMoving.find(M0);
+    if (Found == PMoving.end() || Found->second % IVC != 0)
       return std::nullopt;
-    C1 = Found->second / IVC;
-    Poly Check = AMoving;
-    if (!addScaled(Check, IVMoving, -C1) || !Check.empty())
+    Out.RC = Found->second / IVC;
+    Poly Check = PMoving;
+    if (!addScaled(Check, IVMoving, -Out.RC) || !Check.empty())
       return std::nullopt;
   }
-  Poly Rest = *A;
-  if (!addScaled(Rest, IVPoly, -C1))
+  Poly Rest = P;
+  if (!addScaled(Rest, IVPoly, -Out.RC))
     return std::nullopt;
-  Affine Out;
-  Out.C1 = C1;
-  // What is left: a constant and at most one by-value scalar argument.
-  std::map<unsigned, std::pair<int64_t, unsigned>> Syms; // param -> coeff, bits
+  // iv = m * q + r: RC * iv contributes RC * m to q's coefficient.
+  if (const std::optional<Poly> &Div = Lin->divisor()) {
+    if (!addScaled(Out.QC, *Div, Out.RC))
+      return std::nullopt;
+  }
   for (const auto &[M, Coeff] : Rest) {
-    if (M.empty()) {
-      Out.C0 = Coeff;
+    auto Q = std::find(M.begin(), M.end(), Lin->quotient());
+    if (Q == M.end()) {
+      Out.Cst[M] = Coeff;
       continue;
     }
-    if (M.size() != 1 || M[0] == It)
+    Monomial Without = M;
+    Without.erase(Without.begin() + (Q - M.begin()));
+    if (std::find(Without.begin(), Without.end(), Lin->quotient()) !=
+        Without.end())
+      return std::nullopt; // q * q
+    if (!addScaled(Out.QC, Poly{{Without, Coeff}}, 1))
+      return std::nullopt;
+    Out.UsesQ = true;
+  }
+  return Out;
+}
+
+// A loop-invariant polynomial as a descriptor value: a constant and at most
+// one by-value integer kernel argument.
+std::optional<Expr> KernelAnalysis::exprOf(const Poly &P, AffineFail &Fail) {
+  const void *It = Lin->iteration();
+  Expr Out;
+  std::map<unsigned, std::pair<int64_t, unsigned>> Syms; // param -> coeff, bits
+  for (const auto &[M, Coeff] : P) {
+    if (M.empty()) {
+      Out.C = Coeff;
+      continue;
+    }
+    if (M.size() != 1 || M[0] == It || M[0] == Lin->quotient())
       return std::nullopt;
     auto *V = const_cast<Value *>(static_cast<const Value *>(M[0]));
     unsigned Bits = Lin->Bits.lookup(V);
@@ -1830,8 +1984,162 @@ std::optional<Affine> KernelAnalysis::affine(Value *Ptr, unsigned Param,
   return Out;
 }
 
+std::optional<Affine> KernelAnalysis::affine(Value *Ptr, unsigned Param,
+                                             AffineFail &Fail) {
+  Fail = AffineFail::NonAffine;
+  const SCEV *S = SE->getSCEV(Ptr);
+  if (!S->getType()->isPointerTy())
+    return std::nullopt;
+  auto *Base = dyn_cast<SCEVUnknown>(SE->getPointerBase(S));
+  if (!Base)
+    return std::nullopt;
+  unsigned BaseBits = 64;
+  Source BS = Tr.resolve(Base->getValue(), BaseBits);
+  if (BS.Kind != Source::KernelArg || BS.Index != Param)
+    return std::nullopt;
+  const SCEV *Off = SE->removePointerBase(S);
+  if (isa<SCEVCouldNotCompute>(Off))
+    return std::nullopt;
+  Lin->SawOtherLoop = false;
+  std::optional<Poly> A = Lin->run(Off);
+  if (!A) {
+    if (Lin->SawOtherLoop)
+      Fail = AffineFail::OtherLoop;
+    return std::nullopt;
+  }
+  std::optional<QR> Q = toQR(*A);
+  if (!Q)
+    return std::nullopt;
+  std::optional<Expr> Cst = exprOf(Q->Cst, Fail);
+  if (!Cst)
+    return std::nullopt;
+  std::optional<Expr> QC = exprOf(Q->QC, Fail);
+  if (!QC)
+    return std::nullopt;
+  Affine Out;
+  Out.C1 = Q->RC;
+  Out.C0 = Cst->C;
+  Out.SymParam = Cst->SymParam;
+  Out.SymBits = Cst->SymBits;
+  Out.SymCoeff = Cst->SymCoeff;
+  Out.QCoeff = *QC;
+  Out.Linear = !Q->UsesQ;
+  if (const std::optional<Poly> &D = Lin->divisor()) {
+    AffineFail Ignored;
+    std::optional<Expr> DE = exprOf(*D, Ignored);
+    if (!DE)
+      return std::nullopt;
+    Out.Div = *DE;
+  }
+  return Out;
+}
+
+// The conditions I executes under, from the branches of the worksharing
+// loop's body that dominate it: comparisons of loop variables with
+// loop-invariant values that the collapsed loop's q or r alone decides. A
+// condition the analysis cannot express is left out (the access then counts
+// for more iterations than it runs: a larger section, never a smaller one).
+std::vector<Guard> KernelAnalysis::guardsOf(Instruction *I) {
+  std::vector<Guard> Out;
+  BasicBlock *BB = I->getParent();
+  if (!DT || !LInfo || !IVLoop->contains(BB))
+    return Out;
+  // One fact: X pred Y holds (signed predicates; eq as two).
+  auto Fact = [&](CmpInst::Predicate Pred, Value *X, Value *Y) {
+    if (!X->getType()->isIntegerTy())
+      return;
+    std::optional<Poly> PX = Lin->run(SE->getSCEV(X));
+    std::optional<Poly> PY = Lin->run(SE->getSCEV(Y));
+    if (!PX || !PY)
+      return;
+    // G >= 0 with G = X - Y - 1 (sgt), X - Y (sge), Y - X - 1 (slt), Y - X (sle).
+    auto Add = [&](bool XMinusY, int64_t Minus) {
+      Poly G = XMinusY ? *PX : *PY;
+      if (!addScaled(G, XMinusY ? *PY : *PX, -1) ||
+          !addScaled(G, Poly{{Monomial{}, 1}}, -Minus))
+        return;
+      std::optional<QR> Q = toQR(G);
+      if (!Q)
+        return;
+      Guard Gd;
+      if (Q->RC != 0 && Q->QC.empty()) {
+        Gd.Var = VarR;
+        Gd.K = Q->RC;
+      } else if (Q->RC == 0 && Q->QC.size() == 1 &&
+                 Q->QC.begin()->first.empty() && Lin->divisor()) {
+        Gd.Var = VarQ;
+        Gd.K = Q->QC.begin()->second;
+      } else {
+        return;
+      }
+      AffineFail Ignored;
+      std::optional<Expr> E = exprOf(Q->Cst, Ignored);
+      if (!E)
+        return;
+      Gd.E = *E;
+      if (Out.size() < MaxGuards &&
+          none_of(Out, [&](const Guard &O) { return O.key() == Gd.key(); }))
+        Out.push_back(Gd);
+    };
+    switch (Pred) {
+    case CmpInst::ICMP_SGT:
+      return Add(true, 1);
+    case CmpInst::ICMP_SGE:
+      return Add(true, 0);
+    case CmpInst::ICMP_SLT:
+      return Add(false, 1);
+    case CmpInst::ICMP_SLE:
+      return Add(false, 0);
+    case CmpInst::ICMP_EQ:
+      Add(true, 0);
+      return Add(false, 0);
+    default:
+      return;
+    }
+  };
+  // The facts a condition gives where it is Holds.
+  std::function<void(Value *, bool, unsigned)> Facts = [&](Value *Cond,
+                                                           bool Holds,
+                                                           unsigned Depth) {
+    if (Depth > 8)
+      return;
+    if (auto *Cmp = dyn_cast<ICmpInst>(Cond)) {
+      Fact(Holds ? Cmp->getPredicate() : Cmp->getInversePredicate(),
+           Cmp->getOperand(0), Cmp->getOperand(1));
+      return;
+    }
+    Value *A = nullptr, *B = nullptr;
+    using namespace PatternMatch;
+    if (match(Cond, m_Not(m_Value(A))))
+      return Facts(A, !Holds, Depth + 1);
+    if (Holds && match(Cond, m_LogicalAnd(m_Value(A), m_Value(B)))) {
+      Facts(A, true, Depth + 1);
+      return Facts(B, true, Depth + 1);
+    }
+    if (!Holds && match(Cond, m_LogicalOr(m_Value(A), m_Value(B)))) {
+      Facts(A, false, Depth + 1);
+      return Facts(B, false, Depth + 1);
+    }
+  };
+  DomTreeNode *N = DT->getNode(BB);
+  for (; N && N->getIDom(); N = N->getIDom()) {
+    BasicBlock *D = N->getIDom()->getBlock();
+    if (LInfo->getLoopFor(D) != IVLoop)
+      break;
+    auto *Br = dyn_cast<BranchInst>(D->getTerminator());
+    if (!Br || !Br->isConditional() ||
+        Br->getSuccessor(0) == Br->getSuccessor(1))
+      continue;
+    for (unsigned Succ = 0; Succ < 2; ++Succ)
+      if (DT->dominates(BasicBlockEdge(D, Br->getSuccessor(Succ)), BB))
+        Facts(Br->getCondition(), Succ == 0, 0);
+  }
+  return Out;
+}
+
 // One load or store (or memory intrinsic) of P.
-bool KernelAnalysis::access(Value *Ptr, bool IsWrite, int64_t Width) {
+bool KernelAnalysis::access(Instruction *At, Value *Ptr, bool IsWrite,
+                            int64_t Width) {
   if (Width <= 0)
     return true; // touches no byte
   Value *Obj = getUnderlyingObject(Ptr, 0);
@@ -1887,7 +2195,10 @@ bool KernelAnalysis::access(Value *Ptr, bool IsWrite, int64_t Width) {
   }
   if (IsWrite && A->C1 == 0)
     return refuse("a write to " + argLabel(Param) +
-                  " at an address that does not depend on the iteration" +
+                  (A->Linear ? " at an address that does not depend on the "
+                               "iteration"
+                             : " at an address that only the outer loop of "
+                               "the collapsed loops moves") +
                   lineOf(Ptr));
   Record R;
   R.Param = Param;
@@ -1897,6 +2208,13 @@ bool KernelAnalysis::access(Value *Ptr, bool IsWrite, int64_t Width) {
   R.SymParam = A->SymParam;
   R.SymBits = A->SymBits;
   R.SymCoeff = A->SymCoeff;
+  R.Guards = guardsOf(At);
+  // An offset linear in the iteration needs the divisor only for its guards
+  // (descriptors stay version 1 where nothing needs more).
+  if (!A->Linear || !R.Guards.empty()) {
+    R.QCoeff = A->QCoeff;
+    R.Div = A->Div;
+  }
   PU.Forms.push_back({R, IsWrite});
   PU.Written |= IsWrite;
   return true;
@@ -1907,11 +2225,11 @@ bool KernelAnalysis::analyseAccesses() {
     if (exempt(I))
       continue;
     if (auto *LI = dyn_cast<LoadInst>(&I)) {
-      if (!access(LI->getPointerOperand(), false,
+      if (!access(LI, LI->getPointerOperand(), false,
                   DL.getTypeStoreSize(LI->getType()).getFixedValue()))
         return false;
     } else if (auto *SI = dyn_cast<StoreInst>(&I)) {
-      if (!access(SI->getPointerOperand(), true,
+      if (!access(SI, SI->getPointerOperand(), true,
                   DL.getTypeStoreSize(SI->getValueOperand()->getType())
                       .getFixedValue()))
         return false;
@@ -1926,12 +2244,12 @@ bool KernelAnalysis::analyseAccesses() {
       int64_t Width = Len ? Len->getSExtValue() : 0;
       if (Len && Width == 0)
         continue; // touches nothing
-      if (!access(MI->getDest(), true, Width))
+      if (!access(MI, MI->getDest(), true, Width))
         return false;
       if (auto *MT = dyn_cast<MemTransferInst>(MI)) {
         if (!Len)
           return refuse("a memory copy of unknown size");
-        if (!access(MT->getSource(), false, Width))
+        if (!access(MI, MT->getSource(), false, Width))
           return false;
       }
     }
@@ -2709,9 +3027,17 @@ void putLE(std::string &Out, uint64_t V, unsigned Bytes) {
     Out.push_back(static_cast<char>((V >> (8 * I)) & 0xff));
 }
 
+void putExpr(std::string &Out, const Expr &E) {
+  putLE(Out, static_cast<uint64_t>(E.C), 8);
+  putLE(Out, static_cast<uint32_t>(E.SymParam), 4);
+  putLE(Out, E.SymBits, 4);
+  putLE(Out, static_cast<uint64_t>(E.SymCoeff), 8);
+}
+
 std::string encode(const std::vector<Record> &Records) {
+  bool Extended = any_of(Records, [](const Record &R) { return R.extended(); });
   std::string Out = "SPRD";
-  putLE(Out, InfoVersion, 4);
+  putLE(Out, Extended ? InfoVersionExtended : InfoVersionAffine, 4);
   putLE(Out, Records.size(), 4);
   putLE(Out, 0, 4); // flags
   for (const Record &R : Records) {
@@ -2723,6 +3049,22 @@ std::string encode(const std::vector<Record> &Records) {
     putLE(Out, static_cast<uint32_t>(R.SymParam), 4);
     putLE(Out, R.SymBits, 4);
     putLE(Out, static_cast<uint64_t>(R.SymCoeff), 8);
+    if (!Extended)
+      continue;
+    putExpr(Out, R.QCoeff);
+    putExpr(Out, R.Div);
+    putLE(Out, R.Guards.size(), 4);
+    putLE(Out, 0, 4);
+    for (unsigned G = 0; G < MaxGuards; ++G) {
+      if (G >= R.Guards.size()) {
+        Out.append(40, '\0');
+        continue;
+      }
+      putLE(Out, R.Guards[G].Var, 4);
+      putLE(Out, 0, 4);
+      putLE(Out, static_cast<uint64_t>(R.Guards[G].K), 8);
+      putExpr(Out, R.Guards[G].E);
+    }
   }
   return Out;
 }
@@ -2788,7 +3130,18 @@ std::string redTypeName(int64_t Ty) {
   return Ty >= 1 && Ty <= 10 ? Names[Ty] : "?";
 }
 
-// arg1:rw[4*i+4, 4B], arg2:whole, arg0:reduce(+, double)
+// "3+2*arg0": an expression of the descriptor.
+std::string exprText(const Expr &E) {
+  std::string Out;
+  if (E.C != 0 || E.SymParam < 0 || E.SymCoeff == 0)
+    Out = signedTerm(E.C, "", true);
+  if (E.SymParam >= 0 && E.SymCoeff != 0)
+    Out += signedTerm(E.SymCoeff, argName(E.SymParam), Out.empty());
+  return Out;
+}
+
+// arg1:rw[4*i+4, 4B], arg2:whole, arg0:reduce(+, double),
+// arg2:r[4096*q+8*r-8, 8B; if q-1 >= 0] (q and r: the remark gives the divisor)
 std::string describe(const Record &R) {
   std::string Out = argName(R.Param) + ":";
   switch (R.Mode) {
@@ -2809,16 +3162,29 @@ std::string describe(const Record &R) {
   default:
     return Out + "whole";
   }
+  // With a divisor m the iteration is i = m*q + r: the offset is in q and r.
+  bool Collapsed = !R.Div.isZero();
   std::string Form;
+  if (!R.QCoeff.isZero())
+    Form += (R.QCoeff.SymParam >= 0 ? "(" + exprText(R.QCoeff) + ")*q"
+                                    : signedTerm(R.QCoeff.C, "q", true));
   if (R.C1 != 0)
-    Form += signedTerm(R.C1, "i", Form.empty());
+    Form += signedTerm(R.C1, Collapsed ? "r" : "i", Form.empty());
   if (R.C0 != 0)
     Form += signedTerm(R.C0, "", Form.empty());
   if (R.SymParam >= 0 && R.SymCoeff != 0)
     Form += signedTerm(R.SymCoeff, argName(R.SymParam), Form.empty());
   if (Form.empty())
     Form = "0";
-  return Out + "[" + Form + ", " + std::to_string(R.Width) + "B]";
+  Out += "[" + Form + ", " + std::to_string(R.Width) + "B";
+  for (const Guard &G : R.Guards) {
+    std::string Var = G.Var == VarQ ? "q" : (Collapsed ? "r" : "i");
+    std::string Rest = G.E.isZero() ? "" : exprText(G.E);
+    if (!Rest.empty() && Rest[0] != '-')
+      Rest = "+" + Rest;
+    Out += "; if " + signedTerm(G.K, Var, true) + Rest + " >= 0";
+  }
+  return Out + "]";
 }
 
 template <typename RemarkT>
@@ -2915,6 +3281,10 @@ PreservedAnalyses SpreadAutoPass::run(Module &M, ModuleAnalysisManager &) {
       List += " " + describe(R);
     if (Records.empty())
       List = " (no memory accessed)";
+    auto Div = find_if(Records, [](const Record &R) { return !R.Div.isZero(); });
+    if (Div != Records.end())
+      List += " (collapsed: q, r = i / m, i % m with m = " +
+              exprText(Div->Div) + ")";
     emitRemark<OptimizationRemark>(
         *K, "KernelSpread",
         withSource("kernel " + Name.str() +

@@ -48,9 +48,53 @@ pub struct Sym {
     pub coeff: i64,
 }
 
-/// One access of the kernel: bytes `[off, off + width)` of kernel argument `param`, where
-/// `off = c0 + c1 * i + sym.coeff * sym` for normalized iteration `i`.
+/// A value the launch knows: `c + sym.coeff * sym` (a by-value scalar argument), or `c`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Expr {
+    /// The constant part.
+    pub c: i64,
+    /// The scalar argument part, if any.
+    pub sym: Option<Sym>,
+}
+
+impl Expr {
+    /// A constant.
+    pub fn constant(c: i64) -> Expr {
+        Expr { c, sym: None }
+    }
+}
+
+/// The loop variable a [`Guard`] bounds: a collapsed loop's normalized iteration `i` is
+/// `q * m + r` (`m` the inner loops' iteration count), a 1-D loop's is `r` (`q` = 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Var {
+    /// `i / m`: the outer loop's iteration.
+    Q,
+    /// `i % m` (`i` without a divisor): the inner loops' iteration.
+    R,
+}
+
+/// A condition under which the access happens at all: `k * var + e >= 0` (a halo read
+/// guarded at the edges, `i > 0 ? u[i - 1] : 0`). The pass emits one only where the condition
+/// dominates the access in the same iteration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Guard {
+    /// The variable.
+    pub var: Var,
+    /// Its coefficient (non-zero).
+    pub k: i64,
+    /// The rest.
+    pub e: Expr,
+}
+
+/// At most this many guards per access (descriptor version 2).
+pub const MAX_GUARDS: usize = 4;
+
+/// One access of the kernel: bytes `[off, off + width)` of kernel argument `param`, where
+/// `off = c0 + sym.coeff * sym + q_coeff * q + c1 * r` for normalized iteration `i`, with
+/// `q = i / div`, `r = i % div` when the loop is collapsed (`div`, the inner loops' iteration
+/// count, non-zero), else `q = 0`, `r = i`; and only for the iterations where every guard holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Access {
     /// The kernel argument (the index of its `TARGET_PARAM` map entry).
     pub param: u32,
@@ -64,6 +108,40 @@ pub struct Access {
     pub width: i64,
     /// The symbolic part of the offset, if any.
     pub sym: Option<Sym>,
+    /// Bytes per unit of `q` (zero without a divisor).
+    pub q_coeff: Expr,
+    /// The divisor `m` of a collapsed loop's iteration, zero for none.
+    pub div: Expr,
+    /// The conditions the access happens under (at most [`MAX_GUARDS`]).
+    pub guards: Vec<Guard>,
+}
+
+impl Access {
+    /// An access of descriptor version 1: affine in the iteration, no divisor, no guard.
+    pub fn affine(
+        param: u32,
+        mode: Mode,
+        c0: i64,
+        c1: i64,
+        width: i64,
+        sym: Option<Sym>,
+    ) -> Access {
+        Access {
+            param,
+            mode,
+            c0,
+            c1,
+            width,
+            sym,
+            q_coeff: Expr::default(),
+            div: Expr::default(),
+            guards: Vec::new(),
+        }
+    }
+
+    fn extended(&self) -> bool {
+        self.q_coeff != Expr::default() || self.div != Expr::default() || !self.guards.is_empty()
+    }
 }
 
 /// A kernel's descriptor: every access through its pointer arguments.
@@ -74,9 +152,12 @@ pub struct KernelInfo {
 }
 
 const MAGIC: &[u8; 4] = b"SPRD";
-const VERSION: u32 = 1;
+/// Version 1: affine accesses; version 2 adds the divisor and guards (the pass writes it only
+/// for kernels that need them, so version-1 images keep their bytes).
+const VERSION: u32 = 2;
 const HEADER: usize = 16;
-const RECORD: usize = 48;
+const RECORD_V1: usize = 48;
+const RECORD_V2: usize = 104 + 40 * MAX_GUARDS;
 
 fn u32_at(b: &[u8], off: usize) -> u32 {
     let mut a = [0u8; 4];
@@ -90,23 +171,68 @@ fn i64_at(b: &[u8], off: usize) -> i64 {
     i64::from_le_bytes(a)
 }
 
+/// `{i32 param, u32 bits, i64 coeff}` at `off`: a scalar argument, or none (param -1).
+fn sym_at(b: &[u8], off: usize, k: usize) -> Result<Option<Sym>, String> {
+    match u32_at(b, off) as i32 {
+        -1 => Ok(None),
+        p if p >= 0 => {
+            let bits = u32_at(b, off + 4);
+            if bits != 32 && bits != 64 {
+                return Err(format!("record {k} has a {bits}-bit symbolic argument"));
+            }
+            Ok(Some(Sym {
+                param: p as u32,
+                bits,
+                coeff: i64_at(b, off + 8),
+            }))
+        }
+        p => Err(format!("record {k} names argument {p}")),
+    }
+}
+
+/// `{i64 c, sym}` at `off`.
+fn expr_at(b: &[u8], off: usize, k: usize) -> Result<Expr, String> {
+    Ok(Expr {
+        c: i64_at(b, off),
+        sym: sym_at(b, off + 8, k)?,
+    })
+}
+
+fn put_sym(b: &mut Vec<u8>, sym: Option<Sym>) {
+    let (p, bits, coeff) = sym.map_or((-1i32, 0u32, 0i64), |s| (s.param as i32, s.bits, s.coeff));
+    b.extend_from_slice(&p.to_le_bytes());
+    b.extend_from_slice(&bits.to_le_bytes());
+    b.extend_from_slice(&coeff.to_le_bytes());
+}
+
+fn put_expr(b: &mut Vec<u8>, e: Expr) {
+    b.extend_from_slice(&e.c.to_le_bytes());
+    put_sym(b, e.sym);
+}
+
 impl KernelInfo {
-    /// Reads a descriptor: `"SPRD"`, version 1, the record count, flags; then 48-byte records
-    /// `{u32 param, u32 mode, i64 c0, i64 c1, i64 width, i32 sym_param, u32 sym_bits,
-    /// i64 sym_coeff}`, little-endian.
+    /// Reads a descriptor: `"SPRD"`, the version (1 or 2), the record count, flags; then the
+    /// records, little-endian. Version 1's are 48 bytes: `{u32 param, u32 mode, i64 c0, i64 c1,
+    /// i64 width, sym}` with `sym = {i32 param, u32 bits, i64 coeff}`; version 2's add
+    /// `{expr q_coeff, expr div, u32 guards, u32 0, 4 x {u32 var, u32 0, i64 k, expr e}}` with
+    /// `expr = {i64 c, sym}` (264 bytes; docs/pass.md).
     pub fn parse(b: &[u8]) -> Result<KernelInfo, String> {
         if b.len() < HEADER || &b[..4] != MAGIC {
             return Err("not a Spread kernel descriptor (no SPRD header)".into());
         }
         let version = u32_at(b, 4);
-        if version != VERSION {
-            return Err(format!(
-                "descriptor version {version}, this runtime reads version {VERSION} (rebuild with this Spread's pass plugin)"
-            ));
-        }
+        let record = match version {
+            1 => RECORD_V1,
+            2 => RECORD_V2,
+            _ => {
+                return Err(format!(
+                    "descriptor version {version}, this runtime reads versions 1 to {VERSION} (rebuild with this Spread's pass plugin)"
+                ))
+            }
+        };
         let n = u32_at(b, 8) as usize;
         let need = n
-            .checked_mul(RECORD)
+            .checked_mul(record)
             .and_then(|r| r.checked_add(HEADER))
             .ok_or("descriptor record count overflows")?;
         if b.len() < need {
@@ -117,7 +243,7 @@ impl KernelInfo {
         }
         let mut accesses = Vec::with_capacity(n);
         for k in 0..n {
-            let r = HEADER + k * RECORD;
+            let r = HEADER + k * record;
             let mode = match u32_at(b, r + 4) {
                 1 => Mode::Read,
                 2 => Mode::Write,
@@ -131,39 +257,51 @@ impl KernelInfo {
             if width <= 0 {
                 return Err(format!("record {k} has width {width}"));
             }
-            let sym_param = u32_at(b, r + 32) as i32;
-            let sym = match sym_param {
-                -1 => None,
-                p if p >= 0 => {
-                    let bits = u32_at(b, r + 36);
-                    if bits != 32 && bits != 64 {
-                        return Err(format!("record {k} has a {bits}-bit symbolic argument"));
-                    }
-                    Some(Sym {
-                        param: p as u32,
-                        bits,
-                        coeff: i64_at(b, r + 40),
-                    })
-                }
-                p => return Err(format!("record {k} names argument {p}")),
-            };
-            accesses.push(Access {
-                param: u32_at(b, r),
+            let mut a = Access::affine(
+                u32_at(b, r),
                 mode,
-                c0: i64_at(b, r + 8),
-                c1: i64_at(b, r + 16),
+                i64_at(b, r + 8),
+                i64_at(b, r + 16),
                 width,
-                sym,
-            });
+                sym_at(b, r + 32, k)?,
+            );
+            if version >= 2 {
+                a.q_coeff = expr_at(b, r + 48, k)?;
+                a.div = expr_at(b, r + 72, k)?;
+                let guards = u32_at(b, r + 96) as usize;
+                if guards > MAX_GUARDS {
+                    return Err(format!("record {k} has {guards} guards"));
+                }
+                for g in 0..guards {
+                    let o = r + 104 + 40 * g;
+                    let var = match u32_at(b, o) {
+                        1 => Var::Q,
+                        2 => Var::R,
+                        v => return Err(format!("record {k} guards unknown variable {v}")),
+                    };
+                    let gk = i64_at(b, o + 8);
+                    if gk == 0 {
+                        return Err(format!("record {k} has a guard without its variable"));
+                    }
+                    a.guards.push(Guard {
+                        var,
+                        k: gk,
+                        e: expr_at(b, o + 16, k)?,
+                    });
+                }
+            }
+            accesses.push(a);
         }
         Ok(KernelInfo { accesses })
     }
 
-    /// Writes the descriptor [`parse`](Self::parse) reads (for tests and tools).
+    /// Writes the descriptor [`parse`](Self::parse) reads (for tests and tools): version 1
+    /// unless an access has a divisor or guards.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut b = Vec::with_capacity(HEADER + RECORD * self.accesses.len());
+        let v2 = self.accesses.iter().any(Access::extended);
+        let mut b = Vec::new();
         b.extend_from_slice(MAGIC);
-        b.extend_from_slice(&VERSION.to_le_bytes());
+        b.extend_from_slice(&(if v2 { 2u32 } else { 1 }).to_le_bytes());
         b.extend_from_slice(&(self.accesses.len() as u32).to_le_bytes());
         b.extend_from_slice(&0u32.to_le_bytes());
         for a in &self.accesses {
@@ -180,12 +318,29 @@ impl KernelInfo {
             b.extend_from_slice(&a.c0.to_le_bytes());
             b.extend_from_slice(&a.c1.to_le_bytes());
             b.extend_from_slice(&a.width.to_le_bytes());
-            let (p, bits, coeff) = a
-                .sym
-                .map_or((-1i32, 0u32, 0i64), |s| (s.param as i32, s.bits, s.coeff));
-            b.extend_from_slice(&p.to_le_bytes());
-            b.extend_from_slice(&bits.to_le_bytes());
-            b.extend_from_slice(&coeff.to_le_bytes());
+            put_sym(&mut b, a.sym);
+            if !v2 {
+                continue;
+            }
+            put_expr(&mut b, a.q_coeff);
+            put_expr(&mut b, a.div);
+            b.extend_from_slice(&(a.guards.len().min(MAX_GUARDS) as u32).to_le_bytes());
+            b.extend_from_slice(&0u32.to_le_bytes());
+            for g in 0..MAX_GUARDS {
+                match a.guards.get(g) {
+                    Some(g) => {
+                        let var: u32 = match g.var {
+                            Var::Q => 1,
+                            Var::R => 2,
+                        };
+                        b.extend_from_slice(&var.to_le_bytes());
+                        b.extend_from_slice(&0u32.to_le_bytes());
+                        b.extend_from_slice(&g.k.to_le_bytes());
+                        put_expr(&mut b, g.e);
+                    }
+                    None => b.extend_from_slice(&[0u8; 40]),
+                }
+            }
         }
         b
     }
@@ -269,10 +424,7 @@ enum Cut {
     /// The whole section on every device, not copied back (read-only or untouched).
     Replicate,
     /// The hull of these accesses per block, copied back when one of them writes.
-    Affine {
-        accesses: Vec<(i128, i128, i128)>,
-        writes: bool,
-    },
+    Affine { forms: Vec<Form>, writes: bool },
     /// A reduction variable: a partial per block (the caller's), combined on the host.
     Reduce { op: i32, ty: i32 },
 }
@@ -430,54 +582,58 @@ impl Plan {
                 cuts[i] = Cut::Replicate;
                 continue;
             }
-            let mut accesses = Vec::new();
+            // A by-value argument's value, as the descriptor's expressions name it.
+            let value = |x: Expr| -> Option<i128> {
+                let Some(s) = x.sym else {
+                    return Some(i128::from(x.c));
+                };
+                let raw = entries[*param_entry.get(s.param as usize)?].base as u64;
+                let v = if s.bits == 32 {
+                    i128::from(raw as u32 as i32)
+                } else {
+                    i128::from(raw as i64)
+                };
+                Some(i128::from(x.c).saturating_add(v.saturating_mul(i128::from(s.coeff))))
+            };
+            let mut forms = Vec::new();
             for a in &mine {
-                let mut c0 = i128::from(a.c0);
-                if let Some(s) = a.sym {
-                    let Some(&j) = param_entry.get(s.param as usize) else {
-                        return refuse_arg(
-                            k,
-                            i,
-                            format!("argument {k}'s offset names a missing argument"),
-                        );
-                    };
-                    let raw = entries[j].base as u64;
-                    let v = if s.bits == 32 {
-                        i128::from(raw as u32 as i32)
-                    } else {
-                        i128::from(raw as i64)
-                    };
-                    c0 += v * i128::from(s.coeff);
+                let Some(form) = Form::of(a, value) else {
+                    return refuse_arg(
+                        k,
+                        i,
+                        format!("argument {k}'s offset names a missing argument"),
+                    );
+                };
+                if form.m < 0 || (form.m == 0 && a.div != Expr::default()) {
+                    return refuse_arg(
+                        k,
+                        i,
+                        format!(
+                            "argument {k}: the collapsed loop's inner iteration count is {}",
+                            form.m
+                        ),
+                    );
                 }
-                accesses.push((c0, i128::from(a.c1), i128::from(a.width)));
+                forms.push(form);
             }
             let writes = mine.iter().any(|a| a.mode.writes());
-            let cut = Cut::Affine { accesses, writes };
             // Whole range inside the mapping: every block's hull is then inside too.
-            let (lo, hi) = hull(&cut, 0, tripcount as i128, e.base);
             let (mlo, mhi) = (e.begin as i128, e.begin as i128 + i128::from(e.size));
-            if lo < mlo || hi > mhi {
+            let whole = hull(&forms, 0, tripcount as i128, e.base);
+            if let Some((lo, hi)) = whole.filter(|&(lo, hi)| lo < mlo || hi > mhi) {
                 // Where only reads leave the section, the likeliest cause is a read under a
                 // condition the analysis does not see (a halo read guarded at the edges,
-                // `i > 0 ? u[i - 1] : 0`): the pass counts it for every iteration.
-                let written: Vec<(i128, i128, i128)> = mine
+                // `i > 0 ? u[i - 1] : 0`, in a form the pass does not follow).
+                let written: Vec<Form> = mine
                     .iter()
-                    .zip(&accesses_of(&cut))
+                    .zip(&forms)
                     .filter(|(a, _)| a.mode.writes())
-                    .map(|(_, &t)| t)
+                    .map(|(_, f)| *f)
                     .collect();
-                let (wlo, whi) = hull(
-                    &Cut::Affine {
-                        accesses: written.clone(),
-                        writes: true,
-                    },
-                    0,
-                    tripcount as i128,
-                    e.base,
-                );
-                let reads_only = written.is_empty() || (wlo >= mlo && whi <= mhi);
+                let reads_only = hull(&written, 0, tripcount as i128, e.base)
+                    .is_none_or(|(wlo, whi)| wlo >= mlo && whi <= mhi);
                 let cause = if reads_only {
-                    "only reads leave it: a read under a condition the analysis cannot see, such as a guarded halo read `i > 0 ? u[i - 1] : 0`, counts for every iteration; map the halo too, or spread the loop by hand"
+                    "only reads leave it: a read under a condition the analysis cannot follow, such as a guarded halo read `i > 0 ? u[i - 1] : 0` whose condition is not a comparison of the loop's variables, counts for every iteration; map the halo too, or spread the loop by hand"
                 } else {
                     "the tripcount does not match the loop, or the map is too small"
                 };
@@ -488,15 +644,12 @@ impl Plan {
                     e.size
                 ));
             }
-            if writes {
-                if let Cut::Affine { accesses, .. } = &cut {
-                    if !blocks_disjoint(accesses) {
-                        return refuse_arg(k, i, format!(
-                            "argument {k}: the bytes one iteration writes back may overlap another's (different strides or directions, or a span wider than the stride)"
-                        ));
-                    }
-                }
+            if writes && !blocks_disjoint(&forms) {
+                return refuse_arg(k, i, format!(
+                    "argument {k}: the bytes one iteration writes back may overlap another's (different strides or directions, or a span wider than the stride)"
+                ));
             }
+            let cut = Cut::Affine { forms, writes };
             cuts[i] = cut;
         }
         // Two mapped sections sharing host bytes would be one object on one device but two
@@ -564,17 +717,32 @@ impl Plan {
                     types: e.types & !bits::FROM,
                     writes: false,
                 },
-                Cut::Affine { writes, .. } => {
-                    let (a, b) = hull(cut, lo as i128, hi as i128, e.base);
-                    Section {
-                        begin: a as usize,
-                        size: (b - a) as i64,
-                        types: if *writes {
-                            e.types
-                        } else {
-                            e.types & !bits::FROM
+                Cut::Affine { forms, writes } => {
+                    match hull(forms, lo as i128, hi as i128, e.base) {
+                        Some((a, b)) => Section {
+                            begin: a as usize,
+                            size: (b - a) as i64,
+                            types: if *writes {
+                                e.types
+                            } else {
+                                e.types & !bits::FROM
+                            },
+                            writes: *writes,
                         },
-                        writes: *writes,
+                        // The guards exclude every access of the block: a read-only element
+                        // of the mapped section stands for the argument (copying back could
+                        // overwrite another block's results).
+                        None => Section {
+                            begin: e.begin,
+                            size: forms
+                                .iter()
+                                .map(|f| f.w)
+                                .min()
+                                .unwrap_or(1)
+                                .min(i128::from(e.size)) as i64,
+                            types: e.types & !bits::FROM,
+                            writes: false,
+                        },
                     }
                 }
             })
@@ -604,41 +772,131 @@ impl Plan {
     }
 }
 
-/// Byte range `[lo, hi)` (host addresses) that iterations `[from, to)` touch through `cut`.
-/// The affine accesses of `cut` (none for other cuts), in `Plan::new`'s order.
-fn accesses_of(cut: &Cut) -> Vec<(i128, i128, i128)> {
-    match cut {
-        Cut::Affine { accesses, .. } => accesses.clone(),
-        _ => Vec::new(),
+/// An access with the launch's values in: bytes `[off + a*q + b*r, ... + w)` of its argument
+/// for the iterations whose `q` and `r` (by divisor `m`, none if 0) lie in the guards' box
+/// (inclusive bounds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Form {
+    off: i128,
+    a: i128,
+    b: i128,
+    m: i128,
+    w: i128,
+    q: (i128, i128),
+    r: (i128, i128),
+}
+
+/// Wider than any iteration, narrow enough that the arithmetic below cannot overflow.
+const UNBOUNDED: (i128, i128) = (-(1 << 100), 1 << 100);
+
+impl Form {
+    /// The access with argument values from `value`; `None` if one is missing.
+    fn of(a: &Access, value: impl Fn(Expr) -> Option<i128>) -> Option<Form> {
+        let off = value(Expr {
+            c: a.c0,
+            sym: a.sym,
+        })?;
+        let (mut q, mut r) = (UNBOUNDED, UNBOUNDED);
+        for g in &a.guards {
+            let e = value(g.e)?;
+            let k = i128::from(g.k);
+            let bound = if g.var == Var::Q { &mut q } else { &mut r };
+            // k * var + e >= 0
+            if k > 0 {
+                bound.0 = bound.0.max(-e.div_euclid(k));
+            } else {
+                bound.1 = bound.1.min(e.div_euclid(-k));
+            }
+        }
+        Some(Form {
+            off,
+            a: value(a.q_coeff)?,
+            b: i128::from(a.c1),
+            m: value(a.div)?,
+            w: i128::from(a.width),
+            q,
+            r,
+        })
+    }
+
+    /// Offsets `[lo, hi)` that iterations `[from, to)` touch; `None` if the guards exclude them
+    /// all. Over a rectangle of (q, r) an affine offset is extreme at a corner, and a block of
+    /// iterations is at most three rectangles: the rest of its first row, whole rows, the start
+    /// of its last row.
+    fn range(&self, from: i128, to: i128) -> Option<(i128, i128)> {
+        let mut rects = Vec::with_capacity(3);
+        if self.m <= 0 {
+            rects.push((0, 0, from, to - 1));
+        } else {
+            let m = self.m;
+            let (q0, r0) = (from.div_euclid(m), from.rem_euclid(m));
+            let (q1, r1) = ((to - 1).div_euclid(m), (to - 1).rem_euclid(m));
+            if q0 == q1 {
+                rects.push((q0, q0, r0, r1));
+            } else {
+                rects.push((q0, q0, r0, m - 1));
+                if q1 - q0 > 1 {
+                    rects.push((q0 + 1, q1 - 1, 0, m - 1));
+                }
+                rects.push((q1, q1, 0, r1));
+            }
+        }
+        let mut out: Option<(i128, i128)> = None;
+        for (qa, qb, ra, rb) in rects {
+            let (qa, qb) = (qa.max(self.q.0), qb.min(self.q.1));
+            let (ra, rb) = (ra.max(self.r.0), rb.min(self.r.1));
+            if qa > qb || ra > rb {
+                continue;
+            }
+            for q in [qa, qb] {
+                for r in [ra, rb] {
+                    let v = self
+                        .off
+                        .saturating_add(self.a.saturating_mul(q))
+                        .saturating_add(self.b.saturating_mul(r));
+                    let (lo, hi) = out.unwrap_or((v, v));
+                    out = Some((lo.min(v), hi.max(v.saturating_add(self.w))));
+                }
+            }
+        }
+        out
     }
 }
 
-fn hull(cut: &Cut, from: i128, to: i128, base: usize) -> (i128, i128) {
-    let Cut::Affine { accesses, .. } = cut else {
-        return (0, 0);
-    };
-    let mut lo = i128::MAX;
-    let mut hi = i128::MIN;
-    for &(c0, c1, w) in accesses {
-        let a = c0 + c1 * from;
-        let b = c0 + c1 * (to - 1);
-        lo = lo.min(a.min(b));
-        hi = hi.max(a.max(b) + w);
+/// Byte range `[lo, hi)` (host addresses) that iterations `[from, to)` touch through `forms`;
+/// `None` if their guards exclude every access.
+fn hull(forms: &[Form], from: i128, to: i128, base: usize) -> Option<(i128, i128)> {
+    let mut out: Option<(i128, i128)> = None;
+    for f in forms {
+        if let Some((a, b)) = f.range(from, to) {
+            let (lo, hi) = out.unwrap_or((a, b));
+            out = Some((lo.min(a), hi.max(b)));
+        }
     }
-    (base as i128 + lo, base as i128 + hi)
+    out.map(|(lo, hi)| (base as i128 + lo, base as i128 + hi))
 }
 
 /// Whether blocks of consecutive iterations always have disjoint hulls: every access moves by
-/// the same stride per iteration, and what one iteration touches spans no more than the stride.
-/// Then the hulls of `[a, b)` and `[b, c)` cannot meet, whatever the schedule cuts.
-fn blocks_disjoint(accesses: &[(i128, i128, i128)]) -> bool {
-    let c1 = accesses[0].1;
-    if c1 == 0 || accesses.iter().any(|a| a.1 != c1) {
+/// the same steps, the offset only grows (or only shrinks) from one iteration to the next,
+/// within a row (`b`) and from a row's last iteration to the next row's first
+/// (`a - b * (m - 1)`), and by at least the span of what one iteration touches. Then the hulls
+/// of `[x, y)` and `[y, z)` cannot meet, whatever the schedule cuts. Guards only take
+/// iterations away.
+fn blocks_disjoint(forms: &[Form]) -> bool {
+    let Some(f) = forms.first() else {
+        return true;
+    };
+    if f.b == 0 || forms.iter().any(|g| (g.a, g.b, g.m) != (f.a, f.b, f.m)) {
         return false;
     }
-    let lo = accesses.iter().map(|a| a.0).min().unwrap_or(0);
-    let hi = accesses.iter().map(|a| a.0 + a.2).max().unwrap_or(0);
-    hi - lo <= c1.abs()
+    let lo = forms.iter().map(|g| g.off).min().unwrap_or(0);
+    let hi = forms.iter().map(|g| g.off + g.w).max().unwrap_or(0);
+    let span = hi - lo;
+    let sign = f.b.signum();
+    if f.b * sign < span {
+        return false;
+    }
+    f.m <= 0 || (f.a - f.b * (f.m - 1)) * sign >= span
 }
 
 #[cfg(test)]
@@ -651,14 +909,7 @@ mod tests {
     const LIT: i64 = bits::TARGET_PARAM | bits::LITERAL | 0x200;
 
     fn acc(param: u32, mode: Mode, c0: i64, c1: i64, width: i64) -> Access {
-        Access {
-            param,
-            mode,
-            c0,
-            c1,
-            width,
-            sym: None,
-        }
+        Access::affine(param, mode, c0, c1, width, None)
     }
 
     fn arr(addr: usize, bytes: i64, types: i64) -> Entry {
@@ -696,12 +947,58 @@ mod tests {
             ],
         };
         let b = info.to_bytes();
-        assert_eq!(KernelInfo::parse(&b), Ok(info));
+        assert_eq!(KernelInfo::parse(&b), Ok(info.clone()));
         assert!(KernelInfo::parse(&b[..20]).is_err());
         assert!(KernelInfo::parse(b"SPRX\x01\0\0\0\0\0\0\0\0\0\0\0").is_err());
-        let mut v2 = b.clone();
-        v2[4] = 2;
-        assert!(KernelInfo::parse(&v2).unwrap_err().contains("version 2"));
+        let mut v3 = b.clone();
+        v3[4] = 3;
+        assert!(KernelInfo::parse(&v3).unwrap_err().contains("version 3"));
+        // Version 2: a divisor and guards; a version-1 reader's record is its prefix.
+        let mut x = info.clone();
+        x.accesses[0].div = Expr::constant(510);
+        x.accesses[0].q_coeff = Expr {
+            c: 16,
+            sym: Some(Sym {
+                param: 0,
+                bits: 64,
+                coeff: 8,
+            }),
+        };
+        x.accesses[0].guards = vec![
+            Guard {
+                var: Var::Q,
+                k: 1,
+                e: Expr::constant(-1),
+            },
+            Guard {
+                var: Var::R,
+                k: -1,
+                e: Expr {
+                    c: -2,
+                    sym: Some(Sym {
+                        param: 0,
+                        bits: 32,
+                        coeff: 1,
+                    }),
+                },
+            },
+        ];
+        let xb = x.to_bytes();
+        assert_eq!(xb[4], 2);
+        assert_eq!(xb.len(), HEADER + 3 * RECORD_V2);
+        assert_eq!(KernelInfo::parse(&xb), Ok(x));
+        assert_eq!(
+            &xb[HEADER..HEADER + RECORD_V1],
+            &b[HEADER..HEADER + RECORD_V1]
+        );
+        let mut bad = xb.clone();
+        bad[HEADER + 104] = 7;
+        assert!(KernelInfo::parse(&bad)
+            .unwrap_err()
+            .contains("unknown variable 7"));
+        let mut many = xb;
+        many[HEADER + 96] = 5;
+        assert!(KernelInfo::parse(&many).unwrap_err().contains("5 guards"));
         let mut m = b.clone();
         m[HEADER + 4] = 9;
         assert!(KernelInfo::parse(&m).unwrap_err().contains("mode 9"));
@@ -957,5 +1254,230 @@ mod tests {
         assert!(a[0].begin as i64 + a[0].size <= b[0].begin as i64);
         assert!(b[2].begin as i64 + b[2].size <= a[2].begin as i64);
         assert_eq!((a[2].begin - 0x3000, a[2].size), (20, 20));
+    }
+
+    /// `f[i*512 + j]` over `collapse(2)` of `i, j` in `1..511`: iteration `it` is row
+    /// `q = it / 510`, column `r = it % 510`; offset `8 * (513 + 512 q + r)`.
+    fn jacobi(mode: Mode, dq: i64, dr: i64) -> Access {
+        Access {
+            q_coeff: Expr::constant(8 * 512),
+            div: Expr::constant(510),
+            ..acc(0, mode, 8 * (513 + 512 * dq + dr), 8, 8)
+        }
+    }
+
+    #[test]
+    fn collapsed_rows_cut_mid_row_give_exact_hulls() {
+        let info = KernelInfo {
+            accesses: vec![
+                Access {
+                    param: 1,
+                    ..jacobi(Mode::Write, 0, 0)
+                },
+                jacobi(Mode::Read, -1, 0),
+                jacobi(Mode::Read, 1, 0),
+                jacobi(Mode::Read, 0, -1),
+                jacobi(Mode::Read, 0, 1),
+            ],
+        };
+        let n = 510 * 510;
+        let e = [
+            arr(0x10_0000, 8 * 512 * 512, TO),
+            arr(0x80_0000, 8 * 512 * 512, 0x2),
+        ];
+        let p = Plan::new(&info, &e, n).expect("spreads");
+        // Rows 2 (from column 100) to 4 (through column 9).
+        let (lo, hi) = (2 * 510 + 100, 4 * 510 + 10);
+        let s = p.block(lo, hi);
+        let elem = |s: &Section, base: usize| ((s.begin - base) / 8, s.size / 8);
+        // Written: element (3, 101) .. (5, 10) inclusive, as 1 + row, 1 + column.
+        assert_eq!(elem(&s[1], 0x80_0000), (3 * 512 + 101, 2 * 512 - 101 + 11));
+        // Read: from the row above the first's column 101, to the row below the last's.
+        assert_eq!(elem(&s[0], 0x10_0000).0, 2 * 512 + 101);
+        let (b, n0) = elem(&s[0], 0x10_0000);
+        assert_eq!(b + n0 as usize, 6 * 512 + 11);
+        // The next block's written hull starts where this one's ends.
+        let t = p.block(hi, hi + 700);
+        assert_eq!(t[1].begin, s[1].begin + s[1].size as usize);
+    }
+
+    #[test]
+    fn a_transposed_write_over_collapsed_loops_is_refused_and_reads_are_not() {
+        // b[j*m + i] = a[i*m + j], m = 64: b's offset jumps back at each row.
+        let m = 64;
+        let tr = Access {
+            q_coeff: Expr::constant(8),
+            div: Expr::constant(m),
+            ..acc(1, Mode::Write, 0, 8 * m, 8)
+        };
+        let rd = Access {
+            q_coeff: Expr::constant(8 * m),
+            div: Expr::constant(m),
+            ..acc(0, Mode::Read, 0, 8, 8)
+        };
+        let e = [arr(0x1000, 8 * m * m, TO), arr(0x10_0000, 8 * m * m, 0x2)];
+        let n = (m * m) as u64;
+        let r = Plan::new(
+            &KernelInfo {
+                accesses: vec![rd.clone(), tr.clone()],
+            },
+            &e,
+            n,
+        );
+        assert!(r.unwrap_err().0.contains("may overlap"));
+        // Transposed reads are fine: rows 1..2 of b read columns 1..2 of every row.
+        let rt = Access {
+            mode: Mode::Read,
+            param: 0,
+            ..tr
+        };
+        let wr = Access {
+            mode: Mode::Write,
+            param: 1,
+            ..rd
+        };
+        let p = Plan::new(
+            &KernelInfo {
+                accesses: vec![rt, wr],
+            },
+            &e,
+            n,
+        )
+        .expect("spreads");
+        let s = p.block(64, 192);
+        assert_eq!((s[0].begin - 0x1000, s[0].size), (8, 8 * (63 * 64 + 2)));
+        assert_eq!((s[1].begin - 0x10_0000, s[1].size), (8 * 64, 8 * 128));
+    }
+
+    #[test]
+    fn guards_keep_halo_reads_inside_the_section() {
+        // v[i] = (i > 0 ? u[i-1] : 0) + (i < n-1 ? u[i+1] : 0), n = 100 (argument 2).
+        let n = 100u64;
+        let guarded = |c0: i64, g: Guard| Access {
+            guards: vec![g],
+            ..acc(1, Mode::Read, c0, 8, 8)
+        };
+        let info = KernelInfo {
+            accesses: vec![
+                acc(0, Mode::Write, 0, 8, 8),
+                guarded(
+                    -8,
+                    Guard {
+                        var: Var::R,
+                        k: 1,
+                        e: Expr::constant(-1),
+                    },
+                ),
+                guarded(
+                    8,
+                    Guard {
+                        var: Var::R,
+                        k: -1,
+                        e: Expr {
+                            c: -2,
+                            sym: Some(Sym {
+                                param: 2,
+                                bits: 32,
+                                coeff: 1,
+                            }),
+                        },
+                    },
+                ),
+            ],
+        };
+        let e = [arr(0x1000, 800, 0x2), arr(0x2000, 800, TO), lit(n)];
+        let p = Plan::new(&info, &e, n).expect("spreads");
+        let at = |lo, hi| {
+            let s = p.block(lo, hi)[1];
+            ((s.begin - 0x2000) / 8, s.size / 8)
+        };
+        assert_eq!(at(0, 50), (0, 51));
+        assert_eq!(at(50, 100), (49, 51));
+        assert_eq!(at(0, 100), (0, 100));
+        // A block whose every access is guarded away keeps one element, read-only.
+        let one = KernelInfo {
+            accesses: vec![
+                acc(0, Mode::Write, 0, 8, 8),
+                guarded(
+                    8,
+                    Guard {
+                        var: Var::R,
+                        k: -1,
+                        e: Expr::constant(10),
+                    },
+                ),
+            ],
+        };
+        let p = Plan::new(&one, &e, n).expect("spreads");
+        assert_eq!(p.block(50, 60)[1].size, 8);
+        assert_eq!(p.block(50, 60)[1].types & 0x2, 0);
+        // Without the guards the same kernel reads outside its section: refused.
+        let mut bare = info.clone();
+        for a in &mut bare.accesses {
+            a.guards.clear();
+        }
+        assert!(Plan::new(&bare, &e, n)
+            .unwrap_err()
+            .0
+            .contains("only reads leave it"));
+    }
+
+    #[test]
+    fn row_guards_of_a_collapsed_heat_step() {
+        // collapse(2) over i, j in 0..n (n = 32, argument 2): u[(i-1)*n + j] under i > 0 and
+        // u[i*n + j - 1] under j > 0. The loops cover whole rows: offsets are linear in the
+        // iteration, the divisor only places the guards.
+        let n = 32i64;
+        let nsym = |coeff| {
+            Some(Sym {
+                param: 2,
+                bits: 32,
+                coeff,
+            })
+        };
+        let row = Access {
+            div: Expr { c: 0, sym: nsym(1) },
+            q_coeff: Expr { c: 0, sym: nsym(8) },
+            ..acc(1, Mode::Read, 0, 8, 8)
+        };
+        let up = Access {
+            sym: nsym(-8),
+            guards: vec![Guard {
+                var: Var::Q,
+                k: 1,
+                e: Expr::constant(-1),
+            }],
+            ..row.clone()
+        };
+        let left = Access {
+            c0: -8,
+            guards: vec![Guard {
+                var: Var::R,
+                k: 1,
+                e: Expr::constant(-1),
+            }],
+            ..row.clone()
+        };
+        let w = Access {
+            param: 0,
+            mode: Mode::Write,
+            ..row.clone()
+        };
+        let info = KernelInfo {
+            accesses: vec![w, row, up, left],
+        };
+        let bytes = 8 * n * n;
+        let e = [
+            arr(0x10_0000, bytes, 0x2),
+            arr(0x20_0000, bytes, TO),
+            lit(n as u64),
+        ];
+        let p = Plan::new(&info, &e, (n * n) as u64).expect("spreads");
+        let s = p.block(0, 64)[1];
+        assert_eq!((s.begin, s.size), (0x20_0000, 8 * 64));
+        let s = p.block(64, 96)[1];
+        assert_eq!((s.begin - 0x20_0000, s.size), (8 * 32, 8 * 64));
+        let s = p.block(70, 96)[1];
+        assert_eq!((s.begin - 0x20_0000, s.size), (8 * 38, 8 * 58));
     }
 }
