@@ -163,12 +163,14 @@ struct Record {
   int32_t SymParam = -1;
   uint32_t SymBits = 0;
   int64_t SymCoeff = 0;
+  Expr C1Sym;  // the symbolic part of C1 (C = 0), version 2
   Expr QCoeff; // zero without a divisor
   Expr Div;    // zero: none
   std::vector<Guard> Guards;
 
   bool extended() const {
-    return !QCoeff.isZero() || !Div.isZero() || !Guards.empty();
+    return !C1Sym.isZero() || !QCoeff.isZero() || !Div.isZero() ||
+           !Guards.empty();
   }
 
   // Everything but the mode: records with the same key merge their modes.
@@ -177,7 +179,7 @@ struct Record {
     for (const Guard &X : Guards)
       G.push_back(X.key());
     return std::make_tuple(Param, SymParam, SymCoeff, SymBits, C1, C0, Width,
-                           QCoeff.key(), Div.key(), G);
+                           C1Sym.key(), QCoeff.key(), Div.key(), G);
   }
 };
 
@@ -1478,6 +1480,7 @@ struct Affine {
   int32_t SymParam = -1;
   uint32_t SymBits = 0;
   int64_t SymCoeff = 0;
+  Expr C1Sym; // the symbolic part of C1 (C = 0): a row length
   Expr QCoeff;
   Expr Div;
   bool Linear = true; // the offset is C1 * iv + C0 (+ sym) without q
@@ -1557,10 +1560,16 @@ private:
   bool checkAddressValues();
   std::optional<unsigned> mappedBase(Value *Ptr);
   bool access(Instruction *At, Value *Ptr, bool IsWrite, int64_t Width);
-  std::optional<Affine> affine(Value *Ptr, unsigned Param, AffineFail &Fail);
+  std::optional<std::vector<Affine>> affine(Value *Ptr, unsigned Param,
+                                            AffineFail &Fail);
+  std::optional<Affine> affineAt(const SCEV *Off, AffineFail &Fail);
+  bool endpoints(const SCEV *S, Value *At, SmallVectorImpl<const SCEV *> &Out);
+  bool monotoneIn(const SCEV *S, const Loop *L2);
+  const SCEV *lastIteration(const Loop *L2, Value *At);
+  const SCEV *stripSMaxZero(const SCEV *S);
   // A polynomial in the collapsed loop's variables (toQR).
   struct QR {
-    int64_t RC = 0;
+    Poly RC;
     Poly QC, Cst;
     bool UsesQ = false; // false: P is RC * iv + Cst
   };
@@ -1901,21 +1910,36 @@ std::optional<KernelAnalysis::QR> KernelAnalysis::toQR(const Poly &P) {
     return std::nullopt;
   QR Out;
   if (!PMoving.empty()) {
-    const auto &[M0, IVC] = *IVMoving.begin();
-    auto Found = PMoving.find(M0);
-    if (Found == PMoving.end() || Found->second % IVC != 0)
+    // RC * (the IV's moving monomial) = P's moving part, RC a polynomial in
+    // loop-invariant atoms (a row length: `a[i * n]`).
+    if (IVMoving.size() != 1)
       return std::nullopt;
-    Out.RC = Found->second / IVC;
-    Poly Check = PMoving;
-    if (!addScaled(Check, IVMoving, -Out.RC) || !Check.empty())
+    const auto &[M0, IVC] = *IVMoving.begin();
+    for (const auto &[M, Coeff] : PMoving) {
+      Monomial Quot = M;
+      for (const void *A : M0) {
+        auto At = std::find(Quot.begin(), Quot.end(), A);
+        if (At == Quot.end())
+          return std::nullopt;
+        Quot.erase(At);
+      }
+      if (Coeff % IVC != 0 ||
+          std::find(Quot.begin(), Quot.end(), It) != Quot.end() ||
+          !addScaled(Out.RC, Poly{{Quot, Coeff / IVC}}, 1))
+        return std::nullopt;
+    }
+    std::optional<Poly> Check = multiply(Out.RC, IVMoving);
+    if (!Check || *Check != PMoving)
       return std::nullopt;
   }
   Poly Rest = P;
-  if (!addScaled(Rest, IVPoly, -Out.RC))
+  std::optional<Poly> Moved = multiply(Out.RC, IVPoly);
+  if (!Moved || !addScaled(Rest, *Moved, -1))
     return std::nullopt;
   // iv = m * q + r: RC * iv contributes RC * m to q's coefficient.
   if (const std::optional<Poly> &Div = Lin->divisor()) {
-    if (!addScaled(Out.QC, *Div, Out.RC))
+    std::optional<Poly> RM = multiply(Out.RC, *Div);
+    if (!RM || !addScaled(Out.QC, *RM, 1))
       return std::nullopt;
   }
   for (const auto &[M, Coeff] : Rest) {
@@ -1984,8 +2008,8 @@ std::optional<Expr> KernelAnalysis::exprOf(const Poly &P, AffineFail &Fail) {
   return Out;
 }
 
-std::optional<Affine> KernelAnalysis::affine(Value *Ptr, unsigned Param,
-                                             AffineFail &Fail) {
+std::optional<std::vector<Affine>>
+KernelAnalysis::affine(Value *Ptr, unsigned Param, AffineFail &Fail) {
   Fail = AffineFail::NonAffine;
   const SCEV *S = SE->getSCEV(Ptr);
   if (!S->getType()->isPointerTy())
@@ -2000,6 +2024,148 @@ std::optional<Affine> KernelAnalysis::affine(Value *Ptr, unsigned Param,
   const SCEV *Off = SE->removePointerBase(S);
   if (isa<SCEVCouldNotCompute>(Off))
     return std::nullopt;
+  // An access in a loop nested in the worksharing loop touches, in one
+  // iteration, the bytes between its addresses at the nested loops' first
+  // and last iterations.
+  SmallVector<const SCEV *, 8> Ends;
+  if (!endpoints(Off, Ptr, Ends)) {
+    Fail = AffineFail::OtherLoop;
+    return std::nullopt;
+  }
+  std::vector<Affine> Out;
+  for (const SCEV *E : Ends) {
+    std::optional<Affine> A = affineAt(E, Fail);
+    if (!A)
+      return std::nullopt;
+    Out.push_back(*A);
+  }
+  return Out;
+}
+
+// Whether S moves monotonically with the iterations of nested loop L2 (an
+// affine recurrence of L2 under additions, multiplications by values L2 does
+// not change, casts and unsigned divisions by such values), so that its
+// values in L2 lie between those at L2's first and last iterations.
+bool KernelAnalysis::monotoneIn(const SCEV *S, const Loop *L2) {
+  auto Contains = [&](const SCEV *X) {
+    return SCEVExprContains(X, [&](const SCEV *Y) {
+      auto *AR = dyn_cast<SCEVAddRecExpr>(Y);
+      return AR && AR->getLoop() == L2;
+    });
+  };
+  if (!Contains(S))
+    return true;
+  switch (S->getSCEVType()) {
+  case scAddRecExpr: {
+    auto *AR = cast<SCEVAddRecExpr>(S);
+    return AR->getLoop() == L2 && AR->isAffine() &&
+           !Contains(AR->getStart()) && !Contains(AR->getOperand(1));
+  }
+  case scAddExpr:
+  case scMulExpr: {
+    unsigned Moving = 0;
+    for (const SCEV *Op : cast<SCEVNAryExpr>(S)->operands()) {
+      if (!Contains(Op))
+        continue;
+      if (++Moving > 1 || !monotoneIn(Op, L2))
+        return false;
+    }
+    return true;
+  }
+  case scTruncate:
+  case scZeroExtend:
+  case scSignExtend:
+  case scPtrToInt:
+    return monotoneIn(cast<SCEVCastExpr>(S)->getOperand(0), L2);
+  case scUDivExpr: {
+    auto *D = cast<SCEVUDivExpr>(S);
+    return !Contains(D->getRHS()) && monotoneIn(D->getLHS(), L2);
+  }
+  default:
+    return false;
+  }
+}
+
+// The last iteration of nested loop L2 at which the code at At runs (an
+// upper bound: the symbolic maximum where the exact count is unknown).
+const SCEV *KernelAnalysis::lastIteration(const Loop *L2, Value *At) {
+  // Where L2 tests an exit at its header and I runs after that test (clang's
+  // loops before rotation), I runs one time less than that exit's count.
+  auto *I = dyn_cast<Instruction>(At);
+  BasicBlock *Header = L2->getHeader();
+  auto *Br = dyn_cast<BranchInst>(Header->getTerminator());
+  const SCEV *Last = SE->getCouldNotCompute();
+  if (I && I->getParent() != Header && Br && Br->isConditional() &&
+      L2->isLoopExiting(Header)) {
+    BasicBlock *Stay = L2->contains(Br->getSuccessor(0)) ? Br->getSuccessor(0)
+                                                          : Br->getSuccessor(1);
+    if (DT->dominates(BasicBlockEdge(Header, Stay), I->getParent())) {
+      const SCEV *Count = SE->getExitCount(L2, Header);
+      if (!isa<SCEVCouldNotCompute>(Count))
+        Last = SE->getMinusSCEV(stripSMaxZero(Count),
+                                SE->getOne(Count->getType()));
+    }
+  }
+  if (isa<SCEVCouldNotCompute>(Last)) {
+    Last = SE->getBackedgeTakenCount(L2);
+    if (isa<SCEVCouldNotCompute>(Last))
+      Last = SE->getSymbolicMaxBackedgeTakenCount(L2);
+    if (!isa<SCEVCouldNotCompute>(Last))
+      Last = stripSMaxZero(Last);
+  }
+  return Last;
+}
+
+// smax(0, n) as n: a count of a loop that runs nothing when n < 0, and the
+// range of a loop that runs nothing may be anything.
+const SCEV *KernelAnalysis::stripSMaxZero(const SCEV *S) {
+  if (auto *Max = dyn_cast<SCEVSMaxExpr>(S); Max && Max->getNumOperands() == 2)
+    if (Max->getOperand(0)->isZero())
+      return Max->getOperand(1);
+  return S;
+}
+
+// S with every recurrence of a loop nested in the worksharing loop replaced
+// by its first and last values, innermost loops first (up to 8 forms).
+bool KernelAnalysis::endpoints(const SCEV *S, Value *At,
+                               SmallVectorImpl<const SCEV *> &Out) {
+  SmallVector<const SCEV *, 8> Work{S};
+  while (!Work.empty()) {
+    const SCEV *X = Work.pop_back_val();
+    const Loop *Deepest = nullptr;
+    SCEVExprContains(X, [&](const SCEV *Y) {
+      auto *AR = dyn_cast<SCEVAddRecExpr>(Y);
+      if (AR && AR->getLoop() != IVLoop && IVLoop->contains(AR->getLoop()) &&
+          (!Deepest || AR->getLoop()->getLoopDepth() > Deepest->getLoopDepth()))
+        Deepest = AR->getLoop();
+      return false;
+    });
+    if (!Deepest) {
+      if (Out.size() >= 8)
+        return false;
+      Out.push_back(X);
+      continue;
+    }
+    if (!monotoneIn(X, Deepest))
+      return false;
+    const SCEV *Last = lastIteration(Deepest, At);
+    if (isa<SCEVCouldNotCompute>(Last))
+      return false;
+    for (const SCEV *It : {SE->getZero(Last->getType()), Last}) {
+      LoopToScevMapT Map;
+      Map[Deepest] = It;
+      const SCEV *Y = SCEVLoopAddRecRewriter::rewrite(X, Map, *SE);
+      if (isa<SCEVCouldNotCompute>(Y) || Work.size() + Out.size() >= 8)
+        return false;
+      Work.push_back(Y);
+    }
+  }
+  return true;
+}
+
+// One form of an access's offset (no nested loop left in it).
+std::optional<Affine> KernelAnalysis::affineAt(const SCEV *Off,
+                                               AffineFail &Fail) {
   Lin->SawOtherLoop = false;
   std::optional<Poly> A = Lin->run(Off);
   if (!A) {
@@ -2016,8 +2182,13 @@ std::optional<Affine> KernelAnalysis::affine(Value *Ptr, unsigned Param,
   std::optional<Expr> QC = exprOf(Q->QC, Fail);
   if (!QC)
     return std::nullopt;
+  std::optional<Expr> RC = exprOf(Q->RC, Fail);
+  if (!RC)
+    return std::nullopt;
   Affine Out;
-  Out.C1 = Q->RC;
+  Out.C1 = RC->C;
+  Out.C1Sym = *RC;
+  Out.C1Sym.C = 0;
   Out.C0 = Cst->C;
   Out.SymParam = Cst->SymParam;
   Out.SymBits = Cst->SymBits;
@@ -2062,11 +2233,13 @@ std::vector<Guard> KernelAnalysis::guardsOf(Instruction *I) {
       if (!Q)
         return;
       Guard Gd;
-      if (Q->RC != 0 && Q->QC.empty()) {
+      auto Constant = [](const Poly &X) {
+        return X.size() == 1 && X.begin()->first.empty();
+      };
+      if (Constant(Q->RC) && Q->QC.empty()) {
         Gd.Var = VarR;
-        Gd.K = Q->RC;
-      } else if (Q->RC == 0 && Q->QC.size() == 1 &&
-                 Q->QC.begin()->first.empty() && Lin->divisor()) {
+        Gd.K = Q->RC.begin()->second;
+      } else if (Q->RC.empty() && Constant(Q->QC) && Lin->divisor()) {
         Gd.Var = VarQ;
         Gd.K = Q->QC.begin()->second;
       } else {
@@ -2123,8 +2296,11 @@ std::vector<Guard> KernelAnalysis::guardsOf(Instruction *I) {
   };
   DomTreeNode *N = DT->getNode(BB);
   for (; N && N->getIDom(); N = N->getIDom()) {
+    // Branches of nested loops too: a condition on the worksharing loop's
+    // variables holds for the whole iteration (one on a nested loop's does
+    // not linearize and gives no fact).
     BasicBlock *D = N->getIDom()->getBlock();
-    if (LInfo->getLoopFor(D) != IVLoop)
+    if (!IVLoop->contains(D))
       break;
     auto *Br = dyn_cast<BranchInst>(D->getTerminator());
     if (!Br || !Br->isConditional() ||
@@ -2176,8 +2352,8 @@ bool KernelAnalysis::access(Instruction *At, Value *Ptr, bool IsWrite,
   unsigned Param = S.Index;
   ParamUse &PU = Params[Param];
   AffineFail Fail = AffineFail::NonAffine;
-  std::optional<Affine> A = affine(Ptr, Param, Fail);
-  if (!A) {
+  std::optional<std::vector<Affine>> Forms = affine(Ptr, Param, Fail);
+  if (!Forms) {
     if (!IsWrite) {
       PU.NonAffineReadWidth = std::max(PU.NonAffineReadWidth, Width);
       return true;
@@ -2185,37 +2361,43 @@ bool KernelAnalysis::access(Instruction *At, Value *Ptr, bool IsWrite,
     switch (Fail) {
     case AffineFail::OtherLoop:
       return refuse("a write to " + argLabel(Param) +
-                    " in a loop nested in the parallel loop" + lineOf(Ptr));
+                    " in a loop nested in the parallel loop whose range the "
+                    "pass cannot bound" +
+                    lineOf(At));
     case AffineFail::TwoSymbols:
       return refuse("more than one symbolic term in a write to " +
-                    argLabel(Param) + lineOf(Ptr));
+                    argLabel(Param) + lineOf(At));
     case AffineFail::NonAffine:
-      return refuse("a non-affine write to " + argLabel(Param) + lineOf(Ptr));
+      return refuse("a non-affine write to " + argLabel(Param) + lineOf(At));
     }
   }
-  if (IsWrite && A->C1 == 0)
-    return refuse("a write to " + argLabel(Param) +
-                  (A->Linear ? " at an address that does not depend on the "
-                               "iteration"
-                             : " at an address that only the outer loop of "
-                               "the collapsed loops moves") +
-                  lineOf(Ptr));
-  Record R;
-  R.Param = Param;
-  R.C0 = A->C0;
-  R.C1 = A->C1;
-  R.Width = Width;
-  R.SymParam = A->SymParam;
-  R.SymBits = A->SymBits;
-  R.SymCoeff = A->SymCoeff;
-  R.Guards = guardsOf(At);
-  // An offset linear in the iteration needs the divisor only for its guards
-  // (descriptors stay version 1 where nothing needs more).
-  if (!A->Linear || !R.Guards.empty()) {
-    R.QCoeff = A->QCoeff;
-    R.Div = A->Div;
+  std::vector<Guard> Guards = guardsOf(At);
+  for (const Affine &A : *Forms) {
+    if (IsWrite && A.C1 == 0 && A.C1Sym.isZero())
+      return refuse("a write to " + argLabel(Param) +
+                    (A.Linear ? " at an address that does not depend on the "
+                                "iteration"
+                              : " at an address that only the outer loop of "
+                                "the collapsed loops moves") +
+                    lineOf(At));
+    Record R;
+    R.Param = Param;
+    R.C0 = A.C0;
+    R.C1 = A.C1;
+    R.Width = Width;
+    R.SymParam = A.SymParam;
+    R.SymBits = A.SymBits;
+    R.SymCoeff = A.SymCoeff;
+    R.C1Sym = A.C1Sym;
+    R.Guards = Guards;
+    // An offset linear in the iteration needs the divisor only for its
+    // guards (descriptors stay version 1 where nothing needs more).
+    if (!A.Linear || !R.Guards.empty()) {
+      R.QCoeff = A.QCoeff;
+      R.Div = A.Div;
+    }
+    PU.Forms.push_back({R, IsWrite});
   }
-  PU.Forms.push_back({R, IsWrite});
   PU.Written |= IsWrite;
   return true;
 }
@@ -2811,10 +2993,12 @@ bool KernelAnalysis::atomicReductions() {
       return refuse("an atomic update of memory the loop does not map" + At);
     unsigned Param = S.Index;
     AffineFail Fail = AffineFail::NonAffine;
-    std::optional<Affine> A = affine(Ptr, Param, Fail);
+    std::optional<std::vector<Affine>> Forms = affine(Ptr, Param, Fail);
     // One location: the variable itself. Anything else updates elements of
     // the array (a histogram): each block gets a whole copy of the array.
-    bool Scalar = A && A->C1 == 0 && A->C0 == 0 && A->SymParam < 0;
+    const Affine *A = Forms && Forms->size() == 1 ? &Forms->front() : nullptr;
+    bool Scalar = A && A->C1 == 0 && A->C1Sym.isZero() && A->Linear &&
+                  A->C0 == 0 && A->SymParam < 0;
     Record R;
     R.Param = Param;
     R.Mode = Scalar ? ModeReduce : ModeReduceElements;
@@ -3053,6 +3237,9 @@ std::string encode(const std::vector<Record> &Records) {
       continue;
     putExpr(Out, R.QCoeff);
     putExpr(Out, R.Div);
+    putLE(Out, static_cast<uint32_t>(R.C1Sym.SymParam), 4);
+    putLE(Out, R.C1Sym.SymBits, 4);
+    putLE(Out, static_cast<uint64_t>(R.C1Sym.SymCoeff), 8);
     putLE(Out, R.Guards.size(), 4);
     putLE(Out, 0, 4);
     for (unsigned G = 0; G < MaxGuards; ++G) {
@@ -3168,8 +3355,14 @@ std::string describe(const Record &R) {
   if (!R.QCoeff.isZero())
     Form += (R.QCoeff.SymParam >= 0 ? "(" + exprText(R.QCoeff) + ")*q"
                                     : signedTerm(R.QCoeff.C, "q", true));
-  if (R.C1 != 0)
+  if (!R.C1Sym.isZero()) {
+    Expr C1 = R.C1Sym;
+    C1.C = R.C1;
+    Form += std::string(Form.empty() ? "" : "+") + "(" + exprText(C1) + ")*" +
+            (Collapsed ? "r" : "i");
+  } else if (R.C1 != 0) {
     Form += signedTerm(R.C1, Collapsed ? "r" : "i", Form.empty());
+  }
   if (R.C0 != 0)
     Form += signedTerm(R.C0, "", Form.empty());
   if (R.SymParam >= 0 && R.SymCoeff != 0)

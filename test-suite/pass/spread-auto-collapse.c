@@ -62,5 +62,5 @@ void pairs(int n, const float *x, float *y) {
     y[i] = x[i / 2];
 }
 
-// IR: @__spread_kinfo___omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_interior_l{{[0-9]+}} = protected{{( addrspace\(1\))?}} constant [1072 x i8] c"SPRD\02\00\00\00\04\00
-// IR: @__spread_kinfo___omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_heat_l{{[0-9]+}} = protected{{( addrspace\(1\))?}} constant [1072 x i8] c"SPRD\02\00\00\00\04\00
+// IR: @__spread_kinfo___omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_interior_l{{[0-9]+}} = protected{{( addrspace\(1\))?}} constant [1136 x i8] c"SPRD\02\00\00\00\04\00
+// IR: @__spread_kinfo___omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_heat_l{{[0-9]+}} = protected{{( addrspace\(1\))?}} constant [1136 x i8] c"SPRD\02\00\00\00\04\00

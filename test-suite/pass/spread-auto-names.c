@@ -16,9 +16,9 @@ void scatter(int n, const int *idx, float *out) {
 void rows(int n, int m, float *grid) {
 #pragma omp target teams distribute parallel for map(tofrom : grid[0 : n * m])
   for (int i = 0; i < n; i++)
-    for (int j = 0; j < m; j++)
-      grid[i * m + j] = i + j; // G: a write to 'grid' (arg2) in a loop nested in the parallel loop (line [[@LINE]])
-  // NOG: a write to arg2 in a loop nested in the parallel loop (line [[@LINE-1]])
+    for (int j = 0; grid[i * m + j] >= 0; j++)
+      grid[i * m + j] = i + j; // G: a write to 'grid' (arg1) in a loop nested in the parallel loop whose range the pass cannot bound (line [[@LINE]])
+  // NOG: a write to arg1 in a loop nested in the parallel loop whose range the pass cannot bound (line [[@LINE-1]])
 }
 
 void permute(int n, const int *p, float *x) {

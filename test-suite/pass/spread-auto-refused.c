@@ -231,12 +231,13 @@ void twosyms(int n, int a, int b, const float *x, float *y) {
     y[i + a + b] = x[i];
 }
 
-// A sequential inner loop that writes.
+// A sequential inner loop that writes, whose iteration count is data (a counted inner loop is
+// spread: spread-auto-inner.c).
 void rows(int n, int m, float *y) {
-// REMARK: remark: {{.*}}kernel __omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_rows_l[[@LINE+1]] runs on one device: a write to arg2 in a loop nested in the parallel loop [rows, line [[@LINE+1]]]
+// REMARK: remark: {{.*}}kernel __omp_offloading_{{[0-9a-f]+_[0-9a-f]+}}_rows_l[[@LINE+1]] runs on one device: a write to arg1 in a loop nested in the parallel loop whose range the pass cannot bound [rows, line [[@LINE+1]]]
 #pragma omp target teams distribute parallel for map(tofrom : y[0:n * m])
   for (int i = 0; i < n; i++)
-    for (int j = 0; j < m; j++)
+    for (int j = 0; y[i * m + j] != 0; j++)
       y[i * m + j] = 0;
 }
 

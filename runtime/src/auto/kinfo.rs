@@ -91,7 +91,8 @@ pub struct Guard {
 pub const MAX_GUARDS: usize = 4;
 
 /// One access of the kernel: bytes `[off, off + width)` of kernel argument `param`, where
-/// `off = c0 + sym.coeff * sym + q_coeff * q + c1 * r` for normalized iteration `i`, with
+/// `off = c0 + sym.coeff * sym + q_coeff * q + (c1 + c1_sym.coeff * c1_sym) * r` for normalized
+/// iteration `i`, with
 /// `q = i / div`, `r = i % div` when the loop is collapsed (`div`, the inner loops' iteration
 /// count, non-zero), else `q = 0`, `r = i`; and only for the iterations where every guard holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,6 +109,8 @@ pub struct Access {
     pub width: i64,
     /// The symbolic part of the offset, if any.
     pub sym: Option<Sym>,
+    /// The symbolic part of `c1`, if any (a row length: `a[i * n]`).
+    pub c1_sym: Option<Sym>,
     /// Bytes per unit of `q` (zero without a divisor).
     pub q_coeff: Expr,
     /// The divisor `m` of a collapsed loop's iteration, zero for none.
@@ -133,6 +136,7 @@ impl Access {
             c1,
             width,
             sym,
+            c1_sym: None,
             q_coeff: Expr::default(),
             div: Expr::default(),
             guards: Vec::new(),
@@ -140,7 +144,10 @@ impl Access {
     }
 
     fn extended(&self) -> bool {
-        self.q_coeff != Expr::default() || self.div != Expr::default() || !self.guards.is_empty()
+        self.c1_sym.is_some()
+            || self.q_coeff != Expr::default()
+            || self.div != Expr::default()
+            || !self.guards.is_empty()
     }
 }
 
@@ -157,7 +164,7 @@ const MAGIC: &[u8; 4] = b"SPRD";
 const VERSION: u32 = 2;
 const HEADER: usize = 16;
 const RECORD_V1: usize = 48;
-const RECORD_V2: usize = 104 + 40 * MAX_GUARDS;
+const RECORD_V2: usize = 120 + 40 * MAX_GUARDS;
 
 fn u32_at(b: &[u8], off: usize) -> u32 {
     let mut a = [0u8; 4];
@@ -214,8 +221,8 @@ impl KernelInfo {
     /// Reads a descriptor: `"SPRD"`, the version (1 or 2), the record count, flags; then the
     /// records, little-endian. Version 1's are 48 bytes: `{u32 param, u32 mode, i64 c0, i64 c1,
     /// i64 width, sym}` with `sym = {i32 param, u32 bits, i64 coeff}`; version 2's add
-    /// `{expr q_coeff, expr div, u32 guards, u32 0, 4 x {u32 var, u32 0, i64 k, expr e}}` with
-    /// `expr = {i64 c, sym}` (264 bytes; docs/pass.md).
+    /// `{expr q_coeff, expr div, sym c1_sym, u32 guards, u32 0, 4 x {u32 var, u32 0, i64 k,
+    /// expr e}}` with `expr = {i64 c, sym}` (280 bytes; docs/pass.md).
     pub fn parse(b: &[u8]) -> Result<KernelInfo, String> {
         if b.len() < HEADER || &b[..4] != MAGIC {
             return Err("not a Spread kernel descriptor (no SPRD header)".into());
@@ -268,12 +275,13 @@ impl KernelInfo {
             if version >= 2 {
                 a.q_coeff = expr_at(b, r + 48, k)?;
                 a.div = expr_at(b, r + 72, k)?;
-                let guards = u32_at(b, r + 96) as usize;
+                a.c1_sym = sym_at(b, r + 96, k)?;
+                let guards = u32_at(b, r + 112) as usize;
                 if guards > MAX_GUARDS {
                     return Err(format!("record {k} has {guards} guards"));
                 }
                 for g in 0..guards {
-                    let o = r + 104 + 40 * g;
+                    let o = r + 120 + 40 * g;
                     let var = match u32_at(b, o) {
                         1 => Var::Q,
                         2 => Var::R,
@@ -324,6 +332,7 @@ impl KernelInfo {
             }
             put_expr(&mut b, a.q_coeff);
             put_expr(&mut b, a.div);
+            put_sym(&mut b, a.c1_sym);
             b.extend_from_slice(&(a.guards.len().min(MAX_GUARDS) as u32).to_le_bytes());
             b.extend_from_slice(&0u32.to_le_bytes());
             for g in 0..MAX_GUARDS {
@@ -811,7 +820,10 @@ impl Form {
         Some(Form {
             off,
             a: value(a.q_coeff)?,
-            b: i128::from(a.c1),
+            b: value(Expr {
+                c: a.c1,
+                sym: a.c1_sym,
+            })?,
             m: value(a.div)?,
             w: i128::from(a.width),
             q,
@@ -956,6 +968,11 @@ mod tests {
         // Version 2: a divisor and guards; a version-1 reader's record is its prefix.
         let mut x = info.clone();
         x.accesses[0].div = Expr::constant(510);
+        x.accesses[1].c1_sym = Some(Sym {
+            param: 0,
+            bits: 32,
+            coeff: 4,
+        });
         x.accesses[0].q_coeff = Expr {
             c: 16,
             sym: Some(Sym {
@@ -992,12 +1009,12 @@ mod tests {
             &b[HEADER..HEADER + RECORD_V1]
         );
         let mut bad = xb.clone();
-        bad[HEADER + 104] = 7;
+        bad[HEADER + 120] = 7;
         assert!(KernelInfo::parse(&bad)
             .unwrap_err()
             .contains("unknown variable 7"));
         let mut many = xb;
-        many[HEADER + 96] = 5;
+        many[HEADER + 112] = 5;
         assert!(KernelInfo::parse(&many).unwrap_err().contains("5 guards"));
         let mut m = b.clone();
         m[HEADER + 4] = 9;
