@@ -142,7 +142,8 @@ struct Expr {
 // The loop variables of a collapsed loop's normalized iteration iv = q * m + r
 // (m = the divisor: the inner loops' iteration count); without a divisor
 // q = 0, r = iv.
-enum GuardVar : uint32_t { VarQ = 1, VarR = 2 };
+// VarOffset: the access's own byte offset (a bound the guard puts on it).
+enum GuardVar : uint32_t { VarQ = 1, VarR = 2, VarOffset = 3 };
 
 // A condition the access happens under: K * var + E >= 0.
 struct Guard {
@@ -399,6 +400,10 @@ struct Chain {
   // In TBody: __kmpc_fork_call(loc, n, P, caps...) or
   // __kmpc_parallel_51(loc, gtid, if, nthreads, bind, P, wrapper, caps[], n).
   CallBase *PCall = nullptr;
+  // Further parallel regions of T (their functions, with the calls that run
+  // them): only a teams distribute whose body runs several parallel loops
+  // (inlineParallelRegion) has them.
+  SmallVector<std::pair<Function *, CallBase *>, 2> MoreP;
 };
 
 // Finds T and P from K. Refuses unless K runs exactly one teams function and
@@ -456,8 +461,8 @@ bool findChain(Function &K, Chain &C, std::string &Why) {
     if (!Target)
       continue;
     if (C.P) {
-      Why = NoLoop + " (more than one parallel region in the teams region)";
-      return false;
+      C.MoreP.push_back({Target, CB});
+      continue;
     }
     C.P = Target;
     C.PCall = CB;
@@ -470,11 +475,17 @@ bool findChain(Function &K, Chain &C, std::string &Why) {
   // T and P are clang's outlined functions: one caller each, and P takes the
   // distribute chunk as its arguments 2 and 3.
   if (!C.T->hasLocalLinkage() || !C.T->hasOneUse() || !C.P->hasLocalLinkage() ||
-      !C.P->hasOneUse() || C.P->arg_size() < 4 || C.PBody->arg_size() < 4 ||
+      !C.P->hasOneUse() || C.P->arg_size() < 2 || C.PBody->arg_size() < 2 ||
       C.T->arg_size() < 2 || C.T == C.P || C.T == &K || C.P == &K) {
     Why = NoLoop + " (unexpected outlined functions)";
     return false;
   }
+  for (auto [Q, Call] : C.MoreP)
+    if (Q->isDeclaration() || !Q->hasLocalLinkage() || !Q->hasOneUse() ||
+        Q == C.P || Q == C.T || Q->arg_size() < 2) {
+      Why = NoLoop + " (unexpected outlined functions)";
+      return false;
+    }
   return true;
 }
 
@@ -842,6 +853,8 @@ private:
       return nullptr;
     CallBase *HandOn = F == C.K ? C.TCall : C.PCall;
     Function *Callee = F == C.K ? C.T : C.P;
+    if (!HandOn)
+      return nullptr; // T with P inlined (a nested parallel loop)
     // The slot and its casts (amdgcn's stack is addrspace(5), used through
     // generic pointers).
     SmallVector<Value *, 4> Ptrs{A};
@@ -1007,6 +1020,10 @@ public:
 
   // The narrowest width at which each atom was used (truncations above it).
   DenseMap<const Value *, unsigned> Bits;
+  // When set, an affine recurrence of a loop nested in the worksharing loop
+  // is linear in that loop's iteration count, an atom of its own (the Loop),
+  // instead of a failure.
+  bool NestedAtoms = false;
   // Set when an address moves with a loop other than the worksharing loop.
   bool SawOtherLoop = false;
 
@@ -1078,7 +1095,9 @@ private:
     }
     case scAddRecExpr: {
       auto *AR = cast<SCEVAddRecExpr>(S);
-      if (AR->getLoop() != L) {
+      bool Nested = NestedAtoms && AR->getLoop() != L &&
+                    L->contains(AR->getLoop());
+      if (AR->getLoop() != L && !Nested) {
         SawOtherLoop = true;
         return std::nullopt;
       }
@@ -1089,8 +1108,9 @@ private:
           lin(AR->getStepRecurrence(SE), TruncBits, Depth + 1);
       if (!Start || !Step)
         return std::nullopt;
-      std::optional<Poly> Moved =
-          multiply(*Step, Poly{{Monomial{iteration()}, 1}});
+      const void *Count =
+          Nested ? static_cast<const void *>(AR->getLoop()) : iteration();
+      std::optional<Poly> Moved = multiply(*Step, Poly{{Monomial{Count}, 1}});
       if (!Moved || !addScaled(*Start, *Moved, 1))
         return std::nullopt;
       return Start;
@@ -1536,8 +1556,12 @@ std::string lineOf(const Value *V) {
 
 class KernelAnalysis {
 public:
-  KernelAnalysis(Workbench &WB, const Chain &C, const DataLayout &DL)
-      : WB(WB), C(C), DL(DL), Tr(C, DL) {}
+  // Nested: C.P is C.T with the parallel region inlined (a `teams
+  // distribute` whose body runs a `parallel for`: inlineParallelRegion); its
+  // loop is the distribute loop.
+  KernelAnalysis(Workbench &WB, const Chain &C, const DataLayout &DL,
+                 bool Nested = false)
+      : WB(WB), C(C), DL(DL), Tr(C, DL), Nested(Nested) {}
 
   // Fills Records, or Why with the reason the kernel stays on one device.
   bool run(std::vector<Record> &Records, std::string &Why);
@@ -1575,7 +1599,8 @@ private:
   };
   std::optional<QR> toQR(const Poly &P);
   std::optional<Expr> exprOf(const Poly &P, AffineFail &Fail);
-  std::vector<Guard> guardsOf(Instruction *I);
+  std::vector<Guard> guardsOf(Instruction *I, const SCEV *Off);
+  std::optional<Guard> offsetGuard(const Poly &G, const SCEV *Off);
   bool buildRecords(std::vector<Record> &Records);
 
   // Reductions (KernelAnalysis::reductionSite).
@@ -1607,6 +1632,7 @@ private:
   const Chain &C; // clone functions and calls
   const DataLayout &DL;
   Tracer Tr;
+  bool Nested;
   std::string Why;
 
   CallBase *PInit = nullptr;
@@ -1739,6 +1765,15 @@ bool KernelAnalysis::checkPlumbing() {
     }
   if (!TInit)
     return refuse(NoLoop + " (no distribute loop in the teams region)");
+  if (!Nested && !C.MoreP.empty())
+    return refuse(NoLoop + " (more than one parallel region in the teams "
+                           "region, one taking the distribute chunk)");
+  if (Nested) {
+    // The distribute loop is the loop; its iteration is the normalized one.
+    PInit = TInit;
+    LbSlot = dyn_cast<AllocaInst>(TInit->getArgOperand(4)->stripPointerCasts());
+    return LbSlot || refuse(NoLoop + " (unexpected distribute bounds)");
+  }
   for (Instruction &I : instructions(*C.P))
     if (auto *CB = dyn_cast<CallBase>(&I);
         CB && isForStaticInit(calleeName(CB))) {
@@ -1769,7 +1804,8 @@ bool KernelAnalysis::checkPlumbing() {
       V = cast<CastInst>(V)->getOperand(0);
     return V == C.P->getArg(N);
   };
-  if (!FromArg(StoredBefore(LbSlot), 2) || !FromArg(StoredBefore(UbSlot), 3))
+  if (C.P->arg_size() < 4 || !FromArg(StoredBefore(LbSlot), 2) ||
+      !FromArg(StoredBefore(UbSlot), 3))
     return refuse(NoLoop + " (the parallel loop does not take the distribute "
                            "chunk)");
   // And T hands P its distribute bounds (loads of the init's lb/ub slots).
@@ -2205,12 +2241,67 @@ std::optional<Affine> KernelAnalysis::affineAt(const SCEV *Off,
   return Out;
 }
 
+// G >= 0 (a polynomial over the loops' iteration counts, nested loops'
+// included) as a bound on the access's offset Off: Off = A * G + B with B
+// free of any loop, so Off >= B (A > 0) or Off <= B (A < 0).
+std::optional<Guard> KernelAnalysis::offsetGuard(const Poly &G,
+                                                 const SCEV *Off) {
+  Lin->NestedAtoms = true;
+  std::optional<Poly> O = Lin->run(Off);
+  Lin->NestedAtoms = false;
+  if (!O)
+    return std::nullopt;
+  auto Loopy = [&](const Monomial &M) {
+    for (const void *A : M) {
+      if (A == Lin->iteration() || A == Lin->quotient())
+        return true;
+      for (const Loop *L2 : IVLoop->getLoopsInPreorder())
+        if (A == static_cast<const void *>(L2))
+          return true;
+    }
+    return false;
+  };
+  // A from one moving monomial of G; then every moving monomial must agree.
+  int64_t A = 0;
+  for (const auto &[M, Coeff] : G) {
+    if (!Loopy(M))
+      continue;
+    auto It = O->find(M);
+    if (It == O->end() || It->second % Coeff != 0)
+      return std::nullopt;
+    A = It->second / Coeff;
+    break;
+  }
+  if (A == 0)
+    return std::nullopt;
+  Poly B = *O;
+  if (!addScaled(B, G, -A))
+    return std::nullopt;
+  for (const auto &[M, Coeff] : B)
+    if (Loopy(M))
+      return std::nullopt;
+  AffineFail Ignored;
+  std::optional<Expr> E = exprOf(B, Ignored);
+  if (!E)
+    return std::nullopt;
+  Guard Gd;
+  Gd.Var = VarOffset;
+  // A > 0: Off - B >= 0; A < 0: B - Off >= 0.
+  Gd.K = A > 0 ? 1 : -1;
+  Gd.E = *E;
+  if (A > 0) {
+    Gd.E.C = -Gd.E.C;
+    Gd.E.SymCoeff = -Gd.E.SymCoeff;
+  }
+  return Gd;
+}
+
 // The conditions I executes under, from the branches of the worksharing
 // loop's body that dominate it: comparisons of loop variables with
 // loop-invariant values that the collapsed loop's q or r alone decides. A
 // condition the analysis cannot express is left out (the access then counts
 // for more iterations than it runs: a larger section, never a smaller one).
-std::vector<Guard> KernelAnalysis::guardsOf(Instruction *I) {
+std::vector<Guard> KernelAnalysis::guardsOf(Instruction *I, const SCEV *Off) {
   std::vector<Guard> Out;
   BasicBlock *BB = I->getParent();
   if (!DT || !LInfo || !IVLoop->contains(BB))
@@ -2221,17 +2312,38 @@ std::vector<Guard> KernelAnalysis::guardsOf(Instruction *I) {
       return;
     std::optional<Poly> PX = Lin->run(SE->getSCEV(X));
     std::optional<Poly> PY = Lin->run(SE->getSCEV(Y));
-    if (!PX || !PY)
-      return;
     // G >= 0 with G = X - Y - 1 (sgt), X - Y (sge), Y - X - 1 (slt), Y - X (sle).
     auto Add = [&](bool XMinusY, int64_t Minus) {
+      auto Push = [&](const Guard &Gd) {
+        if (Out.size() < MaxGuards &&
+            none_of(Out, [&](const Guard &O) { return O.key() == Gd.key(); }))
+          Out.push_back(Gd);
+      };
+      // A condition on a nested loop's variable (`if (b * BS + t < n)`)
+      // bounds the access's offset where the offset moves with it.
+      auto NestedFact = [&]() {
+        Lin->NestedAtoms = true;
+        std::optional<Poly> NX = Lin->run(SE->getSCEV(X));
+        std::optional<Poly> NY = Lin->run(SE->getSCEV(Y));
+        Lin->NestedAtoms = false;
+        if (!NX || !NY || !Off)
+          return;
+        Poly G = XMinusY ? *NX : *NY;
+        if (!addScaled(G, XMinusY ? *NY : *NX, -1) ||
+            !addScaled(G, Poly{{Monomial{}, 1}}, -Minus))
+          return;
+        if (std::optional<Guard> Gd = offsetGuard(G, Off))
+          Push(*Gd);
+      };
+      if (!PX || !PY)
+        return NestedFact();
       Poly G = XMinusY ? *PX : *PY;
       if (!addScaled(G, XMinusY ? *PY : *PX, -1) ||
           !addScaled(G, Poly{{Monomial{}, 1}}, -Minus))
         return;
       std::optional<QR> Q = toQR(G);
       if (!Q)
-        return;
+        return NestedFact();
       Guard Gd;
       auto Constant = [](const Poly &X) {
         return X.size() == 1 && X.begin()->first.empty();
@@ -2243,16 +2355,14 @@ std::vector<Guard> KernelAnalysis::guardsOf(Instruction *I) {
         Gd.Var = VarQ;
         Gd.K = Q->QC.begin()->second;
       } else {
-        return;
+        return NestedFact();
       }
       AffineFail Ignored;
       std::optional<Expr> E = exprOf(Q->Cst, Ignored);
       if (!E)
         return;
       Gd.E = *E;
-      if (Out.size() < MaxGuards &&
-          none_of(Out, [&](const Guard &O) { return O.key() == Gd.key(); }))
-        Out.push_back(Gd);
+      Push(Gd);
     };
     switch (Pred) {
     case CmpInst::ICMP_SGT:
@@ -2371,7 +2481,9 @@ bool KernelAnalysis::access(Instruction *At, Value *Ptr, bool IsWrite,
       return refuse("a non-affine write to " + argLabel(Param) + lineOf(At));
     }
   }
-  std::vector<Guard> Guards = guardsOf(At);
+  const SCEV *Off = SE->removePointerBase(SE->getSCEV(Ptr));
+  std::vector<Guard> Guards =
+      guardsOf(At, isa<SCEVCouldNotCompute>(Off) ? nullptr : Off);
   for (const Affine &A : *Forms) {
     if (IsWrite && A.C1 == 0 && A.C1Sym.isZero())
       return refuse("a write to " + argLabel(Param) +
@@ -3018,6 +3130,22 @@ bool KernelAnalysis::atomicReductions() {
 }
 
 bool KernelAnalysis::run(std::vector<Record> &Records, std::string &WhyOut) {
+  if (Nested) {
+    // T holds the loop: its accesses are the loop's. (Reductions in this
+    // form are refused as calls.)
+    bool Ok = checkHazards(*C.T) && checkHazards(*C.K) &&
+              checkInstructions(*C.T) && checkInstructions(*C.K) &&
+              checkCalls(*C.T) && checkCalls(*C.K) && checkPlumbing() &&
+              checkOuterAccesses(*C.K);
+    if (Ok) {
+      WB.hoist(*C.P);
+      Ok = findIV() && atomicReductions() && analyseAccesses() &&
+           checkAddressValues() && buildRecords(Records);
+    }
+    if (!Ok)
+      WhyOut = Why.empty() ? "the analysis failed" : Why;
+    return Ok;
+  }
   // Reductions first: the other checks skip the code that implements them.
   bool Ok = recogniseReductions() && checkHazards(*C.P) &&
             checkHazards(*C.T) && checkHazards(*C.K) &&
@@ -3037,6 +3165,105 @@ bool KernelAnalysis::run(std::vector<Record> &Records, std::string &WhyOut) {
 }
 
 // ---------------------------------------------------------------------------
+// A parallel loop nested in the distribute loop (on the clone)
+
+// Whether T hands P its distribute chunk (the combined construct), on the
+// simplified clone: P's arguments 2 and 3 are loads of the distribute init's
+// bound slots.
+bool takesChunk(const Chain &C, const DataLayout &DL) {
+  CallBase *TInit = nullptr;
+  for (Instruction &I : instructions(*C.T))
+    if (auto *CB = dyn_cast<CallBase>(&I);
+        CB && isDistributeInit(calleeName(CB)))
+      TInit = CB;
+  if (!TInit || TInit->arg_size() < 7 || C.P->arg_size() < 4)
+    return false;
+  Tracer Tr(C, DL);
+  auto FromSlot = [&](Value *V, Value *Slot) {
+    while (V && isa<CastInst>(V))
+      V = cast<CastInst>(V)->getOperand(0);
+    auto *LI = dyn_cast_or_null<LoadInst>(V);
+    return LI && LI->getPointerOperand()->stripPointerCasts() ==
+                     Slot->stripPointerCasts();
+  };
+  return FromSlot(Tr.actualFor(C.P, 2), TInit->getArgOperand(4)) &&
+         FromSlot(Tr.actualFor(C.P, 3), TInit->getArgOperand(5));
+}
+
+// A `teams distribute` whose body runs a `parallel for` over bounds of its
+// own: on the clone, P is inlined where T forks it and its worksharing inits
+// are erased, so that its loop runs its whole range (the union of what the
+// threads run) once per distribute iteration, and T is the function whose
+// loop the analysis describes. False if that cannot be done.
+bool inlineParallelRegion(Workbench &WB, Chain &C, const DataLayout &DL) {
+  SmallPtrSet<CallBase *, 8> Before;
+  for (Instruction &I : instructions(*C.T))
+    if (auto *CB = dyn_cast<CallBase>(&I))
+      Before.insert(CB);
+  SmallVector<std::pair<Function *, CallBase *>, 4> Regions{{C.P, C.PCall}};
+  Regions.append(C.MoreP.begin(), C.MoreP.end());
+  for (auto [P, Fork] : Regions) {
+    // The Tracer finds the actual arguments of the region it is given.
+    Chain One = C;
+    One.P = P;
+    One.PCall = Fork;
+    Tracer Tr(One, DL);
+    IRBuilder<> B(Fork);
+    if (!C.T->getArg(0)->getType()->isPointerTy() ||
+        !C.T->getArg(1)->getType()->isPointerTy() ||
+        P->getArg(0)->getType() != C.T->getArg(0)->getType() ||
+        P->getArg(1)->getType() != C.T->getArg(1)->getType())
+      return false;
+    SmallVector<Value *, 8> Args{C.T->getArg(0), C.T->getArg(1)};
+    for (unsigned N = 2; N < P->arg_size(); ++N) {
+      Value *A = Tr.actualFor(P, N);
+      Type *Want = P->getArg(N)->getType();
+      if (!A)
+        return false;
+      Type *Have = A->getType();
+      if (Have == Want)
+        ;
+      else if (Have->isPointerTy() && Want->isIntegerTy())
+        A = B.CreatePtrToInt(A, Want);
+      else if (Have->isIntegerTy() && Want->isPointerTy())
+        A = B.CreateIntToPtr(A, Want);
+      else if (Have->isIntegerTy() && Want->isIntegerTy())
+        A = B.CreateZExtOrTrunc(A, Want);
+      else if (Have->isPointerTy() && Want->isPointerTy())
+        A = B.CreatePointerBitCastOrAddrSpaceCast(A, Want);
+      else
+        return false;
+      Args.push_back(A);
+    }
+    CallInst *Direct = B.CreateCall(P, Args);
+    Fork->eraseFromParent();
+    Before.erase(Fork);
+    InlineFunctionInfo IFI;
+    if (!InlineFunction(*Direct, IFI).isSuccess())
+      return false;
+  }
+  SmallVector<CallBase *, 4> Inits;
+  for (Instruction &I : instructions(*C.T))
+    if (auto *CB = dyn_cast<CallBase>(&I); CB && !Before.contains(CB)) {
+      StringRef N = calleeName(CB);
+      if (isForStaticInit(N) || N == "__kmpc_for_static_fini")
+        Inits.push_back(CB);
+      else if (N.starts_with("__kmpc_dispatch_"))
+        return false; // a dynamic schedule: its bounds are not in the code
+    }
+  if (Inits.empty())
+    return false;
+  for (CallBase *CB : Inits)
+    CB->eraseFromParent();
+  C.P = C.T;
+  C.PBody = C.TBody;
+  C.PCall = nullptr;
+  C.MoreP.clear();
+  WB.simplify(*C.T);
+  return true;
+}
+
+// ---------------------------------------------------------------------------
 // The transformation (on the real module)
 
 struct ClampPlan {
@@ -3046,10 +3273,12 @@ struct ClampPlan {
       nullptr; // null when the loop's last iteration is a constant
   IVType TType;
   IVType PType;
+  bool Nested = false; // no clamp in P (inlineParallelRegion)
 };
 
 // Finds the slots the clamps go to in clang's unoptimized T and P.
-bool planClamps(const Chain &C, ClampPlan &Plan, std::string &Why) {
+bool planClamps(const Chain &C, ClampPlan &Plan, std::string &Why,
+                bool Nested) {
   const std::string NoPattern = "the clamp pattern was not found";
   for (Instruction &I : instructions(*C.TBody))
     if (auto *CB = dyn_cast<CallBase>(&I);
@@ -3074,6 +3303,7 @@ bool planClamps(const Chain &C, ClampPlan &Plan, std::string &Why) {
     Why = NoPattern;
     return false;
   }
+  Plan.Nested = Nested;
   Plan.TType = *ivTypeOf(calleeName(Plan.TInit));
   Plan.PType = *ivTypeOf(calleeName(PInit));
   Type *TTy = IntegerType::get(C.TBody->getContext(), Plan.TType.Bits);
@@ -3108,7 +3338,9 @@ bool planClamps(const Chain &C, ClampPlan &Plan, std::string &Why) {
     return false;
   }
   Type *I64 = Type::getInt64Ty(C.PBody->getContext());
-  if (C.PBody->getArg(2)->getType() != I64 ||
+  if (Nested)
+    return true; // P's loop has bounds of its own: T's clamps bound it
+  if (C.PBody->arg_size() < 4 || C.PBody->getArg(2)->getType() != I64 ||
       C.PBody->getArg(3)->getType() != I64) {
     Why = NoPattern + " (the parallel function's bounds are not i64)";
     return false;
@@ -3167,6 +3399,8 @@ void applyClamps(const Chain &C, const ClampPlan &Plan, GlobalVariable *Win) {
   clampSlot(B, Plan.Ub, Plan.TType, nullptr, W.Last, "spread.ub");
   if (Plan.Last)
     clampSlot(B, Plan.Last, Plan.TType, nullptr, W.Last, "spread.lastiter");
+  if (Plan.Nested)
+    return;
   // (c): at P's entry, prev.lb = max(prev.lb, lo), prev.ub = min(prev.ub,
   // hi-1), whatever schedule P uses.
   BasicBlock &Entry = C.PBody->getEntryBlock();
@@ -3371,7 +3605,9 @@ std::string describe(const Record &R) {
     Form = "0";
   Out += "[" + Form + ", " + std::to_string(R.Width) + "B";
   for (const Guard &G : R.Guards) {
-    std::string Var = G.Var == VarQ ? "q" : (Collapsed ? "r" : "i");
+    std::string Var = G.Var == VarQ        ? "q"
+                      : G.Var == VarOffset ? "offset"
+                                           : (Collapsed ? "r" : "i");
     std::string Rest = G.E.isZero() ? "" : exprText(G.E);
     if (!Rest.empty() && Rest[0] != '-')
       Rest = "+" + Rest;
@@ -3426,6 +3662,7 @@ PreservedAnalyses SpreadAutoPass::run(Module &M, ModuleAnalysisManager &) {
     readParamNames(*K);
     Chain Real;
     ClampPlan Plan;
+    bool Nested = false;
     bool Ok = findChain(*K, Real, Why);
     if (Ok) {
       if (!WB)
@@ -3436,27 +3673,48 @@ PreservedAnalyses SpreadAutoPass::run(Module &M, ModuleAnalysisManager &) {
       std::string Unused;
       Ok = Clone.K && inlineDebugBody(*Clone.K) &&
            findChain(*Clone.K, Clone, Unused) && Clone.T == WB->map(Real.T) &&
-           Clone.P == WB->map(Real.P) && inlineDebugBody(*Clone.T) &&
-           inlineDebugBody(*Clone.P);
+           Clone.P == WB->map(Real.P) &&
+           Clone.MoreP.size() == Real.MoreP.size() &&
+           inlineDebugBody(*Clone.T) && inlineDebugBody(*Clone.P);
+      for (auto [Q, Call] : Clone.MoreP)
+        Ok = Ok && inlineDebugBody(*Q);
       if (Ok) {
+        // (The further regions' bodies after the first's: findChain below
+        // sees them again.)
+        SmallVector<Function *, 2> More;
+        for (auto [Q, Call] : Clone.MoreP)
+          More.push_back(Q);
         inlineProgramCalls(*Clone.P);
+        for (Function *Q : More)
+          inlineProgramCalls(*Q);
         WB->simplify(*Clone.K);
         WB->simplify(*Clone.T);
         WB->simplify(*Clone.P);
+        for (Function *Q : More)
+          WB->simplify(*Q);
         // The calls may have been rewritten by the cleanup: find them again.
         Ok = findChain(*Clone.K, Clone, Unused) && Clone.T == WB->map(Real.T) &&
              Clone.P == WB->map(Real.P) && Clone.KBody == Clone.K &&
-             Clone.TBody == Clone.T && Clone.PBody == Clone.P;
+             Clone.TBody == Clone.T && Clone.PBody == Clone.P &&
+             Clone.MoreP.size() == More.size();
       }
       if (!Ok)
         Why = "no combined teams distribute parallel for loop";
+      if (Ok && !takesChunk(Clone, M.getDataLayout())) {
+        Nested = true;
+        Ok = inlineParallelRegion(*WB, Clone, M.getDataLayout());
+        if (!Ok)
+          Why = "no combined teams distribute parallel for loop (the "
+                "parallel loop does not take the distribute chunk, and its "
+                "own bounds could not be followed)";
+      }
       if (Ok) {
-        KernelAnalysis KA(*WB, Clone, M.getDataLayout());
+        KernelAnalysis KA(*WB, Clone, M.getDataLayout(), Nested);
         Ok = KA.run(Records, Why);
       }
     }
     if (Ok)
-      Ok = planClamps(Real, Plan, Why);
+      Ok = planClamps(Real, Plan, Why, Nested);
     StringRef Name = K->getName();
     if (!Ok) {
       emitRemark<OptimizationRemarkMissed>(

@@ -72,6 +72,9 @@ pub enum Var {
     Q,
     /// `i % m` (`i` without a divisor): the inner loops' iteration.
     R,
+    /// The access's own byte offset: a condition on a variable the offset moves with
+    /// (`if (b * bs + t < n) y[b * bs + t] = ...`, `t` a nested loop's) bounds the offset.
+    Offset,
 }
 
 /// A condition under which the access happens at all: `k * var + e >= 0` (a halo read
@@ -218,6 +221,23 @@ fn put_expr(b: &mut Vec<u8>, e: Expr) {
 }
 
 impl KernelInfo {
+    /// Whether an access's stride may span several elements (a symbolic or a wide one): then an
+    /// iteration may handle a row, and a launch of few iterations may still be worth spreading.
+    pub fn most_elements_per_iteration(&self) -> u64 {
+        self.accesses
+            .iter()
+            .filter(|a| matches!(a.mode, Mode::Read | Mode::Write | Mode::ReadWrite))
+            .map(|a| {
+                if a.c1_sym.is_some() {
+                    u64::MAX
+                } else {
+                    a.c1.unsigned_abs() / a.width.max(1) as u64
+                }
+            })
+            .max()
+            .unwrap_or(1)
+    }
+
     /// Reads a descriptor: `"SPRD"`, the version (1 or 2), the record count, flags; then the
     /// records, little-endian. Version 1's are 48 bytes: `{u32 param, u32 mode, i64 c0, i64 c1,
     /// i64 width, sym}` with `sym = {i32 param, u32 bits, i64 coeff}`; version 2's add
@@ -285,6 +305,7 @@ impl KernelInfo {
                     let var = match u32_at(b, o) {
                         1 => Var::Q,
                         2 => Var::R,
+                        3 => Var::Offset,
                         v => return Err(format!("record {k} guards unknown variable {v}")),
                     };
                     let gk = i64_at(b, o + 8);
@@ -341,6 +362,7 @@ impl KernelInfo {
                         let var: u32 = match g.var {
                             Var::Q => 1,
                             Var::R => 2,
+                            Var::Offset => 3,
                         };
                         b.extend_from_slice(&var.to_le_bytes());
                         b.extend_from_slice(&0u32.to_le_bytes());
@@ -690,6 +712,24 @@ impl Plan {
         self.tripcount
     }
 
+    /// Elements (of an access's width) one iteration handles at most, where an iteration
+    /// handles a row (an inner loop, a nested parallel loop): the largest stride of an access
+    /// in units of its width, at least 1.
+    pub fn elements_per_iteration(&self) -> u64 {
+        self.cuts
+            .iter()
+            .filter_map(|c| match c {
+                Cut::Affine { forms, .. } => forms
+                    .iter()
+                    .filter(|f| f.w > 0)
+                    .map(|f| f.b.abs() / f.w)
+                    .max(),
+                _ => None,
+            })
+            .max()
+            .map_or(1, |e| u64::try_from(e.clamp(1, 1 << 20)).unwrap_or(1))
+    }
+
     /// The reduction variables: each block's section of one is the caller's partial.
     pub fn reductions(&self) -> Vec<Reduction> {
         self.cuts
@@ -782,8 +822,8 @@ impl Plan {
 }
 
 /// An access with the launch's values in: bytes `[off + a*q + b*r, ... + w)` of its argument
-/// for the iterations whose `q` and `r` (by divisor `m`, none if 0) lie in the guards' box
-/// (inclusive bounds).
+/// for the iterations whose `q` and `r` (by divisor `m`, none if 0) lie in the guards' box,
+/// and only offsets in `o` (inclusive bounds).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Form {
     off: i128,
@@ -793,6 +833,7 @@ struct Form {
     w: i128,
     q: (i128, i128),
     r: (i128, i128),
+    o: (i128, i128),
 }
 
 /// Wider than any iteration, narrow enough that the arithmetic below cannot overflow.
@@ -805,11 +846,15 @@ impl Form {
             c: a.c0,
             sym: a.sym,
         })?;
-        let (mut q, mut r) = (UNBOUNDED, UNBOUNDED);
+        let (mut q, mut r, mut o) = (UNBOUNDED, UNBOUNDED, UNBOUNDED);
         for g in &a.guards {
             let e = value(g.e)?;
             let k = i128::from(g.k);
-            let bound = if g.var == Var::Q { &mut q } else { &mut r };
+            let bound = match g.var {
+                Var::Q => &mut q,
+                Var::R => &mut r,
+                Var::Offset => &mut o,
+            };
             // k * var + e >= 0
             if k > 0 {
                 bound.0 = bound.0.max(-e.div_euclid(k));
@@ -828,6 +873,7 @@ impl Form {
             w: i128::from(a.width),
             q,
             r,
+            o,
         })
     }
 
@@ -873,14 +919,41 @@ impl Form {
         }
         out
     }
+
+    /// `range` cut to the offsets `o` allows (for forms that sweep one access together).
+    fn clamp(&self, (lo, hi): (i128, i128), w: i128) -> Option<(i128, i128)> {
+        let (lo, hi) = (lo.max(self.o.0), hi.min(self.o.1.saturating_add(w)));
+        (lo < hi).then_some((lo, hi))
+    }
 }
 
 /// Byte range `[lo, hi)` (host addresses) that iterations `[from, to)` touch through `forms`;
 /// `None` if their guards exclude every access.
+///
+/// The forms of an access in an inner loop are its first and last addresses there, and only
+/// their hull holds what it touches in between: bounds on the offset (`o`) cut that hull, not
+/// each form. Forms with the same bounds are cut together (for forms of different accesses
+/// that gives more bytes, never fewer).
 fn hull(forms: &[Form], from: i128, to: i128, base: usize) -> Option<(i128, i128)> {
-    let mut out: Option<(i128, i128)> = None;
+    // (o, widest width, range) per distinct o.
+    type Range = (i128, i128);
+    let mut groups: Vec<(Range, i128, Range)> = Vec::new();
     for f in forms {
-        if let Some((a, b)) = f.range(from, to) {
+        let Some((a, b)) = f.range(from, to) else {
+            continue;
+        };
+        match groups.iter_mut().find(|g| g.0 == f.o) {
+            Some(g) => {
+                g.1 = g.1.max(f.w);
+                g.2 = (g.2 .0.min(a), g.2 .1.max(b));
+            }
+            None => groups.push((f.o, f.w, (a, b))),
+        }
+    }
+    let mut out: Option<(i128, i128)> = None;
+    for (o, w, range) in groups {
+        let cut = Form { o, ..forms[0] };
+        if let Some((a, b)) = cut.clamp(range, w) {
             let (lo, hi) = out.unwrap_or((a, b));
             out = Some((lo.min(a), hi.max(b)));
         }
@@ -1496,5 +1569,37 @@ mod tests {
         assert_eq!((s.begin - 0x20_0000, s.size), (8 * 32, 8 * 64));
         let s = p.block(70, 96)[1];
         assert_eq!((s.begin - 0x20_0000, s.size), (8 * 38, 8 * 58));
+    }
+
+    #[test]
+    fn an_offset_bound_cuts_the_sweep_of_an_inner_loop_not_its_ends() {
+        // for b: for t in 0..128: if (b*128 + t < n) y[b*128 + t] = ...: the access's first and
+        // last addresses per b, both bounded by offset <= 4n - 4 (n = 1000, argument 0).
+        let bound = Guard {
+            var: Var::Offset,
+            k: -1,
+            e: Expr {
+                c: -4,
+                sym: Some(Sym {
+                    param: 0,
+                    bits: 32,
+                    coeff: 4,
+                }),
+            },
+        };
+        let end = |c0| Access {
+            guards: vec![bound],
+            ..acc(1, Mode::Write, c0, 512, 4)
+        };
+        let info = KernelInfo {
+            accesses: vec![end(0), end(508)],
+        };
+        let e = [lit(1000), arr(0x1000, 4000, 0x2)];
+        let p = Plan::new(&info, &e, 8).expect("spreads");
+        // The last block's first row starts at element 896: it holds 104 elements.
+        let s = p.block(7, 8)[1];
+        assert_eq!((s.begin - 0x1000, s.size), (4 * 896, 4 * 104));
+        let s = p.block(0, 7)[1];
+        assert_eq!((s.begin - 0x1000, s.size), (0, 4 * 896));
     }
 }

@@ -210,16 +210,12 @@ fn decide(
     if args.mappers.iter().any(|&m| m != 0) {
         return Err("a map clause has a user-defined mapper".into());
     }
-    // Each block at least SPREAD_AUTO_MIN iterations: a block costs a launch.
-    let fit = cfg.tripcount / rt.config.auto_min.max(1);
-    if fit < 2 {
-        return Err(format!(
-            "{} iterations, fewer than two blocks of SPREAD_AUTO_MIN={}",
-            cfg.tripcount, rt.config.auto_min
-        ));
+    // Each block at least SPREAD_AUTO_MIN iterations: a block costs a launch. (Checked on the
+    // iterations alone first; below, on the elements they handle.)
+    if cfg.tripcount < 2 * rt.config.auto_min.max(1) && info.most_elements_per_iteration() <= 1 {
+        return Err(too_small(cfg.tripcount, 1, rt.config.auto_min));
     }
     let (mut devices, left_out) = devices_for(rt, wanted, region)?;
-    devices.truncate(usize::try_from(fit).unwrap_or(usize::MAX));
     let entries: Vec<Entry> = (0..args.len())
         .map(|i| {
             // A pointer into resident data passed without a section (clang's implicit
@@ -239,6 +235,14 @@ fn decide(
     // A map entry's name as the program wrote it, where the build keeps map names.
     let declared = |i: usize| args.names.get(i).and_then(|&n| crate::info::declared(n));
     let plan = Plan::new(&info, &entries, cfg.tripcount).map_err(|r| r.named(declared))?;
+    // An iteration that handles a row (an inner loop, a nested parallel loop) counts as the
+    // elements it handles.
+    let weight = plan.elements_per_iteration();
+    let fit = cfg.tripcount.saturating_mul(weight) / rt.config.auto_min.max(1);
+    if fit < 2 {
+        return Err(too_small(cfg.tripcount, weight, rt.config.auto_min));
+    }
+    devices.truncate(usize::try_from(fit.min(cfg.tripcount)).unwrap_or(usize::MAX));
     // A reduction's partials are combined into the program's variable on the host: a variable
     // that lives on the devices (resident data of an enclosing `target data`) would keep its
     // device value and lose them (HeCBench's scatterAdd, mr, randomAccess: histograms and
@@ -264,6 +268,16 @@ fn decide(
         return Err(why);
     }
     Ok((devices, plan, left_out))
+}
+
+/// The reason a launch too small to spread stays on its device.
+fn too_small(tripcount: u64, weight: u64, min: u64) -> String {
+    let each = if weight > 1 {
+        format!(" of {weight} elements each")
+    } else {
+        String::new()
+    };
+    format!("{tripcount} iterations{each}, fewer than two blocks of SPREAD_AUTO_MIN={min}")
 }
 
 /// A data construct under `SPREAD_AUTO`: arrays a construct without a `device` clause keeps
