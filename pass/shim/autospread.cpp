@@ -1750,6 +1750,15 @@ bool KernelAnalysis::checkInstructions(Function &F) {
   return true;
 }
 
+// Whether V is (a cast of) a load of Slot.
+bool loadsFrom(Value *V, Value *Slot) {
+  while (V && isa<CastInst>(V))
+    V = cast<CastInst>(V)->getOperand(0);
+  auto *LI = dyn_cast_or_null<LoadInst>(V);
+  return LI && LI->getPointerOperand()->stripPointerCasts() ==
+                   Slot->stripPointerCasts();
+}
+
 // The combined-loop pattern: P's worksharing loop starts from the chunk T
 // hands it (prev.lb, prev.ub), so that the window clamps in T and P bound
 // the iterations, and the IV is the normalized iteration.
@@ -1809,15 +1818,8 @@ bool KernelAnalysis::checkPlumbing() {
     return refuse(NoLoop + " (the parallel loop does not take the distribute "
                            "chunk)");
   // And T hands P its distribute bounds (loads of the init's lb/ub slots).
-  auto FromSlot = [&](Value *V, Value *Slot) {
-    while (V && isa<CastInst>(V))
-      V = cast<CastInst>(V)->getOperand(0);
-    auto *LI = dyn_cast_or_null<LoadInst>(V);
-    return LI && LI->getPointerOperand()->stripPointerCasts() ==
-                     Slot->stripPointerCasts();
-  };
-  if (!FromSlot(Tr.actualFor(C.P, 2), TInit->getArgOperand(4)) ||
-      !FromSlot(Tr.actualFor(C.P, 3), TInit->getArgOperand(5)))
+  if (!loadsFrom(Tr.actualFor(C.P, 2), TInit->getArgOperand(4)) ||
+      !loadsFrom(Tr.actualFor(C.P, 3), TInit->getArgOperand(5)))
     return refuse(NoLoop + " (the parallel loop does not take the distribute "
                            "chunk)");
   return true;
@@ -3179,15 +3181,8 @@ bool takesChunk(const Chain &C, const DataLayout &DL) {
   if (!TInit || TInit->arg_size() < 7 || C.P->arg_size() < 4)
     return false;
   Tracer Tr(C, DL);
-  auto FromSlot = [&](Value *V, Value *Slot) {
-    while (V && isa<CastInst>(V))
-      V = cast<CastInst>(V)->getOperand(0);
-    auto *LI = dyn_cast_or_null<LoadInst>(V);
-    return LI && LI->getPointerOperand()->stripPointerCasts() ==
-                     Slot->stripPointerCasts();
-  };
-  return FromSlot(Tr.actualFor(C.P, 2), TInit->getArgOperand(4)) &&
-         FromSlot(Tr.actualFor(C.P, 3), TInit->getArgOperand(5));
+  return loadsFrom(Tr.actualFor(C.P, 2), TInit->getArgOperand(4)) &&
+         loadsFrom(Tr.actualFor(C.P, 3), TInit->getArgOperand(5));
 }
 
 // A `teams distribute` whose body runs a `parallel for` over bounds of its
