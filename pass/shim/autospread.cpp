@@ -3185,6 +3185,28 @@ bool takesChunk(const Chain &C, const DataLayout &DL) {
          loadsFrom(Tr.actualFor(C.P, 3), TInit->getArgOperand(5));
 }
 
+// Whether every parallel region of T is a statically scheduled worksharing
+// loop (else the kernel is no nested parallel loop, and the usual analysis
+// says why: a thread-number query, ...).
+bool nestedCandidate(const Chain &C) {
+  SmallVector<Function *, 4> Regions{C.P};
+  for (auto [Q, Call] : C.MoreP)
+    Regions.push_back(Q);
+  for (Function *Q : Regions) {
+    bool Static = false;
+    for (Instruction &I : instructions(*Q))
+      if (auto *CB = dyn_cast<CallBase>(&I)) {
+        StringRef N = calleeName(CB);
+        Static |= isForStaticInit(N);
+        if (N.starts_with("__kmpc_dispatch_"))
+          return false;
+      }
+    if (!Static)
+      return false;
+  }
+  return true;
+}
+
 // A `teams distribute` whose body runs a `parallel for` over bounds of its
 // own: on the clone, P is inlined where T forks it and its worksharing inits
 // are erased, so that its loop runs its whole range (the union of what the
@@ -3695,7 +3717,8 @@ PreservedAnalyses SpreadAutoPass::run(Module &M, ModuleAnalysisManager &) {
       }
       if (!Ok)
         Why = "no combined teams distribute parallel for loop";
-      if (Ok && !takesChunk(Clone, M.getDataLayout())) {
+      if (Ok && !takesChunk(Clone, M.getDataLayout()) &&
+          nestedCandidate(Clone)) {
         Nested = true;
         Ok = inlineParallelRegion(*WB, Clone, M.getDataLayout());
         if (!Ok)
