@@ -1,6 +1,8 @@
 /* Automatic spreading (SPREAD_AUTO) of unmodified loops over GPUs and host devices: a saxpy
- * that records which image ran each iteration, a stencil with halos, and a Jacobi sweep over
- * data kept by target data. Both images of the fat binary carry the pass plugin's descriptors
+ * that records which image ran each iteration, a stencil with halos, a Jacobi sweep over
+ * data kept by target data, and the forms of issue 44: Jacobi over the interior of a grid with
+ * collapse(2) and a max reduction (a divisor in the descriptor), a heat step whose halo reads
+ * are guarded, and row sums in an inner loop. Both images of the fat binary carry the pass plugin's descriptors
  * (the runtime refuses kernels whose images disagree); on Spread the iterations must run on both
  * kinds of device, and every result equals the serial loop. The program sets SPREAD_AUTO=1 and
  * SPREAD_AUTO_MIN=1024 for itself (re-executing) when they are not set.
@@ -46,6 +48,42 @@ static void sweep(int n, const double *p, double *q) {
 #pragma omp target teams distribute parallel for map(to : p[0:n]) map(tofrom : q[0:n])
   for (int i = 1; i < n - 1; i++)
     q[i] = 0.25 * p[i - 1] + 0.5 * p[i] + 0.25 * p[i + 1];
+}
+
+#define GN 258
+#define GM 130
+static double ga[GN * GM], gb[GN * GM], rga[GN * GM], rgb[GN * GM];
+
+static double interior(const double *u, double *f) {
+  double err = 0;
+#pragma omp target teams distribute parallel for collapse(2) reduction(max : err)
+  for (int i = 1; i < GN - 1; i++)
+    for (int j = 1; j < GM - 1; j++) {
+      f[i * GM + j] = 0.25 * (u[(i - 1) * GM + j] + u[(i + 1) * GM + j] + u[i * GM + j - 1] +
+                              u[i * GM + j + 1]);
+      double d = f[i * GM + j] - u[i * GM + j];
+      err = d > err ? d : (-d > err ? -d : err);
+    }
+  return err;
+}
+
+static void heat(int n, int m, const double *u, double *v) {
+#pragma omp target teams distribute parallel for collapse(2) map(to : u[0:n * m])                 \
+    map(from : v[0:n * m])
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++)
+      v[i * m + j] = u[i * m + j] + (i > 0 ? u[(i - 1) * m + j] : 0) +
+                     (i < n - 1 ? u[(i + 1) * m + j] : 0) + (j > 0 ? u[i * m + j - 1] : 0);
+}
+
+static void rowsum(int n, int m, const double *u, double *s) {
+#pragma omp target teams distribute parallel for map(to : u[0:n * m]) map(from : s[0:n])
+  for (int i = 0; i < n; i++) {
+    double t = 0;
+    for (int j = 0; j < m; j++)
+      t += u[i * m + j];
+    s[i] = t;
+  }
 }
 
 int main(int argc, char **argv) {
@@ -106,6 +144,50 @@ int main(int argc, char **argv) {
   for (int i = 0; i < N; i++)
     wrong += a[i] != ra[i] || b[i] != rb[i];
   printf("%s resident sweep: %d wrong values\n", wrong ? "FAIL" : "PASS", wrong);
+  bad += wrong != 0;
+
+  // Jacobi over the interior, collapse(2), max reduction, data resident (values exact in double).
+  for (int k = 0; k < GN * GM; k++)
+    ga[k] = rga[k] = (double)((k * 7) % 64), gb[k] = rgb[k] = 0;
+  double err[4], rerr[4];
+#pragma omp target data map(tofrom : ga[0:GN * GM], gb[0:GN * GM])
+  for (int s = 0; s < 4; s++) {
+    err[s] = interior(s % 2 ? gb : ga, s % 2 ? ga : gb);
+  }
+  for (int s = 0; s < 4; s++) {
+    double *u = s % 2 ? rgb : rga, *f = s % 2 ? rga : rgb;
+    rerr[s] = 0;
+    for (int i = 1; i < GN - 1; i++)
+      for (int j = 1; j < GM - 1; j++) {
+        f[i * GM + j] = 0.25 * (u[(i - 1) * GM + j] + u[(i + 1) * GM + j] + u[i * GM + j - 1] +
+                                u[i * GM + j + 1]);
+        double d = f[i * GM + j] - u[i * GM + j];
+        rerr[s] = d > rerr[s] ? d : (-d > rerr[s] ? -d : rerr[s]);
+      }
+  }
+  wrong = 0;
+  for (int s = 0; s < 4; s++)
+    wrong += err[s] != rerr[s];
+  for (int k = 0; k < GN * GM; k++)
+    wrong += ga[k] != rga[k] || gb[k] != rgb[k];
+  printf("%s collapsed interior: %d wrong values\n", wrong ? "FAIL" : "PASS", wrong);
+  bad += wrong != 0;
+
+  // Guarded halo reads over collapse(2), and row sums in an inner loop.
+  heat(GN, GM, rga, ga);
+  rowsum(GN, GM, rga, gb);
+  wrong = 0;
+  for (int i = 0; i < GN; i++) {
+    double t = 0;
+    for (int j = 0; j < GM; j++) {
+      double v = rga[i * GM + j] + (i > 0 ? rga[(i - 1) * GM + j] : 0) +
+                 (i < GN - 1 ? rga[(i + 1) * GM + j] : 0) + (j > 0 ? rga[i * GM + j - 1] : 0);
+      wrong += ga[i * GM + j] != v;
+      t += rga[i * GM + j];
+    }
+    wrong += gb[i] != t;
+  }
+  printf("%s guarded heat and row sums: %d wrong values\n", wrong ? "FAIL" : "PASS", wrong);
   bad += wrong != 0;
 
   printf("%s: auto_spread on %d GPU(s)\n", bad ? "FAIL" : "PASS", gpu_count);
