@@ -1601,5 +1601,8 @@ mod tests {
         assert_eq!((s.begin - 0x1000, s.size), (4 * 896, 4 * 104));
         let s = p.block(0, 7)[1];
         assert_eq!((s.begin - 0x1000, s.size), (0, 4 * 896));
+        // An iteration handles a block of 128 elements: launches are weighed by that.
+        assert_eq!(p.elements_per_iteration(), 128);
+        assert_eq!(info.most_elements_per_iteration(), 128);
     }
 }
