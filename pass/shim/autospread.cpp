@@ -3259,17 +3259,31 @@ bool inlineParallelRegion(Workbench &WB, Chain &C, const DataLayout &DL) {
     if (!InlineFunction(*Direct, IFI).isSuccess())
       return false;
   }
-  SmallVector<CallBase *, 4> Inits;
+  SmallVector<CallBase *, 4> Inits, Reduces;
   for (Instruction &I : instructions(*C.T))
     if (auto *CB = dyn_cast<CallBase>(&I); CB && !Before.contains(CB)) {
       StringRef N = calleeName(CB);
-      if (isForStaticInit(N) || N == "__kmpc_for_static_fini")
+      if (isForStaticInit(N) || N == "__kmpc_for_static_fini" ||
+          isEndReduce(N))
         Inits.push_back(CB);
+      else if (reduceListArg(N) >= 0)
+        Reduces.push_back(CB);
       else if (N.starts_with("__kmpc_dispatch_"))
         return false; // a dynamic schedule: its bounds are not in the code
     }
   if (Inits.empty())
     return false;
+  // A region's reduction (into a variable of the teams region: `float m`
+  // per distribute iteration): run by one thread, its private copy is the
+  // result, combined directly (the reduce call's 1); the atomic path goes
+  // with the cleanup. A reduction into mapped data becomes a write the
+  // analysis judges as any other.
+  for (CallBase *CB : Reduces) {
+    if (!CB->getType()->isIntegerTy())
+      return false;
+    CB->replaceAllUsesWith(ConstantInt::get(CB->getType(), 1));
+    CB->eraseFromParent();
+  }
   for (CallBase *CB : Inits)
     CB->eraseFromParent();
   C.P = C.T;

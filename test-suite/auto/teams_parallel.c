@@ -4,8 +4,10 @@
 // loops touch over their whole ranges. Conditions on a parallel loop's index bound the offsets of
 // the accesses they guard (`if (i < n)`, `i > 0 ? a[i-1] : ...`), so edge blocks stay inside the
 // mapped sections. Shapes: a 1-D stencil per block with guarded halos, a GPU-style grid of blocks
-// whose last block runs past n, two parallel loops in one distribute iteration, and a block
-// stencil inside `target data` over many steps. Every result is the serial loop's, on 1 to 8
+// whose last block runs past n, two parallel loops in one distribute iteration, a block stencil
+// inside `target data` over many steps, rows normalized by a reduction into a variable of the
+// teams region (HeCBench rmsnorm's form), and a reduction into mapped data shared by all teams
+// (refused at compile time: its result would be per device). Every result is the serial loop's, on 1 to 8
 // devices, both load paths, -O0 and -O2, and on stock.
 //
 // REQUIRES: spread
@@ -25,16 +27,21 @@
 // CHECK: grid: 0 wrong
 // CHECK: two: 0 wrong
 // CHECK: steps: 0 wrong
+// CHECK: rows: 0 wrong
+// CHECK: total: 0 wrong
 //
 // REMARK-DAG: kernel {{.*}}_stencil_l{{[0-9]+}} can be spread over devices: {{.*}}; if offset >= 0
 // REMARK-DAG: kernel {{.*}}_grid_l{{[0-9]+}} can be spread over devices: {{.*}}; if -offset
 // REMARK-DAG: kernel {{.*}}_two_l{{[0-9]+}} can be spread over devices:
 // REMARK-DAG: kernel {{.*}}_sweep_l{{[0-9]+}} can be spread over devices:
+// REMARK-DAG: kernel {{.*}}_normalize_l{{[0-9]+}} can be spread over devices:
+// REMARK-DAG: kernel {{.*}}_total_l{{[0-9]+}} runs on one device: a write to arg{{[0-9]+}} at an address that does not depend on the iteration
 //
 // INFO-DAG: kernel {{.*}}_stencil_l{{[0-9]+}} spread over devices [0, 1, 2, 3]
 // INFO-DAG: kernel {{.*}}_grid_l{{[0-9]+}} spread over devices [0, 1, 2, 3]
 // INFO-DAG: kernel {{.*}}_two_l{{[0-9]+}} spread over devices [0, 1, 2, 3]
 // INFO-DAG: summary: {{.*}}_sweep_l{{[0-9]+}}: 10 launches: 10 spread over devices [0, 1, 2, 3]
+// INFO-DAG: kernel {{.*}}_normalize_l{{[0-9]+}} spread over devices [0, 1, 2, 3]
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +102,35 @@ static void sweep(int n, const double *a, double *b) {
   }
 }
 
+// Each row scaled by its norm: a reduction into `m`, one per distribute iteration.
+static void normalize(int rows, int cols, const float *x, float *y) {
+#pragma omp target teams distribute map(to : x[0 : rows * cols]) map(from : y[0 : rows * cols])
+  for (int r = 0; r < rows; r++) {
+    float m = 0;
+#pragma omp parallel for reduction(+ : m)
+    for (int c = 0; c < cols; c++)
+      m += x[r * cols + c] * x[r * cols + c];
+    m = m / cols + 1;
+#pragma omp parallel for
+    for (int c = 0; c < cols; c++)
+      y[r * cols + c] = x[r * cols + c] / m;
+  }
+}
+
+// The teams share `sum`: spread, each device would reduce into its own copy.
+static float total(int n, const float *x) {
+  float sum = 0;
+  int nb = (n + BS - 1) / BS;
+#pragma omp target teams distribute map(to : x[0 : n]) map(tofrom : sum)
+  for (int b = 0; b < nb; b++) {
+#pragma omp parallel for reduction(+ : sum)
+    for (int t = 0; t < BS; t++)
+      if (b * BS + t < n)
+        sum += x[b * BS + t];
+  }
+  return sum;
+}
+
 int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 100003;
   double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *r = malloc(n * sizeof *r);
@@ -146,5 +182,25 @@ int main(int argc, char **argv) {
     free(v);
   }
   printf("steps: %d wrong\n", wrong);
+
+  // Rows of 128; every value a small integer, so the sums are exact in any order.
+  int rows = n / 128 > 0 ? n / 128 : 1, cols = n / 128 > 0 ? 128 : n;
+  normalize(rows, cols, x, y);
+  wrong = 0;
+  for (int r = 0; r < rows; r++) {
+    float m = 0;
+    for (int c = 0; c < cols; c++)
+      m += x[r * cols + c] * x[r * cols + c];
+    m = m / cols + 1;
+    for (int c = 0; c < cols; c++)
+      wrong += y[r * cols + c] != x[r * cols + c] / m;
+  }
+  printf("rows: %d wrong\n", wrong);
+
+  float want = 0;
+  for (int i = 0; i < n; i++)
+    want += x[i];
+  float got = total(n, x);
+  printf("total: %d wrong\n", got != want);
   return 0;
 }
