@@ -2154,13 +2154,26 @@ const SCEV *KernelAnalysis::lastIteration(const Loop *L2, Value *At) {
   return Last;
 }
 
-// smax(0, n) as n: a count of a loop that runs nothing when n < 0, and the
-// range of a loop that runs nothing may be anything.
+// A count k + smax(c, n) as k + n where k + c <= 0: where the smax picks c
+// the loop runs nothing, and the range of a loop that runs nothing may be
+// anything (`j <= i` gives 1 + smax(-1, i)).
 const SCEV *KernelAnalysis::stripSMaxZero(const SCEV *S) {
-  if (auto *Max = dyn_cast<SCEVSMaxExpr>(S); Max && Max->getNumOperands() == 2)
-    if (Max->getOperand(0)->isZero())
-      return Max->getOperand(1);
-  return S;
+  const SCEV *K = SE->getZero(S->getType());
+  const SCEV *M = S;
+  if (auto *Add = dyn_cast<SCEVAddExpr>(S);
+      Add && Add->getNumOperands() == 2 && isa<SCEVConstant>(Add->getOperand(0))) {
+    K = Add->getOperand(0);
+    M = Add->getOperand(1);
+  }
+  auto *Max = dyn_cast<SCEVSMaxExpr>(M);
+  if (!Max || Max->getNumOperands() != 2)
+    return S;
+  auto *C = dyn_cast<SCEVConstant>(Max->getOperand(0));
+  auto *KC = cast<SCEVConstant>(K);
+  if (!C || C->getAPInt().getBitWidth() > 64 ||
+      KC->getAPInt().getSExtValue() + C->getAPInt().getSExtValue() > 0)
+    return S;
+  return SE->getAddExpr(K, Max->getOperand(1));
 }
 
 // S with every recurrence of a loop nested in the worksharing loop replaced

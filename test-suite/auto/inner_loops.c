@@ -25,12 +25,14 @@
 // CHECK: smooth: 0 wrong
 // CHECK: until: 0 wrong
 // CHECK: scan: 0 wrong
+// CHECK: tri: 0 wrong
 // INFO-DAG: kernel {{.*}}_rows_l{{[0-9]+}} spread over devices
 // INFO-DAG: kernel {{.*}}_rowsum_l{{[0-9]+}} spread over devices
 // INFO-DAG: kernel {{.*}}_tiles_l{{[0-9]+}} spread over devices
 // INFO-DAG: kernel {{.*}}_smooth_l{{[0-9]+}} spread over devices
 // INFO-DAG: kernel {{.*}}_until_l{{[0-9]+}} spread over devices
 // INFO-DAG: kernel {{.*}}_scan_l{{[0-9]+}} has no descriptor
+// INFO-DAG: kernel {{.*}}_tri_l{{[0-9]+}} spread over devices
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +87,15 @@ static void scan(int n, int m, float *y) {
   for (int i = 0; i < n; i++)
     for (int j = 0; y[i * m + j] != 0; j++)
       y[i * m + j] = 0;
+}
+
+// A triangular inner loop: row i (of the first k <= m rows) writes its first i + 1 elements
+// (the ends step by 4m and 4m + 4).
+static void tri(int k, int m, float *y) {
+#pragma omp target teams distribute parallel for map(tofrom : y[0 : k * m])
+  for (int i = 0; i < k; i++)
+    for (int j = 0; j <= i; j++)
+      y[i * m + j] = i + 2 * j;
 }
 
 int main(int argc, char **argv) {
@@ -153,5 +164,17 @@ int main(int argc, char **argv) {
   for (size_t k = 0; k < sz; k++)
     wrong += y[k] != 0;
   printf("scan: %d wrong\n", wrong);
+
+  for (size_t k = 0; k < sz; k++)
+    y[k] = r[k] = -1;
+  int k = n < m ? n : m;
+  tri(k, m, y);
+  for (int i = 0; i < k; i++)
+    for (int j = 0; j <= i; j++)
+      r[i * m + j] = i + 2 * j;
+  wrong = 0;
+  for (size_t k = 0; k < sz; k++)
+    wrong += y[k] != r[k];
+  printf("tri: %d wrong\n", wrong);
   return 0;
 }

@@ -675,7 +675,7 @@ impl Plan {
                     e.size
                 ));
             }
-            if writes && !blocks_disjoint(&forms) {
+            if writes && !blocks_disjoint(&forms, i128::from(tripcount as i64)) {
                 return refuse_arg(k, i, format!(
                     "argument {k}: the bytes one iteration writes back may overlap another's (different strides or directions, or a span wider than the stride)"
                 ));
@@ -967,12 +967,12 @@ fn hull(forms: &[Form], from: i128, to: i128, base: usize) -> Option<(i128, i128
 /// (`a - b * (m - 1)`), and by at least the span of what one iteration touches. Then the hulls
 /// of `[x, y)` and `[y, z)` cannot meet, whatever the schedule cuts. Guards only take
 /// iterations away.
-fn blocks_disjoint(forms: &[Form]) -> bool {
+fn blocks_disjoint(forms: &[Form], tripcount: i128) -> bool {
     let Some(f) = forms.first() else {
         return true;
     };
     if f.b == 0 || forms.iter().any(|g| (g.a, g.b, g.m) != (f.a, f.b, f.m)) {
-        return false;
+        return rows_disjoint(forms, tripcount);
     }
     let lo = forms.iter().map(|g| g.off).min().unwrap_or(0);
     let hi = forms.iter().map(|g| g.off + g.w).max().unwrap_or(0);
@@ -982,6 +982,30 @@ fn blocks_disjoint(forms: &[Form]) -> bool {
         return false;
     }
     f.m <= 0 || (f.a - f.b * (f.m - 1)) * sign >= span
+}
+
+/// The same for forms with different steps and no divisor (the ends of a triangular inner
+/// loop, `y[i*n + j]` for `j <= i`: `4n*i` and `(4n+4)*i`), all moving one way: what
+/// iteration `t` touches at most lies below what `t + 1` touches at least (mirrored for
+/// forms moving down). The gap between the two is a minimum of affine functions of `t` less a
+/// maximum of such, concave, so it is smallest at `t = 0` or `t = tripcount - 2`.
+fn rows_disjoint(forms: &[Form], tripcount: i128) -> bool {
+    let up = forms.iter().all(|g| g.b > 0);
+    if forms.iter().any(|g| g.m > 0) || !(up || forms.iter().all(|g| g.b < 0)) {
+        return false;
+    }
+    let at = |g: &Form, t: i128| g.off + g.b * t;
+    [0, (tripcount - 2).max(0)].into_iter().all(|t| {
+        if up {
+            let top = forms.iter().map(|g| at(g, t) + g.w).max().unwrap_or(0);
+            let next = forms.iter().map(|g| at(g, t + 1)).min().unwrap_or(0);
+            top <= next
+        } else {
+            let bottom = forms.iter().map(|g| at(g, t)).min().unwrap_or(0);
+            let next = forms.iter().map(|g| at(g, t + 1) + g.w).max().unwrap_or(0);
+            next <= bottom
+        }
+    })
 }
 
 #[cfg(test)]
@@ -1604,5 +1628,34 @@ mod tests {
         // An iteration handles a block of 128 elements: launches are weighed by that.
         assert_eq!(p.elements_per_iteration(), 128);
         assert_eq!(info.most_elements_per_iteration(), 128);
+    }
+
+    #[test]
+    fn a_triangular_inner_loop_writes_disjoint_rows() {
+        // y[i*n + j] for j <= i, n = 10: per row [4n*i, (4n+4)*i + 4).
+        let n = 10i64;
+        let info = KernelInfo {
+            accesses: vec![
+                acc(0, Mode::Write, 0, 4 * n, 4),
+                acc(0, Mode::Write, 0, 4 * n + 4, 4),
+            ],
+        };
+        let e = [arr(0x1000, 4 * n * n, 0x2)];
+        let p = Plan::new(&info, &e, n as u64).expect("spreads");
+        let (a, b) = (p.block(0, 5)[0], p.block(5, 10)[0]);
+        assert!(a.begin as i64 + a.size <= b.begin as i64);
+        assert_eq!((b.begin - 0x1000, b.size), (4 * 50, 4 * (99 - 50 + 1)));
+        // Rows longer than the stride overlap the next: refused.
+        let wide = KernelInfo {
+            accesses: vec![
+                acc(0, Mode::Write, 0, 4 * n, 4),
+                acc(0, Mode::Write, 0, 4 * n + 8, 4),
+            ],
+        };
+        let e = [arr(0x1000, 4 * n * (n + 1), 0x2)];
+        assert!(Plan::new(&wide, &e, n as u64)
+            .unwrap_err()
+            .0
+            .contains("may overlap"));
     }
 }
