@@ -37,6 +37,25 @@ impl Mode {
     }
 }
 
+/// The descriptor's codes of modes and guard variables (docs/pass.md), one table each way.
+const MODE_CODES: [(u32, Mode); 6] = [
+    (1, Mode::Read),
+    (2, Mode::Write),
+    (3, Mode::ReadWrite),
+    (4, Mode::Whole),
+    (5, Mode::Reduce),
+    (6, Mode::ReduceElements),
+];
+const VAR_CODES: [(u32, Var); 3] = [(1, Var::Q), (2, Var::R), (3, Var::Offset)];
+
+fn from_code<T: Copy>(table: &[(u32, T)], code: u32) -> Option<T> {
+    table.iter().find(|e| e.0 == code).map(|e| e.1)
+}
+
+fn code_of<T: Copy + PartialEq>(table: &[(u32, T)], v: T) -> u32 {
+    table.iter().find(|e| e.1 == v).map_or(0, |e| e.0)
+}
+
 /// The scalar kernel argument an access's address depends on (`y[n - 1 - i]`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sym {
@@ -271,14 +290,9 @@ impl KernelInfo {
         let mut accesses = Vec::with_capacity(n);
         for k in 0..n {
             let r = HEADER + k * record;
-            let mode = match u32_at(b, r + 4) {
-                1 => Mode::Read,
-                2 => Mode::Write,
-                3 => Mode::ReadWrite,
-                4 => Mode::Whole,
-                5 => Mode::Reduce,
-                6 => Mode::ReduceElements,
-                m => return Err(format!("record {k} has unknown mode {m}")),
+            let m = u32_at(b, r + 4);
+            let Some(mode) = from_code(&MODE_CODES, m) else {
+                return Err(format!("record {k} has unknown mode {m}"));
             };
             let width = i64_at(b, r + 24);
             if width <= 0 {
@@ -302,11 +316,9 @@ impl KernelInfo {
                 }
                 for g in 0..guards {
                     let o = r + 120 + 40 * g;
-                    let var = match u32_at(b, o) {
-                        1 => Var::Q,
-                        2 => Var::R,
-                        3 => Var::Offset,
-                        v => return Err(format!("record {k} guards unknown variable {v}")),
+                    let v = u32_at(b, o);
+                    let Some(var) = from_code(&VAR_CODES, v) else {
+                        return Err(format!("record {k} guards unknown variable {v}"));
                     };
                     let gk = i64_at(b, o + 8);
                     if gk == 0 {
@@ -334,14 +346,7 @@ impl KernelInfo {
         b.extend_from_slice(&(self.accesses.len() as u32).to_le_bytes());
         b.extend_from_slice(&0u32.to_le_bytes());
         for a in &self.accesses {
-            let mode: u32 = match a.mode {
-                Mode::Read => 1,
-                Mode::Write => 2,
-                Mode::ReadWrite => 3,
-                Mode::Whole => 4,
-                Mode::Reduce => 5,
-                Mode::ReduceElements => 6,
-            };
+            let mode = code_of(&MODE_CODES, a.mode);
             b.extend_from_slice(&a.param.to_le_bytes());
             b.extend_from_slice(&mode.to_le_bytes());
             b.extend_from_slice(&a.c0.to_le_bytes());
@@ -359,12 +364,7 @@ impl KernelInfo {
             for g in 0..MAX_GUARDS {
                 match a.guards.get(g) {
                     Some(g) => {
-                        let var: u32 = match g.var {
-                            Var::Q => 1,
-                            Var::R => 2,
-                            Var::Offset => 3,
-                        };
-                        b.extend_from_slice(&var.to_le_bytes());
+                        b.extend_from_slice(&code_of(&VAR_CODES, g.var).to_le_bytes());
                         b.extend_from_slice(&0u32.to_le_bytes());
                         b.extend_from_slice(&g.k.to_le_bytes());
                         put_expr(&mut b, g.e);
@@ -675,13 +675,12 @@ impl Plan {
                     e.size
                 ));
             }
-            if writes && !blocks_disjoint(&forms, i128::from(tripcount as i64)) {
+            if writes && !blocks_disjoint(&forms, tripcount as i128) {
                 return refuse_arg(k, i, format!(
                     "argument {k}: the bytes one iteration writes back may overlap another's (different strides or directions, or a span wider than the stride)"
                 ));
             }
-            let cut = Cut::Affine { forms, writes };
-            cuts[i] = cut;
+            cuts[i] = Cut::Affine { forms, writes };
         }
         // Two mapped sections sharing host bytes would be one object on one device but two
         // copies on several: refuse.
@@ -899,7 +898,7 @@ impl Form {
                 rects.push((q1, q1, 0, r1));
             }
         }
-        let mut out: Option<(i128, i128)> = None;
+        let mut out = None;
         for (qa, qb, ra, rb) in rects {
             let (qa, qb) = (qa.max(self.q.0), qb.min(self.q.1));
             let (ra, rb) = (ra.max(self.r.0), rb.min(self.r.1));
@@ -912,19 +911,17 @@ impl Form {
                         .off
                         .saturating_add(self.a.saturating_mul(q))
                         .saturating_add(self.b.saturating_mul(r));
-                    let (lo, hi) = out.unwrap_or((v, v));
-                    out = Some((lo.min(v), hi.max(v.saturating_add(self.w))));
+                    out = Some(widen(out, (v, v.saturating_add(self.w))));
                 }
             }
         }
         out
     }
+}
 
-    /// `range` cut to the offsets `o` allows (for forms that sweep one access together).
-    fn clamp(&self, (lo, hi): (i128, i128), w: i128) -> Option<(i128, i128)> {
-        let (lo, hi) = (lo.max(self.o.0), hi.min(self.o.1.saturating_add(w)));
-        (lo < hi).then_some((lo, hi))
-    }
+/// `[lo, hi)` grown to cover `r` too (`r` itself where there is nothing yet).
+fn widen(acc: Option<(i128, i128)>, r: (i128, i128)) -> (i128, i128) {
+    acc.map_or(r, |(lo, hi)| (lo.min(r.0), hi.max(r.1)))
 }
 
 /// Byte range `[lo, hi)` (host addresses) that iterations `[from, to)` touch through `forms`;
@@ -939,23 +936,23 @@ fn hull(forms: &[Form], from: i128, to: i128, base: usize) -> Option<(i128, i128
     type Range = (i128, i128);
     let mut groups: Vec<(Range, i128, Range)> = Vec::new();
     for f in forms {
-        let Some((a, b)) = f.range(from, to) else {
+        let Some(r) = f.range(from, to) else {
             continue;
         };
         match groups.iter_mut().find(|g| g.0 == f.o) {
             Some(g) => {
                 g.1 = g.1.max(f.w);
-                g.2 = (g.2 .0.min(a), g.2 .1.max(b));
+                g.2 = widen(Some(g.2), r);
             }
-            None => groups.push((f.o, f.w, (a, b))),
+            None => groups.push((f.o, f.w, r)),
         }
     }
-    let mut out: Option<(i128, i128)> = None;
-    for (o, w, range) in groups {
-        let cut = Form { o, ..forms[0] };
-        if let Some((a, b)) = cut.clamp(range, w) {
-            let (lo, hi) = out.unwrap_or((a, b));
-            out = Some((lo.min(a), hi.max(b)));
+    let mut out = None;
+    for ((olo, ohi), w, (lo, hi)) in groups {
+        // Offsets outside o are never accessed.
+        let (lo, hi) = (lo.max(olo), hi.min(ohi.saturating_add(w)));
+        if lo < hi {
+            out = Some(widen(out, (lo, hi)));
         }
     }
     out.map(|(lo, hi)| (base as i128 + lo, base as i128 + hi))
