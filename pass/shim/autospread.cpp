@@ -404,6 +404,13 @@ struct Chain {
   // them): only a teams distribute whose body runs several parallel loops
   // (inlineParallelRegion) has them.
   SmallVector<std::pair<Function *, CallBase *>, 2> MoreP;
+
+  // Every parallel region of T with the call that runs it: P, then MoreP.
+  SmallVector<std::pair<Function *, CallBase *>, 4> regions() const {
+    SmallVector<std::pair<Function *, CallBase *>, 4> R{{P, PCall}};
+    R.append(MoreP.begin(), MoreP.end());
+    return R;
+  }
 };
 
 // Finds T and P from K. Refuses unless K runs exactly one teams function and
@@ -1590,7 +1597,7 @@ private:
   bool endpoints(const SCEV *S, Value *At, SmallVectorImpl<const SCEV *> &Out);
   bool monotoneIn(const SCEV *S, const Loop *L2);
   const SCEV *lastIteration(const Loop *L2, Value *At);
-  const SCEV *stripSMaxZero(const SCEV *S);
+  const SCEV *stripEmptyMax(const SCEV *S);
   // A polynomial in the collapsed loop's variables (toQR).
   struct QR {
     Poly RC;
@@ -2140,7 +2147,7 @@ const SCEV *KernelAnalysis::lastIteration(const Loop *L2, Value *At) {
     if (DT->dominates(BasicBlockEdge(Header, Stay), I->getParent())) {
       const SCEV *Count = SE->getExitCount(L2, Header);
       if (!isa<SCEVCouldNotCompute>(Count))
-        Last = SE->getMinusSCEV(stripSMaxZero(Count),
+        Last = SE->getMinusSCEV(stripEmptyMax(Count),
                                 SE->getOne(Count->getType()));
     }
   }
@@ -2149,7 +2156,7 @@ const SCEV *KernelAnalysis::lastIteration(const Loop *L2, Value *At) {
     if (isa<SCEVCouldNotCompute>(Last))
       Last = SE->getSymbolicMaxBackedgeTakenCount(L2);
     if (!isa<SCEVCouldNotCompute>(Last))
-      Last = stripSMaxZero(Last);
+      Last = stripEmptyMax(Last);
   }
   return Last;
 }
@@ -2157,7 +2164,7 @@ const SCEV *KernelAnalysis::lastIteration(const Loop *L2, Value *At) {
 // A count k + smax(c, n) as k + n where k + c <= 0: where the smax picks c
 // the loop runs nothing, and the range of a loop that runs nothing may be
 // anything (`j <= i` gives 1 + smax(-1, i)).
-const SCEV *KernelAnalysis::stripSMaxZero(const SCEV *S) {
+const SCEV *KernelAnalysis::stripEmptyMax(const SCEV *S) {
   const SCEV *K = SE->getZero(S->getType());
   const SCEV *M = S;
   if (auto *Add = dyn_cast<SCEVAddExpr>(S);
@@ -2321,6 +2328,11 @@ std::vector<Guard> KernelAnalysis::guardsOf(Instruction *I, const SCEV *Off) {
   BasicBlock *BB = I->getParent();
   if (!DT || !LInfo || !IVLoop->contains(BB))
     return Out;
+  auto Push = [&](const Guard &Gd) {
+    if (Out.size() < MaxGuards &&
+        none_of(Out, [&](const Guard &O) { return O.key() == Gd.key(); }))
+      Out.push_back(Gd);
+  };
   // One fact: X pred Y holds (signed predicates; eq as two).
   auto Fact = [&](CmpInst::Predicate Pred, Value *X, Value *Y) {
     if (!X->getType()->isIntegerTy())
@@ -2329,10 +2341,12 @@ std::vector<Guard> KernelAnalysis::guardsOf(Instruction *I, const SCEV *Off) {
     std::optional<Poly> PY = Lin->run(SE->getSCEV(Y));
     // G >= 0 with G = X - Y - 1 (sgt), X - Y (sge), Y - X - 1 (slt), Y - X (sle).
     auto Add = [&](bool XMinusY, int64_t Minus) {
-      auto Push = [&](const Guard &Gd) {
-        if (Out.size() < MaxGuards &&
-            none_of(Out, [&](const Guard &O) { return O.key() == Gd.key(); }))
-          Out.push_back(Gd);
+      auto Gap = [&](const Poly &A, const Poly &B) -> std::optional<Poly> {
+        Poly G = XMinusY ? A : B;
+        if (!addScaled(G, XMinusY ? B : A, -1) ||
+            !addScaled(G, Poly{{Monomial{}, 1}}, -Minus))
+          return std::nullopt;
+        return G;
       };
       // A condition on a nested loop's variable (`if (b * BS + t < n)`)
       // bounds the access's offset where the offset moves with it.
@@ -2343,20 +2357,16 @@ std::vector<Guard> KernelAnalysis::guardsOf(Instruction *I, const SCEV *Off) {
         Lin->NestedAtoms = false;
         if (!NX || !NY || !Off)
           return;
-        Poly G = XMinusY ? *NX : *NY;
-        if (!addScaled(G, XMinusY ? *NY : *NX, -1) ||
-            !addScaled(G, Poly{{Monomial{}, 1}}, -Minus))
-          return;
-        if (std::optional<Guard> Gd = offsetGuard(G, Off))
-          Push(*Gd);
+        if (std::optional<Poly> G = Gap(*NX, *NY))
+          if (std::optional<Guard> Gd = offsetGuard(*G, Off))
+            Push(*Gd);
       };
       if (!PX || !PY)
         return NestedFact();
-      Poly G = XMinusY ? *PX : *PY;
-      if (!addScaled(G, XMinusY ? *PY : *PX, -1) ||
-          !addScaled(G, Poly{{Monomial{}, 1}}, -Minus))
+      std::optional<Poly> G = Gap(*PX, *PY);
+      if (!G)
         return;
-      std::optional<QR> Q = toQR(G);
+      std::optional<QR> Q = toQR(*G);
       if (!Q)
         return NestedFact();
       Guard Gd;
@@ -3202,10 +3212,7 @@ bool takesChunk(const Chain &C, const DataLayout &DL) {
 // loop (else the kernel is no nested parallel loop, and the usual analysis
 // says why: a thread-number query, ...).
 bool nestedCandidate(const Chain &C) {
-  SmallVector<Function *, 4> Regions{C.P};
-  for (auto [Q, Call] : C.MoreP)
-    Regions.push_back(Q);
-  for (Function *Q : Regions) {
+  for (auto [Q, Call] : C.regions()) {
     bool Static = false;
     for (Instruction &I : instructions(*Q))
       if (auto *CB = dyn_cast<CallBase>(&I)) {
@@ -3230,9 +3237,7 @@ bool inlineParallelRegion(Workbench &WB, Chain &C, const DataLayout &DL) {
   for (Instruction &I : instructions(*C.T))
     if (auto *CB = dyn_cast<CallBase>(&I))
       Before.insert(CB);
-  SmallVector<std::pair<Function *, CallBase *>, 4> Regions{{C.P, C.PCall}};
-  Regions.append(C.MoreP.begin(), C.MoreP.end());
-  for (auto [P, Fork] : Regions) {
+  for (auto [P, Fork] : C.regions()) {
     // The Tracer finds the actual arguments of the region it is given.
     Chain One = C;
     One.P = P;
