@@ -50,6 +50,10 @@
 # exiting cleanly, or its output differing beyond printed precision where stock's two runs
 # agree; stock FAIL, crashing, exiting non-zero or timing out, and Spread ending worse (a
 # timeout, a crash stock does not have, a non-zero exit where stock exits 0); or a build fails.
+# A program that fails so is built and run again alone, once every other program has finished,
+# up to 4 looks in all: it counts only when every look fails it and stock ended the same way in
+# each (a timeout caused by another program loading the cores, or a program whose stock run
+# crashes in some runs only, is not a difference between the runtimes; each look is listed).
 # Other differences (Spread finishing where stock crashes) are listed, not counted.
 # Needs clang-19/clang++-19 with libomp-19 (scripts/setup.sh) and a build (scripts/build.sh).
 set -euo pipefail
