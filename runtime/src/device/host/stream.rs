@@ -114,7 +114,7 @@ impl Mark {
                 }
                 st.reached_by.upgrade()
             };
-            if let Some(b) = batch {
+            if let Some(b) = batch.filter(|b| b.waits_for_nothing()) {
                 b.run_here();
             }
             if self.wait_for(patience) {
@@ -228,6 +228,16 @@ impl Batch {
             patience = (patience * 2).min(std::time::Duration::from_millis(16));
         }
         self.wait()
+    }
+
+    /// Whether every event the batch's operations wait for has been reached. A thread waiting for
+    /// a mark in the middle of a batch runs only such a batch: one that waits for work the thread
+    /// itself has still to issue would block it for good (an executor parks the batch instead).
+    fn waits_for_nothing(&self) -> bool {
+        self.ops
+            .lock()
+            .iter()
+            .all(|op| !matches!(op, Op::Wait(ev) if !ev.query().unwrap_or(false)))
     }
 
     /// Runs the batch on the calling thread when no executor has started it, its kernels can run
@@ -643,6 +653,41 @@ mod tests {
         );
         open(&log);
         busy.synchronize(&p).expect("the blocked kernel ends");
+    }
+
+    #[test]
+    fn a_waiting_thread_leaves_a_batch_that_waits_for_work_not_issued_yet() {
+        let (p, log) = pool(1);
+        let mut busy = HostStream::default();
+        busy.push(remote_kernel(7, 1)); // holds the only executor until the gate opens
+        busy.submit(&p);
+        while log.started.load(Ordering::SeqCst) == 0 || p.pool.queued() != 0 {
+            std::thread::yield_now();
+        }
+        // y: recorded, not issued yet; x: a mark in its middle, then a wait for y's end.
+        let mut y = HostStream::default();
+        y.push(kernel(1, 5));
+        let y_end = y.record();
+        let mut x = HostStream::default();
+        x.push(kernel(1, 2));
+        let x_mid = x.record();
+        x.push(Op::Wait(y_end));
+        x.push(kernel(1, 3));
+        x.submit(&p);
+        let late = log.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            open(&late);
+        });
+        // Running x here would block this thread at y's end, which only it can issue.
+        let mut t = HostStream::default();
+        t.push(Op::Wait(x_mid));
+        t.synchronize(&p)
+            .expect("x's first half runs on the executor");
+        y.synchronize(&p).expect("y runs here");
+        x.synchronize(&p).expect("x's second half runs once y has");
+        let order: Vec<usize> = log.log.lock().iter().copied().filter(|v| *v != 1).collect();
+        assert_eq!(order, vec![2, 5, 3]);
     }
 
     #[test]
