@@ -593,6 +593,18 @@ mod tests {
         }
     }
 
+    /// A pool of one executor, and a stream whose kernel holds it until the gate opens.
+    fn one_executor_blocked() -> (Runner, Arc<Log>, HostStream) {
+        let (p, log) = pool(1);
+        let mut busy = HostStream::default();
+        busy.push(remote_kernel(7, 1));
+        busy.submit(&p);
+        while log.started.load(Ordering::SeqCst) == 0 || p.pool.queued() != 0 {
+            std::thread::yield_now();
+        }
+        (p, log, busy)
+    }
+
     fn open(log: &Log) {
         *log.gate.0.lock() = true;
         log.gate.1.notify_all();
@@ -600,13 +612,7 @@ mod tests {
 
     #[test]
     fn a_thread_about_to_wait_runs_a_batch_no_executor_took() {
-        let (p, log) = pool(1);
-        let mut busy = HostStream::default();
-        busy.push(remote_kernel(7, 1)); // holds the only executor until the gate opens
-        busy.submit(&p);
-        while log.started.load(Ordering::SeqCst) == 0 || p.pool.queued() != 0 {
-            std::thread::yield_now();
-        }
+        let (p, log, mut busy) = one_executor_blocked();
         let mut s = HostStream::default();
         s.push(kernel(1, 2));
         s.submit(&p);
@@ -621,13 +627,7 @@ mod tests {
 
     #[test]
     fn a_thread_waiting_for_another_streams_event_runs_that_streams_batch() {
-        let (p, log) = pool(1);
-        let mut busy = HostStream::default();
-        busy.push(remote_kernel(7, 1)); // holds the only executor until the gate opens
-        busy.submit(&p);
-        while log.started.load(Ordering::SeqCst) == 0 || p.pool.queued() != 0 {
-            std::thread::yield_now();
-        }
+        let (p, log, mut busy) = one_executor_blocked();
         // A `nowait` construct's stream, submitted, and a construct that waits for its end.
         let mut a = HostStream::default();
         a.push(kernel(1, 2));
@@ -657,13 +657,7 @@ mod tests {
 
     #[test]
     fn a_waiting_thread_leaves_a_batch_that_waits_for_work_not_issued_yet() {
-        let (p, log) = pool(1);
-        let mut busy = HostStream::default();
-        busy.push(remote_kernel(7, 1)); // holds the only executor until the gate opens
-        busy.submit(&p);
-        while log.started.load(Ordering::SeqCst) == 0 || p.pool.queued() != 0 {
-            std::thread::yield_now();
-        }
+        let (p, log, mut busy) = one_executor_blocked();
         // y: recorded, not issued yet; x: a mark in its middle, then a wait for y's end.
         let mut y = HostStream::default();
         y.push(kernel(1, 5));
@@ -686,6 +680,7 @@ mod tests {
             .expect("x's first half runs on the executor");
         y.synchronize(&p).expect("y runs here");
         x.synchronize(&p).expect("x's second half runs once y has");
+        busy.synchronize(&p).expect("the blocked kernel ends");
         let order: Vec<usize> = log.log.lock().iter().copied().filter(|v| *v != 1).collect();
         assert_eq!(order, vec![2, 5, 3]);
     }
