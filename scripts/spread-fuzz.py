@@ -1304,13 +1304,28 @@ def compile_shape(shape, cfg):
     return d, where, r.returncode, r.stdout + r.stderr, cmd
 
 
+# Open MPI's launcher can fail to start a job before the program runs (seen: "orte_session_dir
+# failed" during orte_init, one case in a CI run): that is the launcher's, not a crash of the
+# program, and the case is run again, up to LAUNCH_TRIES times in all.
+LAUNCH_TRIES = 3
+LAUNCH_FAILURE = re.compile(r"during orte_init|orte_session_dir failed|ompi_rte_init failed")
+
+
+def launch_failed(out, err):
+    """Whether mpirun failed before the program printed anything."""
+    return not any(ln.startswith("params:") for ln in out.splitlines()) and LAUNCH_FAILURE.search(err) is not None
+
+
 def run_case(shape, where, bindir, seed, env, cfg):
     full = base_env()
     full.update({k: v for k, v in env.items() if k not in (NP_VAR, BTL_VAR)})
     cmd = launcher(env) + [os.path.join(bindir, "prog"), str(seed)]
-    t0 = time.time()
-    rc, out, err, to = run_process(cmd, full, cfg.timeout)
-    wall = time.time() - t0
+    for attempt in range(LAUNCH_TRIES):
+        t0 = time.time()
+        rc, out, err, to = run_process(cmd, full, cfg.timeout)
+        wall = time.time() - t0
+        if not launch_failed(out, err):
+            break
     params = None
     for ln in out.splitlines():
         if ln.startswith("params:"):
