@@ -1320,7 +1320,7 @@ def run_case(shape, where, bindir, seed, env, cfg):
     full = base_env()
     full.update({k: v for k, v in env.items() if k not in (NP_VAR, BTL_VAR)})
     cmd = launcher(env) + [os.path.join(bindir, "prog"), str(seed)]
-    for attempt in range(LAUNCH_TRIES):
+    for _ in range(LAUNCH_TRIES):
         t0 = time.time()
         rc, out, err, to = run_process(cmd, full, cfg.timeout)
         wall = time.time() - t0

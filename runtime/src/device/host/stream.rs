@@ -101,22 +101,24 @@ impl Mark {
     /// construct, each of which costs a scheduler slice when other programs hold the cores
     /// (HeCBench all-pairs-distance, a `nowait` kernel and a kernel that waits for it 10,000
     /// times: 1.3 s alone, 45 s beside two busy loops).
-    ///
-    /// As [`Batch::run_here_or_wait`], it tries again now and then while it waits: a core may
-    /// free up while the batch still waits for one.
     fn wait_running(&self) {
-        let mut patience = std::time::Duration::from_millis(1);
-        loop {
-            let batch = {
-                let st = self.state.lock();
-                if st.done {
-                    return;
-                }
-                st.reached_by.upgrade()
-            };
+        self.wait_trying(|| {
+            let batch = self.state.lock().reached_by.upgrade();
             if let Some(b) = batch.filter(|b| b.waits_for_nothing()) {
                 b.run_here();
             }
+        });
+    }
+
+    /// Waits for the mark, calling `try_run` first and again now and then while it waits (every
+    /// 1 ms at first, then less often, at most every 16 ms): a core may free up while the batch
+    /// that reaches the mark still waits for one, and when every executor the pool may have is
+    /// blocked (a kernel waiting for another device's), the waiting thread is the only one left
+    /// to run it.
+    fn wait_trying(&self, mut try_run: impl FnMut()) {
+        let mut patience = std::time::Duration::from_millis(1);
+        while !self.is_done() {
+            try_run();
             if self.wait_for(patience) {
                 return;
             }
@@ -219,14 +221,11 @@ impl Batch {
     }
 
     /// Runs the batch here if it can ([`Batch::run_here`]), or waits for its end, trying again
-    /// now and then: a core may free up while the batch still waits for one, and when every
-    /// executor the pool may have is blocked (a kernel waiting for another device's), this
-    /// thread is the only one left to run it. Its outcome.
+    /// now and then ([`Mark::wait_trying`]). Its outcome.
     fn run_here_or_wait(self: &Arc<Self>) -> Result<()> {
-        let mut patience = std::time::Duration::from_millis(1);
-        while !self.run_here() && !self.end.wait_for(patience) {
-            patience = (patience * 2).min(std::time::Duration::from_millis(16));
-        }
+        self.end.wait_trying(|| {
+            self.run_here();
+        });
         self.wait()
     }
 
