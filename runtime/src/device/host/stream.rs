@@ -609,6 +609,15 @@ mod tests {
         log.gate.1.notify_all();
     }
 
+    /// Opens the gate from another thread after `delay`.
+    fn open_after(log: &Arc<Log>, delay: std::time::Duration) {
+        let log = log.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(delay);
+            open(&log);
+        });
+    }
+
     #[test]
     fn a_thread_about_to_wait_runs_a_batch_no_executor_took() {
         let (p, log, mut busy) = one_executor_blocked();
@@ -637,11 +646,7 @@ mod tests {
         b.push(kernel(1, 3));
         // Without the waiting thread's help the batch would wait for the executor: let it end
         // after a while, so that such a build fails below instead of hanging.
-        let late = log.clone();
-        std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_secs(2));
-            open(&late);
-        });
+        open_after(&log, std::time::Duration::from_secs(2));
         b.synchronize(&p).expect("runs here");
         assert_eq!(*log.log.lock(), vec![2, 3]);
         let me = std::thread::current().id();
@@ -667,11 +672,7 @@ mod tests {
         x.push(Op::Wait(y_end));
         x.push(kernel(1, 3));
         x.submit(&p);
-        let late = log.clone();
-        std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_millis(200));
-            open(&late);
-        });
+        open_after(&log, std::time::Duration::from_millis(200));
         // Running x here would block this thread at y's end, which only it can issue.
         let mut t = HostStream::default();
         t.push(Op::Wait(x_mid));
