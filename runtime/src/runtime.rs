@@ -162,7 +162,7 @@ impl Runtime {
     /// runtime for the number of devices meanwhile.
     fn connect_tool(&self) {
         // A worker rank runs none of the program's constructs: its tool has nothing to see.
-        if crate::device::remote::is_worker() {
+        if crate::device::registry::cluster::is_worker() {
             return;
         }
         let types: Vec<String> = self
@@ -266,7 +266,7 @@ impl Runtime {
     }
 
     /// The host share: the host's own cores as an asynchronous device with the host's memory
-    /// ([`HostDevice::host_share`](crate::device::host::HostDevice::host_share)), numbered
+    /// ([`registry::host_share`](crate::device::registry::host_share)), numbered
     /// [`HOST_SHARE_DEVICE`] in constructs and `devices.len() + 1` inside the runtime (after the
     /// initial device). `None` when it cannot run the program's constructs: no x86_64 image, or
     /// `declare target` variables, which the image's code would read and write in its own copy
@@ -278,8 +278,8 @@ impl Runtime {
         let slot = self.host_share.get_or_init(|| {
             let id = self.devices.len() + 1;
             crate::profile::label_device(id, "share");
-            let dev = crate::device::host::HostDevice::host_share(id, self.config.host_threads);
-            DeviceSlot::new(id, Box::new(dev), &self.config)
+            let dev = crate::device::registry::host_share(id, self.config.host_threads);
+            DeviceSlot::new(id, dev, &self.config)
         });
         (slot.ensure_images(self).is_ok() && slot.loaded_any()).then_some(slot)
     }
@@ -459,7 +459,7 @@ impl Runtime {
         self.images.read().iter().find_map(|i| {
             let t = i.target.as_ref().ok()?;
             (i.bytes.len() as u64 == len
-                && crate::device::remote::protocol::image_hash(&i.bytes) == hash)
+                && crate::device::registry::cluster::image_hash(&i.bytes) == hash)
                 .then(|| image::ImageParts {
                     target: *t,
                     bytes: i.bytes.clone(),
@@ -543,7 +543,7 @@ impl Runtime {
                 }
                 slot.dev.stop_idle_threads();
             }
-            crate::device::remote::at_exit(self.config.info_remote);
+            crate::device::registry::cluster::at_exit(self.config.info_remote);
         }
     }
 
@@ -576,7 +576,7 @@ pub mod slot;
 /// The runtime's devices and images, served by a worker.
 struct RuntimeHost(&'static Runtime);
 
-impl crate::device::remote::worker::Host for RuntimeHost {
+impl crate::device::registry::cluster::WorkerHost for RuntimeHost {
     fn device(&self, index: usize) -> Option<&dyn crate::device::Device> {
         self.0.devices.get(index).map(|s| &*s.dev)
     }
@@ -592,7 +592,7 @@ impl Runtime {
     /// On a worker rank of an MPI job: serves this rank's devices and the program's images to the
     /// head until it ends, then leaves the process. Returns at once on the head and without MPI.
     pub fn serve_if_worker(&'static self) {
-        crate::device::remote::serve_if_worker(std::sync::Arc::new(RuntimeHost(self)));
+        crate::device::registry::cluster::serve_if_worker(std::sync::Arc::new(RuntimeHost(self)));
     }
 }
 

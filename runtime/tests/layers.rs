@@ -343,3 +343,83 @@ fn an_upward_import_is_found() {
         vec!["a", "b", "e"]
     );
 }
+
+/// The backends below the device layer, and the types that would name one from outside.
+const BACKENDS: [&str; 3] = ["host", "cuda", "remote"];
+const BACKEND_TYPES: [&str; 3] = ["HostDevice", "CudaDevice", "RemoteDevice"];
+
+/// Places in `text` (one source file) that name a backend: a `device::host`-style path or a
+/// backend's device type, outside its `#[cfg(test)] mod tests` (tests may build a concrete
+/// device to stand in for any). Each as `line: what`.
+fn backend_names(text: &str) -> Vec<String> {
+    let t = lex(text);
+    let tests_at = (0..t.len())
+        .find(|&i| {
+            spells(
+                &t,
+                i,
+                &["#", "[", "cfg", "(", "test", ")", "]", "mod", "tests"],
+            )
+        })
+        .unwrap_or(t.len());
+    let mut found = Vec::new();
+    for i in 0..tests_at {
+        for b in BACKENDS {
+            if spells(&t, i, &["device", ":", ":", b]) {
+                found.push(format!("{}: device::{b}", t[i].line));
+            }
+        }
+        if let Some(name) = ident(&t, i).filter(|n| BACKEND_TYPES.contains(n)) {
+            found.push(format!("{}: {name}", t[i].line));
+        }
+    }
+    found
+}
+
+/// Files of the runtime outside `device/` that name a backend.
+fn backends_named_above_the_device_layer() -> Vec<String> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found = Vec::new();
+    for (path, modpath) in sources(&src) {
+        if modpath.first().map(String::as_str) == Some("device") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let rel = path.strip_prefix(&src).unwrap_or(&path).display();
+        found.extend(
+            backend_names(&text)
+                .into_iter()
+                .map(|w| format!("{rel}:{w}")),
+        );
+    }
+    found
+}
+
+#[test]
+fn only_the_device_layer_names_a_backend() {
+    let found = backends_named_above_the_device_layer();
+    assert!(
+        found.is_empty(),
+        "a backend named outside device/ (reach its services through device::registry):\n  {}",
+        found.join("\n  ")
+    );
+}
+
+#[test]
+fn a_backend_named_outside_the_device_layer_is_found() {
+    let text = "// device::host in a comment is fine\n\
+                use crate::device::registry;\n\
+                fn f() { crate::device::cuda::discover(); }\n\
+                fn g(d: &spread_rt::device::remote::RemoteDevice) {}\n\
+                fn h() -> HostDevice { todo!() }\n\
+                #[cfg(test)]\nmod tests {\n    use crate::device::host::HostDevice;\n}\n";
+    assert_eq!(
+        backend_names(text),
+        vec![
+            "3: device::cuda",
+            "4: device::remote",
+            "4: RemoteDevice",
+            "5: HostDevice"
+        ]
+    );
+}

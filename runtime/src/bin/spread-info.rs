@@ -31,7 +31,7 @@ fn main() -> std::process::ExitCode {
     rt.serve_if_worker();
     let code = list(&args, rt);
     // Cluster mode: the workers leave with the head.
-    spread_rt::device::remote::at_exit(false);
+    spread_rt::device::registry::cluster::at_exit(false);
     code
 }
 

@@ -6,7 +6,7 @@
 //! device has. Only image code calls them; they are not part of any public ABI.
 
 use super::guard::guard;
-use crate::device::host::league;
+use crate::device::registry::league;
 use crate::runtime::report;
 use crate::sched::league::distribute;
 use crate::sys::kmp::{self, StaticInitArgs};
@@ -87,14 +87,14 @@ variadic_entry!(
     teams_entry,
     "__kmpc_fork_teams",
     "teams",
-    crate::device::host::league::fork_teams
+    crate::device::registry::league::fork_teams
 );
 variadic_entry!(
     __spread_lg_fork,
     parallel_entry,
     "__kmpc_fork_call",
     "parallel",
-    crate::device::host::league::fork_call
+    crate::device::registry::league::fork_call
 );
 
 /// What a variadic stand-in does for libomp entry point `entry`: the captured arguments

@@ -2,6 +2,11 @@
 //! names them (default `cuda,host`), so GPUs come first and device 0 is a GPU whenever the
 //! machine has one. (Stock libomptarget numbers its host devices first, which surprises users:
 //! LLVM issue 59828.)
+//!
+//! It is also the one door through which the layers above reach a backend's own services (the
+//! host share, the remote worker loop, a host kernel's league and fault records): nothing outside
+//! `device/` names a backend (`runtime/tests/layers.rs` checks it), so a backend's modules can
+//! change without touching the core or the C ABI.
 
 use super::host::{Diagnostics, HostDevice};
 use super::Device;
@@ -93,6 +98,28 @@ pub fn discover(config: &Config) -> Discovery {
         warnings: diag.warnings,
         errors: diag.errors,
     }
+}
+
+/// The host share: the host's own cores as an asynchronous device working in the host's memory,
+/// which task sharing gives host instances to (`Runtime::host_share`). Device number `id`.
+pub fn host_share(id: usize, threads_override: Option<usize>) -> Box<dyn Device> {
+    Box::new(HostDevice::host_share(id, threads_override))
+}
+
+/// Host kernels' leagues: the stand-ins for libomp's teams entry points that a host device's
+/// image calls under `SPREAD_TEAMS=exact` (`capi/league_exports.rs` exports them).
+pub use super::host::league;
+
+/// What a fault inside a host kernel hit: the guard regions around a block's sections
+/// (`guarded`) and the kernels each thread runs (`running`), for the fault reporter.
+pub use super::host::{guarded, running};
+
+/// Cluster mode (`SPREAD_REMOTE=mpi`): whether this rank serves its devices to a head, the
+/// worker loop that does, its view of the runtime, the report at exit, and the images' key.
+pub mod cluster {
+    pub use super::super::remote::protocol::image_hash;
+    pub use super::super::remote::worker::Host as WorkerHost;
+    pub use super::super::remote::{at_exit, is_worker, serve_if_worker};
 }
 
 #[cfg(test)]

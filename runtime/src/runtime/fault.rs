@@ -15,8 +15,8 @@
 //! with write(2), only tries locks (the device's mapping table, for a tenth of a second), and
 //! lets one faulting thread report while the others wait for the end.
 
-use crate::device::host::guarded::{self, Hit, Side};
-use crate::device::host::running::{self, Running};
+use crate::device::registry::guarded::{self, Hit, Side};
+use crate::device::registry::running::{self, Running};
 use crate::runtime::mapping::table::MappingTable;
 use crate::sys::access;
 use crate::sys::fault::{self, Fault};
