@@ -392,31 +392,7 @@ impl Any {
             // if(false): the host, as OpenMP's host fallback.
             return fallback(after);
         }
-        let cands: Vec<Candidate> = self
-            .servers
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| {
-                let v = self.version_for(&site, s)?;
-                let cost = self.clamp_cost(key, &site, costs.get(v).copied().unwrap_or(0));
-                let saved = match s.device {
-                    None => 0.0,
-                    Some(d) => {
-                        let bytes = match self.settings.coherence {
-                            Coherence::Lazy => self.directory.valid_bytes(d, &items),
-                            Coherence::Copy => present_bytes(rt, d, &items),
-                        };
-                        bytes as f64 / COPY_BYTES_PER_SEC
-                    }
-                };
-                Some(Candidate {
-                    server: i,
-                    version: v,
-                    cost,
-                    saved,
-                })
-            })
-            .collect();
+        let cands = self.candidates(rt, key, &site, &costs, &items);
         if cands.is_empty() {
             self.warn_once(key, 0, || {
                 format!(
@@ -427,56 +403,12 @@ impl Any {
             });
             return fallback(after);
         }
-        // The instances this thread placed that have ended give their tokens back now.
-        rt.nowait_finish_done_of_mine();
-        let (grant, after, follows) = match self.to_follow(rt, &after, &cands) {
-            Some((cand, tickets)) => (self.dispatcher.follow(cand), after, tickets),
-            None => {
-                rt.nowait_finish_predecessors(after);
-                // A thread that runs ahead of its instances places a new one only while fewer
-                // run than a team would run (in `parallel` + `single` each team thread runs one
-                // instance at a time, and takes the next one when it is free), or than there are
-                // servers that add cores of their own (each may always have one: the paper's
-                // Fig. 2 written in `main` keeps every device busy at once). Placing further ahead
-                // sends instances to whatever server is free at the moment they are created,
-                // however slow ([`beyond_team`]).
-                if let Some(team) = ahead {
-                    let cap = team.max(beyond_team(&self.servers, &cands)).max(1);
-                    while self.dispatcher.running() >= cap && rt.nowait_finish_first_of_mine() {}
-                }
-                // Instances this thread started as `target nowait` hold tokens until they are
-                // finished: waiting for tokens, the thread finishes its own first.
-                let grant = self
-                    .dispatcher
-                    .acquire_with(key, cands, &|| rt.nowait_finish_one_of_mine());
-                (grant, Predecessors::default(), Vec::new())
-            }
-        };
+        let (grant, after, follows) = self.grant(rt, key, after, cands, ahead);
         let server = grant.cand.server;
         let version = site.versions[grant.cand.version];
         let ticket = self.next_ticket.fetch_add(1, Ordering::Relaxed);
         let device = self.servers[server].device;
-        let moved = match (self.settings.coherence, device) {
-            (Coherence::Lazy, Some(d)) => self.directory.prepare(rt, d, &items),
-            (Coherence::Lazy, None) => self.directory.reclaim(rt, &items),
-            (Coherence::Copy, Some(d)) => {
-                // The construct's own map does the copies; count what is not there already.
-                let absent: Vec<MapItem> = items
-                    .iter()
-                    .filter(|it| present_bytes(rt, d, std::slice::from_ref(*it)) == 0)
-                    .copied()
-                    .collect();
-                let sum = |f: fn(&MapItem) -> bool| -> u64 {
-                    absent.iter().filter(|i| f(i)).map(|i| i.bytes as u64).sum()
-                };
-                Ok(coherence::Moved {
-                    into: vec![(d, sum(|i| i.to))],
-                    out: vec![(d, sum(|i| i.from))],
-                })
-            }
-            (Coherence::Copy, None) => Ok(coherence::Moved::default()),
-        };
-        let moved = match moved {
+        let moved = match self.move_inputs(rt, device, &items) {
             Ok(m) => m,
             Err(e) => {
                 let took = if follows.is_empty() {
@@ -491,22 +423,7 @@ impl Any {
         };
         self.count(&moved);
         if rt.config.info_any {
-            let moved_in: u64 = moved.into.iter().map(|m| m.1).sum();
-            let moved_out: u64 = moved.out.iter().map(|m| m.1).sum();
-            let how = match (grant.assigned, grant.stolen) {
-                (Some(a), true) => format!(", stolen from {}", self.servers[a].name),
-                (Some(_), false) => ", after waiting".to_string(),
-                _ => String::new(),
-            };
-            crate::info::spread_line(&format!(
-                "device(any) {} instance {ticket} -> {} ({}, arm {}, tokens {}/{}{how}), moved in {moved_in} B, out {moved_out} B",
-                site.at(),
-                self.servers[server].name,
-                version.kind.name(),
-                version.arm,
-                grant.cand.cost,
-                dispatch::POOL,
-            ));
+            self.tell_pick(&site, ticket, &grant, &moved);
         }
         self.tickets.lock().insert(
             ticket,
@@ -536,6 +453,128 @@ impl Any {
             ticket,
         };
         Ok((pick, after))
+    }
+
+    /// The servers that have a version of `site`, each with its version's cost and the time the
+    /// data it already holds would save (what [`Dispatcher`] weighs).
+    fn candidates(
+        &self,
+        rt: &Runtime,
+        key: usize,
+        site: &Site,
+        costs: &[i64],
+        items: &[MapItem],
+    ) -> Vec<Candidate> {
+        self.servers
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| {
+                let v = self.version_for(site, s)?;
+                let cost = self.clamp_cost(key, site, costs.get(v).copied().unwrap_or(0));
+                let saved = match s.device {
+                    None => 0.0,
+                    Some(d) => {
+                        let bytes = match self.settings.coherence {
+                            Coherence::Lazy => self.directory.valid_bytes(d, items),
+                            Coherence::Copy => present_bytes(rt, d, items),
+                        };
+                        bytes as f64 / COPY_BYTES_PER_SEC
+                    }
+                };
+                Some(Candidate {
+                    server: i,
+                    version: v,
+                    cost,
+                    saved,
+                })
+            })
+            .collect()
+    }
+
+    /// Tokens on one of `cands` for a new instance: on the server its predecessors `after` run
+    /// on when it can follow them there (then `after` stays to be waited for by the device, with
+    /// their tickets), else wherever the dispatcher grants once `after` are finished.
+    fn grant(
+        &self,
+        rt: &Runtime,
+        key: usize,
+        after: Predecessors,
+        cands: Vec<Candidate>,
+        ahead: Option<usize>,
+    ) -> (Grant, Predecessors, Vec<u64>) {
+        // The instances this thread placed that have ended give their tokens back now.
+        rt.nowait_finish_done_of_mine();
+        if let Some((cand, tickets)) = self.to_follow(rt, &after, &cands) {
+            return (self.dispatcher.follow(cand), after, tickets);
+        }
+        rt.nowait_finish_predecessors(after);
+        // A thread that runs ahead of its instances places a new one only while fewer run than
+        // a team would run (in `parallel` + `single` each team thread runs one instance at a
+        // time, and takes the next one when it is free), or than there are servers that add
+        // cores of their own (each may always have one: the paper's Fig. 2 written in `main`
+        // keeps every device busy at once). Placing further ahead sends instances to whatever
+        // server is free at the moment they are created, however slow ([`beyond_team`]).
+        if let Some(team) = ahead {
+            let cap = team.max(beyond_team(&self.servers, &cands)).max(1);
+            while self.dispatcher.running() >= cap && rt.nowait_finish_first_of_mine() {}
+        }
+        // Instances this thread started as `target nowait` hold tokens until they are
+        // finished: waiting for tokens, the thread finishes its own first.
+        let grant = self
+            .dispatcher
+            .acquire_with(key, cands, &|| rt.nowait_finish_one_of_mine());
+        (grant, Predecessors::default(), Vec::new())
+    }
+
+    /// Brings the instance's inputs `items` where it runs (`device`, or the host for `None`)
+    /// under the coherence setting, and says what moved (under `copy` the construct's own map
+    /// does the copies: what is not there already is counted).
+    fn move_inputs(
+        &self,
+        rt: &Runtime,
+        device: Option<usize>,
+        items: &[MapItem],
+    ) -> Result<coherence::Moved> {
+        match (self.settings.coherence, device) {
+            (Coherence::Lazy, Some(d)) => self.directory.prepare(rt, d, items),
+            (Coherence::Lazy, None) => self.directory.reclaim(rt, items),
+            (Coherence::Copy, Some(d)) => {
+                let absent: Vec<MapItem> = items
+                    .iter()
+                    .filter(|it| present_bytes(rt, d, std::slice::from_ref(*it)) == 0)
+                    .copied()
+                    .collect();
+                let sum = |f: fn(&MapItem) -> bool| -> u64 {
+                    absent.iter().filter(|i| f(i)).map(|i| i.bytes as u64).sum()
+                };
+                Ok(coherence::Moved {
+                    into: vec![(d, sum(|i| i.to))],
+                    out: vec![(d, sum(|i| i.from))],
+                })
+            }
+            (Coherence::Copy, None) => Ok(coherence::Moved::default()),
+        }
+    }
+
+    /// `SPREAD_INFO=any`'s line for a placed instance.
+    fn tell_pick(&self, site: &Site, ticket: u64, grant: &Grant, moved: &coherence::Moved) {
+        let version = site.versions[grant.cand.version];
+        let moved_in: u64 = moved.into.iter().map(|m| m.1).sum();
+        let moved_out: u64 = moved.out.iter().map(|m| m.1).sum();
+        let how = match (grant.assigned, grant.stolen) {
+            (Some(a), true) => format!(", stolen from {}", self.servers[a].name),
+            (Some(_), false) => ", after waiting".to_string(),
+            _ => String::new(),
+        };
+        crate::info::spread_line(&format!(
+            "device(any) {} instance {ticket} -> {} ({}, arm {}, tokens {}/{}{how}), moved in {moved_in} B, out {moved_out} B",
+            site.at(),
+            self.servers[grant.cand.server].name,
+            version.kind.name(),
+            version.arm,
+            grant.cand.cost,
+            dispatch::POOL,
+        ));
     }
 
     /// The server whose instances `after` all run on, and their tickets, when the instance
