@@ -9,6 +9,8 @@
 // RUN: not --crash env SPREAD_TEST_PANIC=__tgt_target_kernel %libpath-run %t 2>&1 | FileCheck %s --check-prefix=KERNEL
 // RUN: not --crash env SPREAD_TEST_PANIC=omp_target_alloc %preload-run %t 2>&1 | FileCheck %s --check-prefix=ALLOC
 // RUN: not --crash env SPREAD_TEST_PANIC=__tgt_target_data_begin_mapper %preload-run %t 2>&1 | FileCheck %s --check-prefix=DATA
+// The OMPT callbacks libomp calls into Spread's tool run under the same guard:
+// RUN: not --crash env "SPREAD_TEST_PANIC=ompt parallel_begin" %libpath-run %t 2>&1 | FileCheck %s --check-prefix=OMPT
 
 #include <omp.h>
 #include <stdio.h>
@@ -25,12 +27,20 @@ int main(void) {
   {
   }
   omp_target_free(p, 0);
-  printf("PASS all done\n");
+  printf("data done\n");
+  // A target task makes Spread start its OMPT tool (it owns `nowait` constructs).
+#pragma omp target nowait map(tofrom : x)
+  x += 1;
+#pragma omp taskwait
+  int sum = 0;
+#pragma omp parallel num_threads(2) reduction(+ : sum)
+  sum += 1;
+  printf("PASS all done (%d, x=%d)\n", sum > 0, x);
   return 0;
 }
 
 // NONE: kernel done x=2
-// NONE: PASS all done
+// NONE: PASS all done (1, x=3)
 
 // KERNEL-NOT: kernel done
 // KERNEL: omptarget fatal error 1: internal error in __tgt_target_kernel: SPREAD_TEST_PANIC=__tgt_target_kernel (Spread's runtime panicked; please report this)
@@ -42,3 +52,6 @@ int main(void) {
 // DATA: alloc done
 // DATA-NOT: PASS
 // DATA: omptarget fatal error 1: internal error in __tgt_target_data_begin_mapper: SPREAD_TEST_PANIC=__tgt_target_data_begin_mapper
+
+// OMPT-NOT: PASS
+// OMPT: omptarget fatal error 1: internal error in ompt parallel_begin: SPREAD_TEST_PANIC=ompt parallel_begin

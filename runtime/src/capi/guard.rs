@@ -1,4 +1,5 @@
-//! The one wrapper every exported C function runs its body in: a Rust panic must not unwind into
+//! The one wrapper every exported C function, and every callback C code calls (the OMPT tool's),
+//! runs its body in: a Rust panic must not unwind into
 //! C (Rust aborts then, without a word of why), so it is caught here and reported as libomptarget
 //! reports a fatal error, naming the entry point and the panic's message, before the process
 //! aborts as libomptarget's fatal path does.

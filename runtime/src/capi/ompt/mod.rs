@@ -28,6 +28,7 @@
 //! constructs are polled through libomp's target tasks as with libomptarget, workers of pinned
 //! kernels are not pinned, and lazy coherence needs `spread_any_flush()`.
 
+use crate::capi::guard::guard;
 use crate::sys::affinity::{current_mask, set_mask, CoreSet, KERNEL_SET, SAVED};
 use crate::sys::ompt::{INNER, SYNC_SEEN, TOOL_STATE};
 use std::cell::{Cell, RefCell};
@@ -165,7 +166,9 @@ pub extern "C" fn ompt_start_tool(
     omp_version: c_uint,
     runtime_version: *const c_char,
 ) -> *const StartToolResult {
-    start_tool(omp_version, runtime_version)
+    guard("ompt ompt_start_tool", || {
+        start_tool(omp_version, runtime_version)
+    })
 }
 
 /// The body of `ompt_start_tool`, and where libomp's call goes when it was pointed here (Rust
@@ -174,14 +177,16 @@ extern "C" fn start_tool(
     omp_version: c_uint,
     runtime_version: *const c_char,
 ) -> *const StartToolResult {
-    // A program's tool that passes the call on (`dlsym(RTLD_NEXT, ...)`) may reach this
-    // definition again: it then finds no further tool.
-    if STARTING.swap(true, Ordering::AcqRel) {
-        return std::ptr::null();
-    }
-    let tool = choose_tool(omp_version, runtime_version);
-    STARTING.store(false, Ordering::Release);
-    tool
+    guard("ompt start_tool", || {
+        // A program's tool that passes the call on (`dlsym(RTLD_NEXT, ...)`) may reach this
+        // definition again: it then finds no further tool.
+        if STARTING.swap(true, Ordering::AcqRel) {
+            return std::ptr::null();
+        }
+        let tool = choose_tool(omp_version, runtime_version);
+        STARTING.store(false, Ordering::Release);
+        tool
+    })
 }
 
 fn choose_tool(omp_version: c_uint, runtime_version: *const c_char) -> *const StartToolResult {
@@ -289,49 +294,53 @@ fn env_set(k: &str) -> bool {
 }
 
 extern "C" fn tool_initialize(lookup: Lookup, _device: c_int, _data: *mut OmptData) -> c_int {
-    let set = lookup(c"ompt_set_callback".as_ptr());
-    if set.is_null() {
-        TOOL_STATE.store(2, Ordering::Release);
-        return 0;
-    }
-    // SAFETY: `ompt_set_callback`'s C signature (omp-tools.h).
-    let set = unsafe { std::mem::transmute::<*const c_void, SetCallback>(set) };
-    let on = |which: c_int, f: *const c_void| set(which, f) > SET_NEVER;
-    // Always: kernels' regions must be told apart from the program's wherever the tool acts.
-    let marks = on(CALLBACK_PARALLEL_BEGIN, parallel_begin as *const c_void)
-        & on(CALLBACK_IMPLICIT_TASK, implicit_task as *const c_void);
-    if !marks {
-        TOOL_STATE.store(2, Ordering::Release);
-        return 0;
-    }
-    let lazy = lazy_coherence();
-    LAZY.store(lazy, Ordering::Release);
-    let get = lookup(c"ompt_get_task_info".as_ptr());
-    let owns = crate::config::owns_nowait(|k| std::env::var(k).ok())
-        && !get.is_null()
-        && on(CALLBACK_TASK_CREATE, task_create as *const c_void)
-        && on(CALLBACK_DEPENDENCES, dependences as *const c_void)
-        && on(CALLBACK_TASK_SCHEDULE, task_schedule as *const c_void)
-        && on(CALLBACK_SYNC_REGION_WAIT, sync_region_wait as *const c_void);
-    if owns {
-        GET_TASK_INFO.store(get as usize, Ordering::Release);
-        let memory = lookup(c"ompt_get_task_memory".as_ptr());
-        GET_TASK_MEMORY.store(memory as usize, Ordering::Release);
-    }
-    OWNS_NOWAIT.store(owns, Ordering::Release);
-    // Lazy coherence brings outputs home there; owned constructs learn their `taskgroup`.
-    if lazy || owns {
-        let sync = on(CALLBACK_SYNC_REGION, sync_region as *const c_void);
-        if lazy {
-            SYNC_SEEN.store(sync, Ordering::Release);
+    guard("ompt tool_initialize", || {
+        let set = lookup(c"ompt_set_callback".as_ptr());
+        if set.is_null() {
+            TOOL_STATE.store(2, Ordering::Release);
+            return 0;
         }
-    }
-    TOOL_STATE.store(1, Ordering::Release);
-    1
+        // SAFETY: `ompt_set_callback`'s C signature (omp-tools.h).
+        let set = unsafe { std::mem::transmute::<*const c_void, SetCallback>(set) };
+        let on = |which: c_int, f: *const c_void| set(which, f) > SET_NEVER;
+        // Always: kernels' regions must be told apart from the program's wherever the tool acts.
+        let marks = on(CALLBACK_PARALLEL_BEGIN, parallel_begin as *const c_void)
+            & on(CALLBACK_IMPLICIT_TASK, implicit_task as *const c_void);
+        if !marks {
+            TOOL_STATE.store(2, Ordering::Release);
+            return 0;
+        }
+        let lazy = lazy_coherence();
+        LAZY.store(lazy, Ordering::Release);
+        let get = lookup(c"ompt_get_task_info".as_ptr());
+        let owns = crate::config::owns_nowait(|k| std::env::var(k).ok())
+            && !get.is_null()
+            && on(CALLBACK_TASK_CREATE, task_create as *const c_void)
+            && on(CALLBACK_DEPENDENCES, dependences as *const c_void)
+            && on(CALLBACK_TASK_SCHEDULE, task_schedule as *const c_void)
+            && on(CALLBACK_SYNC_REGION_WAIT, sync_region_wait as *const c_void);
+        if owns {
+            GET_TASK_INFO.store(get as usize, Ordering::Release);
+            let memory = lookup(c"ompt_get_task_memory".as_ptr());
+            GET_TASK_MEMORY.store(memory as usize, Ordering::Release);
+        }
+        OWNS_NOWAIT.store(owns, Ordering::Release);
+        // Lazy coherence brings outputs home there; owned constructs learn their `taskgroup`.
+        if lazy || owns {
+            let sync = on(CALLBACK_SYNC_REGION, sync_region as *const c_void);
+            if lazy {
+                SYNC_SEEN.store(sync, Ordering::Release);
+            }
+        }
+        TOOL_STATE.store(1, Ordering::Release);
+        1
+    })
 }
 
 extern "C" fn tool_finalize(_data: *mut OmptData) {
-    OWNS_NOWAIT.store(false, Ordering::Release);
+    guard("ompt tool_finalize", || {
+        OWNS_NOWAIT.store(false, Ordering::Release);
+    })
 }
 
 /// `ompt_callback_sync_region_wait`, around the wait of a `taskwait`, the end of a `taskgroup`
@@ -352,49 +361,51 @@ extern "C" fn sync_region_wait(
     task: *mut OmptData,
     _codeptr: *const c_void,
 ) {
-    // (A kernel's region reports the end of its barrier on its worker threads after their
-    // implicit task ended, when they are no longer inner: such an end only lowers the count, and
-    // nothing is finished at a barrier's end.)
-    if inner() {
-        return;
-    }
-    let barrier = matches!(
-        kind,
-        SYNC_BARRIER
-            | SYNC_BARRIER_IMPLICIT
-            | SYNC_BARRIER_EXPLICIT
-            | SYNC_BARRIER_IMPLEMENTATION
-            | SYNC_BARRIER_IMPLICIT_WORKSHARE
-            | SYNC_BARRIER_IMPLICIT_PARALLEL
-    );
-    // The team of the barrier whose wait ends here (see `BARRIERS`).
-    let mut ended = None;
-    if barrier {
-        BARRIERS.with(|b| {
-            let mut b = b.borrow_mut();
-            match endpoint {
-                SCOPE_BEGIN => b.push(parallel as usize),
-                _ => ended = b.pop(),
-            }
-        });
-    }
-    let Some(rt) = crate::runtime::existing() else {
-        return;
-    };
-    if !rt.nowait_any_owned() {
-        return;
-    }
-    match (kind, endpoint) {
-        (SYNC_TASKWAIT, SCOPE_END) => rt.nowait_at_taskwait(task as usize),
-        (SYNC_TASKGROUP, SCOPE_END) => rt.nowait_at_taskgroup_end(group_of(task)),
-        (_, SCOPE_BEGIN) if barrier => rt.nowait_at_barrier(),
-        (_, SCOPE_END) if barrier => {
-            if let Some(team) = ended.filter(|&t| t != 0) {
-                rt.nowait_at_barrier_end(team);
-            }
+    guard("ompt sync_region_wait", || {
+        // (A kernel's region reports the end of its barrier on its worker threads after their
+        // implicit task ended, when they are no longer inner: such an end only lowers the count, and
+        // nothing is finished at a barrier's end.)
+        if inner() {
+            return;
         }
-        _ => {}
-    }
+        let barrier = matches!(
+            kind,
+            SYNC_BARRIER
+                | SYNC_BARRIER_IMPLICIT
+                | SYNC_BARRIER_EXPLICIT
+                | SYNC_BARRIER_IMPLEMENTATION
+                | SYNC_BARRIER_IMPLICIT_WORKSHARE
+                | SYNC_BARRIER_IMPLICIT_PARALLEL
+        );
+        // The team of the barrier whose wait ends here (see `BARRIERS`).
+        let mut ended = None;
+        if barrier {
+            BARRIERS.with(|b| {
+                let mut b = b.borrow_mut();
+                match endpoint {
+                    SCOPE_BEGIN => b.push(parallel as usize),
+                    _ => ended = b.pop(),
+                }
+            });
+        }
+        let Some(rt) = crate::runtime::existing() else {
+            return;
+        };
+        if !rt.nowait_any_owned() {
+            return;
+        }
+        match (kind, endpoint) {
+            (SYNC_TASKWAIT, SCOPE_END) => rt.nowait_at_taskwait(task as usize),
+            (SYNC_TASKGROUP, SCOPE_END) => rt.nowait_at_taskgroup_end(group_of(task)),
+            (_, SCOPE_BEGIN) if barrier => rt.nowait_at_barrier(),
+            (_, SCOPE_END) if barrier => {
+                if let Some(team) = ended.filter(|&t| t != 0) {
+                    rt.nowait_at_barrier_end(team);
+                }
+            }
+            _ => {}
+        }
+    })
 }
 
 /// `ompt_callback_parallel_begin`, on the thread that forks the region: a kernel's region is
@@ -408,14 +419,16 @@ extern "C" fn parallel_begin(
     _flags: c_int,
     _codeptr: *const c_void,
 ) {
-    let set = KERNEL_SET.with(Cell::get);
-    let mark = if inner() { REGION_INNER } else { 0 };
-    if !parallel.is_null() {
-        // SAFETY: libomp passes the new region's tool data, which nobody else writes (Spread is
-        // the only tool). Unpinned regions get 0, so a reused record carries nothing stale. A
-        // core set's address is aligned, so its low bit is free for the mark.
-        unsafe { (*parallel).value = set as u64 | mark };
-    }
+    guard("ompt parallel_begin", || {
+        let set = KERNEL_SET.with(Cell::get);
+        let mark = if inner() { REGION_INNER } else { 0 };
+        if !parallel.is_null() {
+            // SAFETY: libomp passes the new region's tool data, which nobody else writes (Spread is
+            // the only tool). Unpinned regions get 0, so a reused record carries nothing stale. A
+            // core set's address is aligned, so its low bit is free for the mark.
+            unsafe { (*parallel).value = set as u64 | mark };
+        }
+    })
 }
 
 /// `ompt_callback_implicit_task`, on each thread of a region (and each team's initial thread of
@@ -428,77 +441,80 @@ extern "C" fn implicit_task(
     _index: c_uint,
     _flags: c_int,
 ) {
-    if task.is_null() {
-        return;
-    }
-    match endpoint {
-        SCOPE_BEGIN => {
-            let value = if parallel.is_null() {
-                0
-            } else {
-                // SAFETY: at begin libomp passes the region's tool data, written by
-                // `parallel_begin` (or zero-initialised by libomp for regions forked before).
-                unsafe { (*parallel).value }
-            };
-            let set = (value & !REGION_INNER) as usize;
-            let marked = value & REGION_INNER != 0;
-            if marked {
-                INNER.with(|c| c.set(c.get() + 1));
-            }
-            let outer = KERNEL_SET.with(Cell::get);
-            let mut pinned = false;
-            if set != 0 && set != outer {
-                // SAFETY: a nonzero value is the address of a `CoreSet` of a host device, which
-                // lives as long as the process (see `CoreSet`).
-                let cores = unsafe { &*(set as *const CoreSet) };
-                if let Some(old) = current_mask() {
-                    if set_mask(&cores.set) {
-                        SAVED.with(|s| s.borrow_mut().push((old, outer)));
-                        KERNEL_SET.with(|k| k.set(set));
-                        pinned = true;
+    guard("ompt implicit_task", || {
+        if task.is_null() {
+            return;
+        }
+        match endpoint {
+            SCOPE_BEGIN => {
+                let value = if parallel.is_null() {
+                    0
+                } else {
+                    // SAFETY: at begin libomp passes the region's tool data, written by
+                    // `parallel_begin` (or zero-initialised by libomp for regions forked before).
+                    unsafe { (*parallel).value }
+                };
+                let set = (value & !REGION_INNER) as usize;
+                let marked = value & REGION_INNER != 0;
+                if marked {
+                    INNER.with(|c| c.set(c.get() + 1));
+                }
+                let outer = KERNEL_SET.with(Cell::get);
+                let mut pinned = false;
+                if set != 0 && set != outer {
+                    // SAFETY: a nonzero value is the address of a `CoreSet` of a host device, which
+                    // lives as long as the process (see `CoreSet`).
+                    let cores = unsafe { &*(set as *const CoreSet) };
+                    if let Some(old) = current_mask() {
+                        if set_mask(&cores.set) {
+                            SAVED.with(|s| s.borrow_mut().push((old, outer)));
+                            KERNEL_SET.with(|k| k.set(set));
+                            pinned = true;
+                        }
                     }
                 }
+                let bits =
+                    if pinned { TASK_PINNED } else { 0 } | if marked { TASK_INNER } else { 0 };
+                // A region begins: the barrier of one that ended before was reported already.
+                INNER_TASK_ENDED.with(|c| c.set(0));
+                // SAFETY: the implicit task's own tool data: marks what its end must undo.
+                unsafe { (*task).value = bits };
             }
-            let bits = if pinned { TASK_PINNED } else { 0 } | if marked { TASK_INNER } else { 0 };
-            // A region begins: the barrier of one that ended before was reported already.
-            INNER_TASK_ENDED.with(|c| c.set(0));
-            // SAFETY: the implicit task's own tool data: marks what its end must undo.
-            unsafe { (*task).value = bits };
-        }
-        SCOPE_END => {
-            // SAFETY: the same implicit task's tool data, as written at its beginning.
-            let bits = unsafe { (*task).value };
-            if bits & TASK_PINNED != 0 {
-                if let Some((old, outer)) = SAVED.with(|s| s.borrow_mut().pop()) {
-                    set_mask(&old);
-                    KERNEL_SET.with(|k| k.set(outer));
+            SCOPE_END => {
+                // SAFETY: the same implicit task's tool data, as written at its beginning.
+                let bits = unsafe { (*task).value };
+                if bits & TASK_PINNED != 0 {
+                    if let Some((old, outer)) = SAVED.with(|s| s.borrow_mut().pop()) {
+                        set_mask(&old);
+                        KERNEL_SET.with(|k| k.set(outer));
+                    }
+                }
+                if bits & TASK_INNER != 0 {
+                    INNER.with(|c| c.set(c.get().saturating_sub(1)));
+                }
+                // libomp reports the end of the region's barrier after the implicit task's end, with
+                // the same task data: `sync_region` must tell it from the program's. A region of one
+                // thread (parallelism 1) has no barrier, and its task data is the enclosing implicit
+                // task's (libomp swaps a serialized region's data into the same record): marked, the
+                // program's next barrier was taken for the kernel's and its lazy outputs never came
+                // home (task-sharing fuzzer F5: a host instance of one thread in a `for`).
+                INNER_TASK_ENDED.with(|c| {
+                    c.set(if bits & TASK_INNER != 0 && parallelism != 1 {
+                        task as usize
+                    } else {
+                        0
+                    })
+                });
+                // SAFETY: as above. Zero again: libomp may hand this data out again (a thread's own
+                // task data serves `taskwait` with `depend`, whose check wants it empty).
+                unsafe { (*task).value = 0 };
+                if parallelism == 1 && bits & TASK_INNER == 0 {
+                    serialized_region_end();
                 }
             }
-            if bits & TASK_INNER != 0 {
-                INNER.with(|c| c.set(c.get().saturating_sub(1)));
-            }
-            // libomp reports the end of the region's barrier after the implicit task's end, with
-            // the same task data: `sync_region` must tell it from the program's. A region of one
-            // thread (parallelism 1) has no barrier, and its task data is the enclosing implicit
-            // task's (libomp swaps a serialized region's data into the same record): marked, the
-            // program's next barrier was taken for the kernel's and its lazy outputs never came
-            // home (task-sharing fuzzer F5: a host instance of one thread in a `for`).
-            INNER_TASK_ENDED.with(|c| {
-                c.set(if bits & TASK_INNER != 0 && parallelism != 1 {
-                    task as usize
-                } else {
-                    0
-                })
-            });
-            // SAFETY: as above. Zero again: libomp may hand this data out again (a thread's own
-            // task data serves `taskwait` with `depend`, whose check wants it empty).
-            unsafe { (*task).value = 0 };
-            if parallelism == 1 && bits & TASK_INNER == 0 {
-                serialized_region_end();
-            }
+            _ => {}
         }
-        _ => {}
-    }
+    })
 }
 
 /// The end of a parallel region of one thread (`num_threads(1)`, `OMP_NUM_THREADS=1`, `if(0)`,
@@ -534,53 +550,55 @@ extern "C" fn sync_region(
     task: *mut OmptData,
     _codeptr: *const c_void,
 ) {
-    if kind == SYNC_TASKGROUP && OWNS_NOWAIT.load(Ordering::Acquire) {
-        tasks::taskgroup(endpoint == SCOPE_BEGIN, task);
-    }
-    let implicit_barrier = endpoint == SCOPE_END
-        && matches!(
-            kind,
-            SYNC_BARRIER_IMPLICIT
-                | SYNC_BARRIER_IMPLICIT_PARALLEL
-                | SYNC_BARRIER_IMPLICIT_WORKSHARE
-        );
-    // Consumed before anything returns: a mark left behind would take a later barrier of the
-    // program for a kernel's (the lazy outputs of a parallel region then never came home).
-    let inner_tail = implicit_barrier
-        && !task.is_null()
-        && INNER_TASK_ENDED.with(|c| c.replace(0)) == task as usize;
-    if inner_tail {
-        return; // the barrier of a kernel's or an instance's region, reported after its task
-    }
-    if !LAZY.load(Ordering::Relaxed)
-        || endpoint != SCOPE_END
-        || !(implicit_barrier
-            || matches!(kind, SYNC_BARRIER_EXPLICIT | SYNC_TASKWAIT | SYNC_TASKGROUP))
-        || inner()
-    {
-        return;
-    }
-
-    if parallel.is_null() {
-        // A worker reports the end of a region's barrier late, with no region, when libomp wakes
-        // it for its next region (it is then a worker of that one: thread number 1 or more) or
-        // at shutdown: the region's primary thread, which reports it at the region's end (number
-        // 0 of the ending team), brought the outputs home already. Flushing on the worker
-        // blocked a host device's kernel whose region was waking it: the flush waited for a
-        // range that a thread bringing it home held while it waited for that kernel
-        // (task-sharing fuzzer, F7: a hang in about a third of the runs).
-        if (kind == SYNC_BARRIER_IMPLICIT_PARALLEL || kind == SYNC_BARRIER_IMPLICIT)
-            && crate::sys::kmp::thread_num_unless_exiting() != Some(0)
+    guard("ompt sync_region", || {
+        if kind == SYNC_TASKGROUP && OWNS_NOWAIT.load(Ordering::Acquire) {
+            tasks::taskgroup(endpoint == SCOPE_BEGIN, task);
+        }
+        let implicit_barrier = endpoint == SCOPE_END
+            && matches!(
+                kind,
+                SYNC_BARRIER_IMPLICIT
+                    | SYNC_BARRIER_IMPLICIT_PARALLEL
+                    | SYNC_BARRIER_IMPLICIT_WORKSHARE
+            );
+        // Consumed before anything returns: a mark left behind would take a later barrier of the
+        // program for a kernel's (the lazy outputs of a parallel region then never came home).
+        let inner_tail = implicit_barrier
+            && !task.is_null()
+            && INNER_TASK_ENDED.with(|c| c.replace(0)) == task as usize;
+        if inner_tail {
+            return; // the barrier of a kernel's or an instance's region, reported after its task
+        }
+        if !LAZY.load(Ordering::Relaxed)
+            || endpoint != SCOPE_END
+            || !(implicit_barrier
+                || matches!(kind, SYNC_BARRIER_EXPLICIT | SYNC_TASKWAIT | SYNC_TASKGROUP))
+            || inner()
         {
             return;
         }
-    } else {
-        // SAFETY: the region's tool data, written by `parallel_begin` (or zero).
-        if unsafe { (*parallel).value } & REGION_INNER != 0 {
-            return;
+
+        if parallel.is_null() {
+            // A worker reports the end of a region's barrier late, with no region, when libomp wakes
+            // it for its next region (it is then a worker of that one: thread number 1 or more) or
+            // at shutdown: the region's primary thread, which reports it at the region's end (number
+            // 0 of the ending team), brought the outputs home already. Flushing on the worker
+            // blocked a host device's kernel whose region was waking it: the flush waited for a
+            // range that a thread bringing it home held while it waited for that kernel
+            // (task-sharing fuzzer, F7: a hang in about a third of the runs).
+            if (kind == SYNC_BARRIER_IMPLICIT_PARALLEL || kind == SYNC_BARRIER_IMPLICIT)
+                && crate::sys::kmp::thread_num_unless_exiting() != Some(0)
+            {
+                return;
+            }
+        } else {
+            // SAFETY: the region's tool data, written by `parallel_begin` (or zero).
+            if unsafe { (*parallel).value } & REGION_INNER != 0 {
+                return;
+            }
         }
-    }
-    crate::any::flush_at_sync_point();
+        crate::any::flush_at_sync_point();
+    })
 }
 
 // libomp calls `ompt_start_tool@VERSION` (its own, weak, definition's version): Spread's

@@ -22,6 +22,7 @@
 //! (`capi::init`, [`crate::sys::dl::rebind_import`]).
 
 use super::{Lookup, OmptData, StartToolResult};
+use crate::capi::guard::guard;
 use crate::sys::ompt::{begin_pair, end_pair, ensure_pair, half, use_pairs, Half, Parked};
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
@@ -192,35 +193,39 @@ fn set_in(table: &[AtomicUsize; EVENTS], event: c_int, callback: usize) -> c_int
 }
 
 extern "C" fn own_set(event: c_int, callback: usize) -> c_int {
-    set_in(&OWN, event, callback)
+    guard("ompt (mux) own_set", || set_in(&OWN, event, callback))
 }
 
 extern "C" fn client_set(event: c_int, callback: usize) -> c_int {
-    if trampoline(event).is_none() {
-        if let Some(p) = usize::try_from(event).ok().and_then(|e| PASSED.get(e)) {
-            p.store(callback, Ordering::Release);
+    guard("ompt (mux) client_set", || {
+        if trampoline(event).is_none() {
+            if let Some(p) = usize::try_from(event).ok().and_then(|e| PASSED.get(e)) {
+                p.store(callback, Ordering::Release);
+            }
         }
-    }
-    set_in(&CLIENT, event, callback)
+        set_in(&CLIENT, event, callback)
+    })
 }
 
 extern "C" fn client_get_callback(event: c_int, out: *mut usize) -> c_int {
-    if trampoline(event).is_none() {
-        let get = REAL_GET.load(Ordering::Acquire);
-        if get == 0 {
+    guard("ompt (mux) client_get_callback", || {
+        if trampoline(event).is_none() {
+            let get = REAL_GET.load(Ordering::Acquire);
+            if get == 0 {
+                return 0;
+            }
+            // SAFETY: libomp's `ompt_get_callback` (omp-tools.h's `ompt_get_callback_t`).
+            let get = unsafe { std::mem::transmute::<usize, GetCallback>(get) };
+            return get(event, out);
+        }
+        let f = registered(&CLIENT, event);
+        if f == 0 || out.is_null() {
             return 0;
         }
-        // SAFETY: libomp's `ompt_get_callback` (omp-tools.h's `ompt_get_callback_t`).
-        let get = unsafe { std::mem::transmute::<usize, GetCallback>(get) };
-        return get(event, out);
-    }
-    let f = registered(&CLIENT, event);
-    if f == 0 || out.is_null() {
-        return 0;
-    }
-    // SAFETY: the tool passes where to store the callback (checked non-null).
-    unsafe { *out = f };
-    1
+        // SAFETY: the tool passes where to store the callback (checked non-null).
+        unsafe { *out = f };
+        1
+    })
 }
 
 /// `ompt_get_task_info`, with the task's and region's words of one tool.
@@ -262,8 +267,10 @@ extern "C" fn task_info_of<const PROGRAM: bool>(
     parallel: *mut *mut Data,
     thread: *mut c_int,
 ) -> c_int {
-    let which = if PROGRAM { Half::Client } else { Half::Own };
-    task_info(which, ancestor, flags, task, frame, parallel, thread)
+    guard("ompt (mux) task_info_of", || {
+        let which = if PROGRAM { Half::Client } else { Half::Own };
+        task_info(which, ancestor, flags, task, frame, parallel, thread)
+    })
 }
 
 extern "C" fn client_parallel_info(
@@ -271,15 +278,17 @@ extern "C" fn client_parallel_info(
     parallel: *mut *mut Data,
     size: *mut c_int,
 ) -> c_int {
-    let get = REAL_PARALLEL_INFO.load(Ordering::Acquire);
-    if get == 0 {
-        return 0;
-    }
-    // SAFETY: libomp's `ompt_get_parallel_info` (omp-tools.h's `ompt_get_parallel_info_t`).
-    let get = unsafe { std::mem::transmute::<usize, GetParallelInfo>(get) };
-    let found = get(ancestor, parallel, size);
-    translate_out(parallel, Half::Client);
-    found
+    guard("ompt (mux) client_parallel_info", || {
+        let get = REAL_PARALLEL_INFO.load(Ordering::Acquire);
+        if get == 0 {
+            return 0;
+        }
+        // SAFETY: libomp's `ompt_get_parallel_info` (omp-tools.h's `ompt_get_parallel_info_t`).
+        let get = unsafe { std::mem::transmute::<usize, GetParallelInfo>(get) };
+        let found = get(ancestor, parallel, size);
+        translate_out(parallel, Half::Client);
+        found
+    })
 }
 
 fn real_lookup(name: *const c_char) -> *const c_void {
@@ -300,79 +309,83 @@ fn named(name: *const c_char, want: &CStr) -> bool {
 }
 
 extern "C" fn own_lookup(name: *const c_char) -> *const c_void {
-    match () {
+    guard("ompt (mux) own_lookup", || match () {
         () if named(name, c"ompt_set_callback") => own_set as *const c_void,
         () if named(name, c"ompt_get_task_info") => task_info_of::<false> as *const c_void,
         _ => real_lookup(name),
-    }
+    })
 }
 
 extern "C" fn client_lookup(name: *const c_char) -> *const c_void {
-    match () {
+    guard("ompt (mux) client_lookup", || match () {
         () if named(name, c"ompt_set_callback") => client_set as *const c_void,
         () if named(name, c"ompt_get_callback") => client_get_callback as *const c_void,
         () if named(name, c"ompt_get_task_info") => task_info_of::<true> as *const c_void,
         () if named(name, c"ompt_get_parallel_info") => client_parallel_info as *const c_void,
         _ => real_lookup(name),
-    }
+    })
 }
 
 extern "C" fn mux_initialize(lookup: Lookup, device: c_int, _data: *mut OmptData) -> c_int {
-    REAL_LOOKUP.store(lookup as usize, Ordering::Release);
-    let find = |n: &CStr| lookup(n.as_ptr()) as usize;
-    REAL_SET.store(find(c"ompt_set_callback"), Ordering::Release);
-    REAL_GET.store(find(c"ompt_get_callback"), Ordering::Release);
-    REAL_TASK_INFO.store(find(c"ompt_get_task_info"), Ordering::Release);
-    REAL_PARALLEL_INFO.store(find(c"ompt_get_parallel_info"), Ordering::Release);
-    if REAL_SET.load(Ordering::Acquire) == 0 {
-        return 0;
-    }
-    // Every region's and task's word is a pair from its beginning to its end, whoever reads it.
-    use_pairs();
-    for event in [
-        PARALLEL_BEGIN,
-        PARALLEL_END,
-        TASK_CREATE,
-        TASK_SCHEDULE,
-        IMPLICIT_TASK,
-    ] {
-        hook(event);
-    }
-    // (Spread's tool keeps nothing in its tool data.)
-    let own = super::tool_initialize(own_lookup, device, std::ptr::null_mut());
-    let program = PROGRAM_TOOL.load(Ordering::Acquire);
-    let mut theirs = 0;
-    if !program.is_null() {
-        // SAFETY: the program's tool result (non-null, returned by its `ompt_start_tool`);
-        // libomp would pass its `tool_data` field the same way.
-        theirs = unsafe {
-            ((*program).initialize)(
-                client_lookup,
-                device,
-                std::ptr::addr_of_mut!((*program).tool_data),
-            )
-        };
-        if theirs == 0 {
-            // A tool that declines is not active: none of its callbacks may be called.
-            PROGRAM_TOOL.store(std::ptr::null_mut(), Ordering::Release);
-            CLIENT.iter().for_each(|c| c.store(0, Ordering::Release));
-            for (event, passed) in (0..).zip(PASSED.iter()) {
-                if passed.swap(0, Ordering::AcqRel) != 0 {
-                    real_set(event, 0);
+    guard("ompt (mux) mux_initialize", || {
+        REAL_LOOKUP.store(lookup as usize, Ordering::Release);
+        let find = |n: &CStr| lookup(n.as_ptr()) as usize;
+        REAL_SET.store(find(c"ompt_set_callback"), Ordering::Release);
+        REAL_GET.store(find(c"ompt_get_callback"), Ordering::Release);
+        REAL_TASK_INFO.store(find(c"ompt_get_task_info"), Ordering::Release);
+        REAL_PARALLEL_INFO.store(find(c"ompt_get_parallel_info"), Ordering::Release);
+        if REAL_SET.load(Ordering::Acquire) == 0 {
+            return 0;
+        }
+        // Every region's and task's word is a pair from its beginning to its end, whoever reads it.
+        use_pairs();
+        for event in [
+            PARALLEL_BEGIN,
+            PARALLEL_END,
+            TASK_CREATE,
+            TASK_SCHEDULE,
+            IMPLICIT_TASK,
+        ] {
+            hook(event);
+        }
+        // (Spread's tool keeps nothing in its tool data.)
+        let own = super::tool_initialize(own_lookup, device, std::ptr::null_mut());
+        let program = PROGRAM_TOOL.load(Ordering::Acquire);
+        let mut theirs = 0;
+        if !program.is_null() {
+            // SAFETY: the program's tool result (non-null, returned by its `ompt_start_tool`);
+            // libomp would pass its `tool_data` field the same way.
+            theirs = unsafe {
+                ((*program).initialize)(
+                    client_lookup,
+                    device,
+                    std::ptr::addr_of_mut!((*program).tool_data),
+                )
+            };
+            if theirs == 0 {
+                // A tool that declines is not active: none of its callbacks may be called.
+                PROGRAM_TOOL.store(std::ptr::null_mut(), Ordering::Release);
+                CLIENT.iter().for_each(|c| c.store(0, Ordering::Release));
+                for (event, passed) in (0..).zip(PASSED.iter()) {
+                    if passed.swap(0, Ordering::AcqRel) != 0 {
+                        real_set(event, 0);
+                    }
                 }
             }
         }
-    }
-    c_int::from(own != 0 || theirs != 0)
+        c_int::from(own != 0 || theirs != 0)
+    })
 }
 
 extern "C" fn mux_finalize(_data: *mut OmptData) {
-    super::tool_finalize(std::ptr::null_mut());
-    let program = PROGRAM_TOOL.swap(std::ptr::null_mut(), Ordering::AcqRel);
-    if !program.is_null() {
-        // SAFETY: the program's active tool, finalized once (it was swapped out above).
-        unsafe { ((*program).finalize)(std::ptr::addr_of_mut!((*program).tool_data)) };
-    }
+    guard("ompt (mux) mux_finalize", || {
+        super::tool_finalize(std::ptr::null_mut());
+        let program = PROGRAM_TOOL.swap(std::ptr::null_mut(), Ordering::AcqRel);
+        if !program.is_null() {
+            // SAFETY: the program's active tool, finalized once (it was swapped out above).
+            unsafe { ((*program).finalize)(std::ptr::addr_of_mut!((*program).tool_data)) };
+        }
+    })
 }
 
 /// Calls `event`'s callback of Spread's tool, then the program's, each as `$ty` with the
@@ -413,15 +426,17 @@ extern "C" fn parallel_begin(
     flags: c_int,
     code: *const c_void,
 ) {
-    begin_pair(parallel, Some(Parked::Parallel));
-    both!(PARALLEL_BEGIN, ParallelBegin, |h| (
-        half(task, h),
-        frame,
-        half(parallel, h),
-        requested,
-        flags,
-        code
-    ));
+    guard("ompt (mux) parallel_begin", || {
+        begin_pair(parallel, Some(Parked::Parallel));
+        both!(PARALLEL_BEGIN, ParallelBegin, |h| (
+            half(task, h),
+            frame,
+            half(parallel, h),
+            requested,
+            flags,
+            code
+        ));
+    })
 }
 
 extern "C" fn parallel_end(
@@ -430,13 +445,15 @@ extern "C" fn parallel_end(
     flags: c_int,
     code: *const c_void,
 ) {
-    both!(PARALLEL_END, ParallelEnd, |h| (
-        half(parallel, h),
-        half(task, h),
-        flags,
-        code
-    ));
-    end_pair(parallel, Some(Parked::Parallel));
+    guard("ompt (mux) parallel_end", || {
+        both!(PARALLEL_END, ParallelEnd, |h| (
+            half(parallel, h),
+            half(task, h),
+            flags,
+            code
+        ));
+        end_pair(parallel, Some(Parked::Parallel));
+    })
 }
 
 extern "C" fn task_create(
@@ -447,26 +464,30 @@ extern "C" fn task_create(
     deps: c_int,
     code: *const c_void,
 ) {
-    begin_pair(new, None);
-    both!(TASK_CREATE, TaskCreate, |h| (
-        half(task, h),
-        frame,
-        half(new, h),
-        flags,
-        deps,
-        code
-    ));
+    guard("ompt (mux) task_create", || {
+        begin_pair(new, None);
+        both!(TASK_CREATE, TaskCreate, |h| (
+            half(task, h),
+            frame,
+            half(new, h),
+            flags,
+            deps,
+            code
+        ));
+    })
 }
 
 extern "C" fn task_schedule(prior: *mut Data, status: c_int, next: *mut Data) {
-    both!(TASK_SCHEDULE, TaskSchedule, |h| (
-        half(prior, h),
-        status,
-        half(next, h)
-    ));
-    if TASK_GONE.contains(&status) {
-        end_pair(prior, None);
-    }
+    guard("ompt (mux) task_schedule", || {
+        both!(TASK_SCHEDULE, TaskSchedule, |h| (
+            half(prior, h),
+            status,
+            half(next, h)
+        ));
+        if TASK_GONE.contains(&status) {
+            end_pair(prior, None);
+        }
+    })
 }
 
 extern "C" fn implicit_task(
@@ -477,25 +498,27 @@ extern "C" fn implicit_task(
     index: c_uint,
     flags: c_int,
 ) {
-    let begin = endpoint == SCOPE_BEGIN;
-    if begin {
-        begin_pair(task, Some(Parked::ImplicitTask));
-        if flags & TASK_INITIAL != 0 {
-            // The initial task's region (or a league's) has no begin event of its own.
-            ensure_pair(parallel);
+    guard("ompt (mux) implicit_task", || {
+        let begin = endpoint == SCOPE_BEGIN;
+        if begin {
+            begin_pair(task, Some(Parked::ImplicitTask));
+            if flags & TASK_INITIAL != 0 {
+                // The initial task's region (or a league's) has no begin event of its own.
+                ensure_pair(parallel);
+            }
         }
-    }
-    both!(IMPLICIT_TASK, ImplicitTask, |h| (
-        endpoint,
-        half(parallel, h),
-        half(task, h),
-        size,
-        index,
-        flags
-    ));
-    if !begin {
-        end_pair(task, Some(Parked::ImplicitTask));
-    }
+        both!(IMPLICIT_TASK, ImplicitTask, |h| (
+            endpoint,
+            half(parallel, h),
+            half(task, h),
+            size,
+            index,
+            flags
+        ));
+        if !begin {
+            end_pair(task, Some(Parked::ImplicitTask));
+        }
+    })
 }
 
 /// The trampolines of the three events of one C type (sync region, its wait, reduction).
@@ -523,14 +546,18 @@ sync_trampoline!(sync_region_wait, SYNC_REGION_WAIT);
 sync_trampoline!(reduction, REDUCTION);
 
 extern "C" fn dependences(task: *mut Data, deps: *const c_void, n: c_int) {
-    both!(DEPENDENCES, Dependences, |h| (half(task, h), deps, n));
+    guard("ompt (mux) dependences", || {
+        both!(DEPENDENCES, Dependences, |h| (half(task, h), deps, n));
+    })
 }
 
 extern "C" fn task_dependence(src: *mut Data, sink: *mut Data) {
-    both!(TASK_DEPENDENCE, TaskDependence, |h| (
-        half(src, h),
-        half(sink, h)
-    ));
+    guard("ompt (mux) task_dependence", || {
+        both!(TASK_DEPENDENCE, TaskDependence, |h| (
+            half(src, h),
+            half(sink, h)
+        ));
+    })
 }
 
 extern "C" fn work(
@@ -541,34 +568,42 @@ extern "C" fn work(
     count: u64,
     code: *const c_void,
 ) {
-    both!(WORK, Work, |h| (
-        kind,
-        endpoint,
-        half(parallel, h),
-        half(task, h),
-        count,
-        code
-    ));
+    guard("ompt (mux) work", || {
+        both!(WORK, Work, |h| (
+            kind,
+            endpoint,
+            half(parallel, h),
+            half(task, h),
+            count,
+            code
+        ));
+    })
 }
 
 extern "C" fn masked(endpoint: c_int, parallel: *mut Data, task: *mut Data, code: *const c_void) {
-    both!(MASKED, Masked, |h| (
-        endpoint,
-        half(parallel, h),
-        half(task, h),
-        code
-    ));
+    guard("ompt (mux) masked", || {
+        both!(MASKED, Masked, |h| (
+            endpoint,
+            half(parallel, h),
+            half(task, h),
+            code
+        ));
+    })
 }
 
 extern "C" fn cancel(task: *mut Data, flags: c_int, code: *const c_void) {
-    both!(CANCEL, Cancel, |h| (half(task, h), flags, code));
+    guard("ompt (mux) cancel", || {
+        both!(CANCEL, Cancel, |h| (half(task, h), flags, code));
+    })
 }
 
 extern "C" fn dispatch(parallel: *mut Data, task: *mut Data, kind: c_int, instance: u64) {
-    both!(DISPATCH, Dispatch, |h| (
-        half(parallel, h),
-        half(task, h),
-        kind,
-        instance
-    ));
+    guard("ompt (mux) dispatch", || {
+        both!(DISPATCH, Dispatch, |h| (
+            half(parallel, h),
+            half(task, h),
+            kind,
+            instance
+        ));
+    })
 }

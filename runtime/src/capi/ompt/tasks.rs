@@ -11,6 +11,7 @@
 use super::{
     barrier_team, GetTaskInfo, GetTaskMemory, OmptData, GET_TASK_INFO, GET_TASK_MEMORY, OWNS_NOWAIT,
 };
+use crate::capi::guard::guard;
 use crate::runtime::nowait::{Dep, Group, Predecessors, TaskFacts};
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_int, c_void};
@@ -176,7 +177,9 @@ pub(super) fn group_of(task: *mut OmptData) -> Option<Arc<Group>> {
 /// allocation; see `TaskRecord::offloading`).
 #[no_mangle]
 pub extern "C" fn __spread_offloading_task() {
-    NEXT_OFFLOADS.with(|n| n.set(true));
+    guard("ompt __spread_offloading_task", || {
+        NEXT_OFFLOADS.with(|n| n.set(true));
+    })
 }
 
 /// Marks the task the calling thread creates next as a `device(any)` instance's with `nowait`
