@@ -6,10 +6,12 @@
 mod any_exports;
 mod call_site;
 mod cu_exports;
+mod device_api;
 mod exports;
 pub(crate) mod guard;
 mod init;
 mod league_exports;
 mod memory;
 pub(crate) mod ompt;
+mod peer_exports;
 mod spread_exports;
