@@ -576,6 +576,177 @@ fn read_sched_profile<F: Fn(&str) -> Option<String>>(
     )
 }
 
+/// `SPREAD_HOST_DEVICES` and `SPREAD_HOST_THREADS`: how many host devices there are and how
+/// many threads a kernel on one may use when it runs alone (0, the fallback of an unset or bad
+/// value, means no limit: `None`).
+fn read_host_size<F: Fn(&str) -> Option<String>>(r: &mut Reader<F>) -> (usize, Option<usize>) {
+    let host_devices = r.number(
+        "SPREAD_HOST_DEVICES",
+        |n: &usize| *n <= MAX_HOST_DEVICES,
+        &format!("a number from 0 to {MAX_HOST_DEVICES}"),
+        4,
+        "using 4",
+    );
+    let host_threads = Some(r.number(
+        "SPREAD_HOST_THREADS",
+        |n: &usize| *n >= 1,
+        "a positive number",
+        0,
+        "ignoring it",
+    ))
+    .filter(|&n| n >= 1);
+    (host_devices, host_threads)
+}
+
+/// `SPREAD_SCHEDULE`: the default schedule, whose message lists every kind so that a typo
+/// shows what was meant.
+fn read_schedule<F: Fn(&str) -> Option<String>>(r: &mut Reader<F>) -> Option<crate::sched::Spec> {
+    r.parsed(
+        "SPREAD_SCHEDULE",
+        |v| {
+            crate::sched::Spec::parse(v).ok_or_else(|| {
+                "not KIND[,CHUNK] with KIND static, dynamic, adaptive or static_opt and CHUNK > 0"
+                    .to_string()
+            })
+        },
+        "using static",
+    )
+}
+
+/// `SPREAD_HOST_DEVICE_THREADS` and `SPREAD_HOST_DEVICE_CORES`: the size of each host device,
+/// one entry per device ([`Config::host_shape`] reads the two together).
+fn read_host_shapes<F: Fn(&str) -> Option<String>>(
+    r: &mut Reader<F>,
+) -> (Vec<usize>, Vec<Vec<usize>>) {
+    // (Set but blank is an error here: a list of no counts.)
+    let host_device_threads = match r.get("SPREAD_HOST_DEVICE_THREADS") {
+        None => Vec::new(),
+        Some(v) => parse_thread_list(&v).unwrap_or_else(|why| {
+            r.warn(format!(
+                "SPREAD_HOST_DEVICE_THREADS={v:?}: {why}; using the default (threads shared among host devices)"
+            ));
+            Vec::new()
+        }),
+    };
+    let host_device_cores = r
+        .parsed(
+            "SPREAD_HOST_DEVICE_CORES",
+            parse_core_lists,
+            "using the default (no pinning)",
+        )
+        .unwrap_or_default();
+    (host_device_threads, host_device_cores)
+}
+
+/// `SPREAD_AUTO` and `SPREAD_AUTO_MIN`: whether and where launches are spread automatically,
+/// and the smallest block worth a launch of its own.
+fn read_auto<F: Fn(&str) -> Option<String>>(r: &mut Reader<F>) -> (Option<Vec<i32>>, u64) {
+    let auto = r
+        .parsed("SPREAD_AUTO", parse_auto, "automatic spreading is off")
+        .flatten();
+    let auto_min = r.number(
+        "SPREAD_AUTO_MIN",
+        |n: &u64| *n > 0,
+        "a positive number of iterations",
+        AUTO_MIN_DEFAULT,
+        &format!("using {AUTO_MIN_DEFAULT}"),
+    );
+    (auto, auto_min)
+}
+
+/// `SPREAD_TRACE`, `LIBOMPTARGET_PROFILE` and `LIBOMPTARGET_PROFILE_GRANULARITY`: the files
+/// written at exit (Spread's trace, libomptarget's time trace) and the time trace's finest
+/// event. Only the granularity is checked here: a path is taken as it is.
+fn read_traces<F: Fn(&str) -> Option<String>>(
+    r: &mut Reader<F>,
+) -> (Option<String>, Option<String>, u64) {
+    let trace = r.get_set("SPREAD_TRACE");
+    let libomptarget_profile = r.get_set("LIBOMPTARGET_PROFILE");
+    let profile_granularity_us = r.number(
+        "LIBOMPTARGET_PROFILE_GRANULARITY",
+        |_: &u64| true,
+        "a number of microseconds",
+        500,
+        "using 500",
+    );
+    (trace, libomptarget_profile, profile_granularity_us)
+}
+
+/// `SPREAD_NOWAIT` and `SPREAD_TEAMS`: where Spread departs from libomp's execution model
+/// (who completes `nowait` constructs, how many teams a host device forms).
+fn read_execution<F: Fn(&str) -> Option<String>>(r: &mut Reader<F>) -> (NowaitMode, bool) {
+    let nowait = r.choice(
+        "SPREAD_NOWAIT",
+        &[
+            ("spread", NowaitMode::Spread),
+            ("libomp", NowaitMode::Libomp),
+        ],
+        "spread or libomp",
+        "using spread",
+    );
+    let exact_teams = r.choice(
+        "SPREAD_TEAMS",
+        &[("libomp", false), ("exact", true)],
+        "libomp or exact",
+        "using libomp",
+    );
+    (nowait, exact_teams)
+}
+
+/// `SPREAD_GUARD` and `SPREAD_STRICT`: the memory checks of host devices. Their tables list
+/// the default first (`choice` falls back to it): guard regions on, strict checks off.
+fn read_checks<F: Fn(&str) -> Option<String>>(r: &mut Reader<F>) -> (bool, bool) {
+    let guard = r.choice(
+        "SPREAD_GUARD",
+        &[
+            ("1", true),
+            ("on", true),
+            ("yes", true),
+            ("true", true),
+            ("0", false),
+            ("off", false),
+            ("no", false),
+            ("false", false),
+        ],
+        "1 or 0",
+        "guard regions stay on",
+    );
+    let strict = r.choice(
+        "SPREAD_STRICT",
+        &[
+            ("0", false),
+            ("off", false),
+            ("no", false),
+            ("false", false),
+            ("1", true),
+            ("on", true),
+            ("yes", true),
+            ("true", true),
+        ],
+        "1 or 0",
+        "strict checks stay off",
+    );
+    (guard, strict)
+}
+
+/// `SPREAD_STREAMS` and `SPREAD_ALLOC_CACHE`: what each device keeps for the constructs that
+/// use it, its queues and its cache of freed memory.
+fn read_queues<F: Fn(&str) -> Option<String>>(r: &mut Reader<F>) -> (usize, Option<usize>) {
+    let streams_per_device = r.number(
+        "SPREAD_STREAMS",
+        |n: &usize| (1..=MAX_STREAMS).contains(n),
+        &format!("a number from 1 to {MAX_STREAMS}"),
+        8,
+        "using 8",
+    );
+    let alloc_cache = r.parsed(
+        "SPREAD_ALLOC_CACHE",
+        |v| parse_bytes(v).ok_or_else(|| "not a size (bytes, or with K, M or G)".to_string()),
+        "using the default",
+    );
+    (streams_per_device, alloc_cache)
+}
+
 impl Config {
     /// Reads the settings through `var` (the process environment in production). A bad value
     /// is reported in [`Config::warnings`] (the variable, the value, what is wrong, what is used
@@ -589,71 +760,17 @@ impl Config {
             fatal: None,
         };
         let r = &mut r;
-        let host_devices = r.number(
-            "SPREAD_HOST_DEVICES",
-            |n: &usize| *n <= MAX_HOST_DEVICES,
-            &format!("a number from 0 to {MAX_HOST_DEVICES}"),
-            4,
-            "using 4",
-        );
-        let host_threads = Some(r.number(
-            "SPREAD_HOST_THREADS",
-            |n: &usize| *n >= 1,
-            "a positive number",
-            0,
-            "ignoring it",
-        ))
-        .filter(|&n| n >= 1);
-        let schedule = r.parsed(
-            "SPREAD_SCHEDULE",
-            |v| {
-                crate::sched::Spec::parse(v).ok_or_else(|| {
-                    "not KIND[,CHUNK] with KIND static, dynamic, adaptive or static_opt and CHUNK > 0"
-                        .to_string()
-                })
-            },
-            "using static",
-        );
+        // One reader per family, in the order the variables have always been read: warnings
+        // come out in that order.
+        let (host_devices, host_threads) = read_host_size(r);
+        let schedule = read_schedule(r);
         let sched_profile = read_sched_profile(r);
-        // (Set but blank is an error here: a list of no counts.)
-        let host_device_threads = match r.get("SPREAD_HOST_DEVICE_THREADS") {
-            None => Vec::new(),
-            Some(v) => parse_thread_list(&v).unwrap_or_else(|why| {
-                r.warn(format!(
-                    "SPREAD_HOST_DEVICE_THREADS={v:?}: {why}; using the default (threads shared among host devices)"
-                ));
-                Vec::new()
-            }),
-        };
-        let host_device_cores = r
-            .parsed(
-                "SPREAD_HOST_DEVICE_CORES",
-                parse_core_lists,
-                "using the default (no pinning)",
-            )
-            .unwrap_or_default();
+        let (host_device_threads, host_device_cores) = read_host_shapes(r);
         let info = read_libomptarget_info(r);
         let items = read_info(r);
-        let auto = r
-            .parsed("SPREAD_AUTO", parse_auto, "automatic spreading is off")
-            .flatten();
-        let auto_min = r.number(
-            "SPREAD_AUTO_MIN",
-            |n: &u64| *n > 0,
-            "a positive number of iterations",
-            AUTO_MIN_DEFAULT,
-            &format!("using {AUTO_MIN_DEFAULT}"),
-        );
+        let (auto, auto_min) = read_auto(r);
         let cu_devices = r.parsed("SPREAD_CU_DEVICES", parse_device_list, "using 0,1,2,...");
-        let trace = r.get_set("SPREAD_TRACE");
-        let libomptarget_profile = r.get_set("LIBOMPTARGET_PROFILE");
-        let profile_granularity_us = r.number(
-            "LIBOMPTARGET_PROFILE_GRANULARITY",
-            |_: &u64| true,
-            "a number of microseconds",
-            500,
-            "using 500",
-        );
+        let (trace, libomptarget_profile, profile_granularity_us) = read_traces(r);
         let devices = read_devices(r);
         let profile = r.choice(
             "SPREAD_PROFILE",
@@ -661,63 +778,9 @@ impl Config {
             "summary (or off)",
             "no profile is printed",
         );
-        let nowait = r.choice(
-            "SPREAD_NOWAIT",
-            &[
-                ("spread", NowaitMode::Spread),
-                ("libomp", NowaitMode::Libomp),
-            ],
-            "spread or libomp",
-            "using spread",
-        );
-        let exact_teams = r.choice(
-            "SPREAD_TEAMS",
-            &[("libomp", false), ("exact", true)],
-            "libomp or exact",
-            "using libomp",
-        );
-        let guard = r.choice(
-            "SPREAD_GUARD",
-            &[
-                ("1", true),
-                ("on", true),
-                ("yes", true),
-                ("true", true),
-                ("0", false),
-                ("off", false),
-                ("no", false),
-                ("false", false),
-            ],
-            "1 or 0",
-            "guard regions stay on",
-        );
-        let strict = r.choice(
-            "SPREAD_STRICT",
-            &[
-                ("0", false),
-                ("off", false),
-                ("no", false),
-                ("false", false),
-                ("1", true),
-                ("on", true),
-                ("yes", true),
-                ("true", true),
-            ],
-            "1 or 0",
-            "strict checks stay off",
-        );
-        let streams_per_device = r.number(
-            "SPREAD_STREAMS",
-            |n: &usize| (1..=MAX_STREAMS).contains(n),
-            &format!("a number from 1 to {MAX_STREAMS}"),
-            8,
-            "using 8",
-        );
-        let alloc_cache = r.parsed(
-            "SPREAD_ALLOC_CACHE",
-            |v| parse_bytes(v).ok_or_else(|| "not a size (bytes, or with K, M or G)".to_string()),
-            "using the default",
-        );
+        let (nowait, exact_teams) = read_execution(r);
+        let (guard, strict) = read_checks(r);
+        let (streams_per_device, alloc_cache) = read_queues(r);
         let gpu = read_gpu(r);
         let remote = read_remote(r);
         let sharing = sharing::Settings::from_lookup(&r.var, &mut r.warnings);

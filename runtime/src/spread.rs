@@ -462,119 +462,17 @@ impl Region {
         devices: Vec<i32>,
         chunk: i64,
     ) -> Result<Region> {
-        let n = rt.num_devices();
-        let host = rt.initial_device() as i32;
-        for &d in &devices {
-            if d < 0 || d as usize > n {
-                return Err(Error::new(
-                    ErrorKind::BadDevice,
-                    format!(
-                        "device {d} in the devices clause of the {} at {} does not exist (the runtime has {n} devices; the host is omp_get_initial_device() = {n})",
-                        construct.name(),
-                        construct.at()
-                    ),
-                ));
-            }
-        }
-        if chunk < 0 {
-            return Err(Error::new(
-                ErrorKind::Mapping,
-                format!(
-                    "chunk size {chunk} of the {} at {} is negative",
-                    construct.name(),
-                    construct.at()
-                ),
-            ));
-        }
-        let spec = match Spec::resolve(construct.schedule, chunk, rt.config.schedule) {
-            // Data constructs always deal statically (seed 000: their chunks must meet the
-            // compute chunks' devices).
-            Ok(_) if construct.has_range_clause() => Spec {
-                kind: Kind::Static,
-                chunk,
-            },
-            Ok(spec) => spec,
-            Err(code) => {
-                return Err(Error::new(
-                    ErrorKind::Invalid,
-                    format!(
-                        "unknown schedule code {code} for the {} at {} (the program and libspread_rt.so disagree on spread.h)",
-                        construct.name(),
-                        construct.at()
-                    ),
-                ))
-            }
-        };
-        if ub < lb && construct.has_range_clause() {
-            return Err(negative_range(&construct, i128::from(ub) - i128::from(lb)));
-        }
-        if ub > lb && ub.abs_diff(lb) > i64::MAX as u64 {
-            return Err(Error::new(
-                ErrorKind::Invalid,
-                format!(
-                    "the range [{lb},{ub}) of the {} at {} has more iterations than an int64_t counts (omp_spread_size)",
-                    construct.name(),
-                    construct.at()
-                ),
-            ));
-        }
-        let mut list: Vec<i32> = if rt.policy() == Policy::Disabled || n == 0 {
-            // Offloading is disabled (or there is no device): every chunk runs on the host.
-            vec![host]
-        } else if devices.is_empty() {
-            (0..n as i32).collect()
-        } else {
-            devices
-        };
-        if spec.kind != Kind::Static {
-            // A device listed twice is one resource to a policy that measures or waits.
-            let mut seen = Vec::with_capacity(list.len());
-            list.retain(|d| {
-                let first = !seen.contains(d);
-                seen.push(*d);
-                first
-            });
-        }
+        let spec = Self::checked_spec(rt, &construct, lb, ub, &devices, chunk)?;
+        let list = Self::device_list(rt, devices, spec);
         let current = Chunk {
             lo: lb,
             hi: ub.max(lb),
             device: list[0],
         };
         let observed = construct.flags & FLAG_NOWAIT == 0;
-        let dealer = if spec.kind == Kind::Static && spec.chunk <= 0 && list.len() == 1 {
-            // One device, one block: the range is one chunk (see `Dealer::Whole`).
-            Dealer::Whole((ub > lb).then_some(Unit {
-                lo: lb,
-                hi: ub,
-                resource: 0,
-            }))
-        } else {
-            Dealer::Sched(Arc::new(Self::make_scheduler(
-                rt,
-                &construct,
-                spec,
-                (lb, ub),
-                &list,
-                observed,
-            )))
-        };
-        // A compute construct that deals chunks to several devices at once: their host
-        // devices share the cores from the first kernel on (`Device::expect_kernels`), instead
-        // of the first chunk's kernel forking a team over every core and time-slicing with the
-        // next ones (bench/spread/scaling's default-threads row: 0.93x one device before).
-        // (With offloading disabled the list is the host alone.)
+        let dealer = Self::make_dealer(rt, &construct, spec, (lb, ub), &list, observed);
         if !construct.has_range_clause() {
-            let mut distinct = list.clone();
-            distinct.sort_unstable();
-            distinct.dedup();
-            let iterations = ub.saturating_sub(lb).max(0) as u64;
-            if distinct.len() > 1 && iterations >= distinct.len() as u64 {
-                for &d in &distinct {
-                    if let Ok(slot) = rt.device(i64::from(d)) {
-                        slot.dev.expect_kernels();
-                    }
-                }
-            }
+            Self::share_cores(rt, (lb, ub), &list);
         }
         let track = observed && dealer.needs_completions();
         let inline_ops = observed && list.iter().all(|&d| d == list[0]);
@@ -620,6 +518,154 @@ impl Region {
             site,
             timed,
         })
+    }
+
+    /// Checks the construct's clauses, in the order their errors have always been reported
+    /// (devices, chunk size, schedule, range), and resolves its schedule: a construct that
+    /// fails here has changed nothing yet.
+    #[inline]
+    fn checked_spec(
+        rt: &Runtime,
+        construct: &Construct,
+        lb: i64,
+        ub: i64,
+        devices: &[i32],
+        chunk: i64,
+    ) -> Result<Spec> {
+        let n = rt.num_devices();
+        for &d in devices {
+            if d < 0 || d as usize > n {
+                return Err(Error::new(
+                    ErrorKind::BadDevice,
+                    format!(
+                        "device {d} in the devices clause of the {} at {} does not exist (the runtime has {n} devices; the host is omp_get_initial_device() = {n})",
+                        construct.name(),
+                        construct.at()
+                    ),
+                ));
+            }
+        }
+        if chunk < 0 {
+            return Err(Error::new(
+                ErrorKind::Mapping,
+                format!(
+                    "chunk size {chunk} of the {} at {} is negative",
+                    construct.name(),
+                    construct.at()
+                ),
+            ));
+        }
+        let spec = match Spec::resolve(construct.schedule, chunk, rt.config.schedule) {
+            // Data constructs always deal statically (seed 000: their chunks must meet the
+            // compute chunks' devices).
+            Ok(_) if construct.has_range_clause() => Spec {
+                kind: Kind::Static,
+                chunk,
+            },
+            Ok(spec) => spec,
+            Err(code) => {
+                return Err(Error::new(
+                    ErrorKind::Invalid,
+                    format!(
+                        "unknown schedule code {code} for the {} at {} (the program and libspread_rt.so disagree on spread.h)",
+                        construct.name(),
+                        construct.at()
+                    ),
+                ))
+            }
+        };
+        if ub < lb && construct.has_range_clause() {
+            return Err(negative_range(construct, i128::from(ub) - i128::from(lb)));
+        }
+        if ub > lb && ub.abs_diff(lb) > i64::MAX as u64 {
+            return Err(Error::new(
+                ErrorKind::Invalid,
+                format!(
+                    "the range [{lb},{ub}) of the {} at {} has more iterations than an int64_t counts (omp_spread_size)",
+                    construct.name(),
+                    construct.at()
+                ),
+            ));
+        }
+        Ok(spec)
+    }
+
+    /// The devices the chunks go to, in dealing order: the `devices` clause's (every device
+    /// when it is empty, the host alone when offloading is off), without repeats for the
+    /// policies that measure or wait (a static schedule deals by position in the list, a
+    /// device listed twice getting two shares).
+    #[inline]
+    fn device_list(rt: &Runtime, devices: Vec<i32>, spec: Spec) -> Vec<i32> {
+        let n = rt.num_devices();
+        let mut list: Vec<i32> = if rt.policy() == Policy::Disabled || n == 0 {
+            // Offloading is disabled (or there is no device): every chunk runs on the host.
+            vec![rt.initial_device() as i32]
+        } else if devices.is_empty() {
+            (0..n as i32).collect()
+        } else {
+            devices
+        };
+        if spec.kind != Kind::Static {
+            // A device listed twice is one resource to a policy that measures or waits.
+            let mut seen = Vec::with_capacity(list.len());
+            list.retain(|d| {
+                let first = !seen.contains(d);
+                seen.push(*d);
+                first
+            });
+        }
+        list
+    }
+
+    /// Who deals the chunks: no scheduler at all for the common one-device, one-block
+    /// construct (it then costs about what a `target` construct does), the policy's scheduler
+    /// otherwise.
+    #[inline]
+    fn make_dealer(
+        rt: &Runtime,
+        construct: &Construct,
+        spec: Spec,
+        (lb, ub): (i64, i64),
+        list: &[i32],
+        observed: bool,
+    ) -> Dealer {
+        if spec.kind == Kind::Static && spec.chunk <= 0 && list.len() == 1 {
+            // One device, one block: the range is one chunk (see `Dealer::Whole`).
+            Dealer::Whole((ub > lb).then_some(Unit {
+                lo: lb,
+                hi: ub,
+                resource: 0,
+            }))
+        } else {
+            Dealer::Sched(Arc::new(Self::make_scheduler(
+                rt,
+                construct,
+                spec,
+                (lb, ub),
+                list,
+                observed,
+            )))
+        }
+    }
+
+    /// For a compute construct that deals chunks to several devices at once: their host
+    /// devices share the cores from the first kernel on (`Device::expect_kernels`), instead
+    /// of the first chunk's kernel forking a team over every core and time-slicing with the
+    /// next ones (bench/spread/scaling's default-threads row: 0.93x one device before).
+    /// (With offloading disabled the list is the host alone.)
+    #[inline]
+    fn share_cores(rt: &Runtime, (lb, ub): (i64, i64), list: &[i32]) {
+        let mut distinct = list.to_vec();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let iterations = ub.saturating_sub(lb).max(0) as u64;
+        if distinct.len() > 1 && iterations >= distinct.len() as u64 {
+            for &d in &distinct {
+                if let Ok(slot) = rt.device(i64::from(d)) {
+                    slot.dev.expect_kernels();
+                }
+            }
+        }
     }
 
     /// The scheduler of a region over `list` by `spec`; `observed`: the region waits for its

@@ -496,6 +496,257 @@ pub struct Section {
     pub writes: bool,
 }
 
+/// The map entry of each kernel argument: kernel argument k is the k-th `TARGET_PARAM` entry.
+/// Refuses the entry kinds a block cannot take a section of (struct members, pointers to
+/// attach, strided maps) before any argument is looked at, wherever they are in the list.
+fn param_entries(entries: &[Entry]) -> Result<Vec<usize>, Refusal> {
+    let mut param_entry = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        if e.types & (bits::MEMBER_OF | bits::PTR_AND_OBJ) != 0 {
+            return refuse(format!(
+                "map entry {i} is a struct member or pointer-and-object map"
+            ));
+        }
+        if e.types & bits::NON_CONTIG != 0 {
+            return refuse(format!("map entry {i} is non-contiguous"));
+        }
+        if e.types & bits::TARGET_PARAM != 0 {
+            param_entry.push(i);
+        }
+    }
+    Ok(param_entry)
+}
+
+/// How kernel argument `k` is cut, from what the descriptor says the kernel does with it:
+/// kept as it is (a device pointer, a private copy), a reduction's partial, replicated
+/// (untouched, or read where the analysis cannot follow), or cut into affine sections.
+fn cut_argument(
+    info: &KernelInfo,
+    entries: &[Entry],
+    param_entry: &[usize],
+    k: usize,
+    tripcount: u64,
+) -> Result<Cut, Refusal> {
+    let i = param_entry[k];
+    let e = entries[i];
+    let mine: Vec<&Access> = info
+        .accesses
+        .iter()
+        .filter(|a| a.param as usize == k)
+        .collect();
+    if e.types & bits::LITERAL != 0 {
+        if !mine.is_empty() {
+            return refuse_arg(
+                k,
+                i,
+                format!(
+                    "argument {k} is a device pointer (is_device_ptr): valid on one device only"
+                ),
+            );
+        }
+        return Ok(Cut::Keep);
+    }
+    if e.types & bits::PRIVATE != 0 {
+        return Ok(Cut::Keep);
+    }
+    if e.size <= 0 {
+        return refuse_arg(
+            k,
+            i,
+            format!("argument {k} is a zero-length map (the data is not mapped by this construct)"),
+        );
+    }
+    let reduced = |a: &&&Access| matches!(a.mode, Mode::Reduce | Mode::ReduceElements);
+    if let Some(r) = mine.iter().find(reduced) {
+        return reduction_cut(k, i, e, &mine, r);
+    }
+    if mine.iter().any(|a| a.mode == Mode::Whole) {
+        if mine.iter().any(|a| a.mode.writes()) {
+            return refuse_arg(
+                k,
+                i,
+                format!("argument {k} is written and read at addresses the analysis cannot follow"),
+            );
+        }
+        return Ok(Cut::Replicate);
+    }
+    if mine.is_empty() {
+        return Ok(Cut::Replicate);
+    }
+    affine_cut(entries, param_entry, k, &mine, tripcount)
+}
+
+/// The cut of argument `k` (map entry `i`) whose access `r` is a reduction or atomic updates:
+/// each block gets a partial of its own, so the argument must be that variable (or array)
+/// whole and touched in no other way.
+fn reduction_cut(
+    k: usize,
+    i: usize,
+    e: Entry,
+    mine: &[&Access],
+    r: &Access,
+) -> Result<Cut, Refusal> {
+    let elements = r.mode == Mode::ReduceElements;
+    if mine.len() != 1 {
+        let what = if elements {
+            "is updated atomically"
+        } else {
+            "is a reduction variable"
+        };
+        return refuse_arg(
+            k,
+            i,
+            format!("argument {k} {what} also accessed in the loop"),
+        );
+    }
+    let fits = if elements {
+        r.width > 0 && e.size % r.width == 0
+    } else {
+        e.size == r.width
+    };
+    if !fits || e.base != e.begin {
+        let why = if elements {
+            format!(
+                "argument {k}: atomic updates of {}-byte elements of a {}-byte mapped section that does not start at the array",
+                r.width, e.size
+            )
+        } else {
+            format!(
+                "argument {k}: a reduction over {} bytes of a {}-byte variable (array reductions are not spread)",
+                e.size, r.width
+            )
+        };
+        return refuse_arg(k, i, why);
+    }
+    Ok(Cut::Reduce {
+        op: r.c0 as i32,
+        ty: r.c1 as i32,
+    })
+}
+
+/// The cut of argument `k` whose accesses `mine` are all affine: their forms, once every
+/// block's hull is known to stay inside the mapped section (checked for the whole range,
+/// which holds each block's) and, where the kernel writes, blocks cannot write back each
+/// other's bytes.
+fn affine_cut(
+    entries: &[Entry],
+    param_entry: &[usize],
+    k: usize,
+    mine: &[&Access],
+    tripcount: u64,
+) -> Result<Cut, Refusal> {
+    let i = param_entry[k];
+    let e = entries[i];
+    // A by-value argument's value, as the descriptor's expressions name it.
+    let value = |x: Expr| -> Option<i128> {
+        let Some(s) = x.sym else {
+            return Some(i128::from(x.c));
+        };
+        let raw = entries[*param_entry.get(s.param as usize)?].base as u64;
+        let v = if s.bits == 32 {
+            i128::from(raw as u32 as i32)
+        } else {
+            i128::from(raw as i64)
+        };
+        Some(i128::from(x.c).saturating_add(v.saturating_mul(i128::from(s.coeff))))
+    };
+    let mut forms = Vec::new();
+    for a in mine {
+        let Some(form) = Form::of(a, value) else {
+            return refuse_arg(
+                k,
+                i,
+                format!("argument {k}'s offset names a missing argument"),
+            );
+        };
+        if form.m < 0 || (form.m == 0 && a.div != Expr::default()) {
+            return refuse_arg(
+                k,
+                i,
+                format!(
+                    "argument {k}: the collapsed loop's inner iteration count is {}",
+                    form.m
+                ),
+            );
+        }
+        forms.push(form);
+    }
+    let writes = mine.iter().any(|a| a.mode.writes());
+    refuse_outside(k, i, e, mine, &forms, tripcount)?;
+    if writes && !blocks_disjoint(&forms, tripcount as i128) {
+        return refuse_arg(k, i, format!(
+            "argument {k}: the bytes one iteration writes back may overlap another's (different strides or directions, or a span wider than the stride)"
+        ));
+    }
+    Ok(Cut::Affine { forms, writes })
+}
+
+/// Refuses argument `k` when the loop's accesses (`forms`, one per access of `mine`) leave
+/// its mapped section over the whole range, saying whether only reads leave it: that points
+/// at a condition the analysis did not see rather than at a wrong map.
+fn refuse_outside(
+    k: usize,
+    i: usize,
+    e: Entry,
+    mine: &[&Access],
+    forms: &[Form],
+    tripcount: u64,
+) -> Result<(), Refusal> {
+    // Whole range inside the mapping: every block's hull is then inside too.
+    let (mlo, mhi) = (e.begin as i128, e.begin as i128 + i128::from(e.size));
+    let whole = hull(forms, 0, tripcount as i128, e.base);
+    let Some((lo, hi)) = whole.filter(|&(lo, hi)| lo < mlo || hi > mhi) else {
+        return Ok(());
+    };
+    // Where only reads leave the section, the likeliest cause is a read under a
+    // condition the analysis does not see (a halo read guarded at the edges,
+    // `i > 0 ? u[i - 1] : 0`, in a form the pass does not follow).
+    let written: Vec<Form> = mine
+        .iter()
+        .zip(forms)
+        .filter(|(a, _)| a.mode.writes())
+        .map(|(_, f)| *f)
+        .collect();
+    let reads_only = hull(&written, 0, tripcount as i128, e.base)
+        .is_none_or(|(wlo, whi)| wlo >= mlo && whi <= mhi);
+    let cause = if reads_only {
+        "only reads leave it: a read under a condition the analysis cannot follow, such as a guarded halo read `i > 0 ? u[i - 1] : 0` whose condition is not a comparison of the loop's variables, counts for every iteration; map the halo too, or spread the loop by hand"
+    } else {
+        "the tripcount does not match the loop, or the map is too small"
+    };
+    refuse_arg(
+        k,
+        i,
+        format!(
+        "argument {k}: the loop touches bytes [{}, {}) of a mapped section of {} bytes ({cause})",
+        lo - mlo,
+        hi - mlo,
+        e.size
+    ),
+    )
+}
+
+/// Refuses a launch where two mapped sections that are cut or copied share host bytes: one
+/// object on one device, they would be two copies on several.
+fn refuse_shared_bytes(entries: &[Entry], cuts: &[Cut]) -> Result<(), Refusal> {
+    let mut ranges: Vec<(usize, usize, usize)> = entries
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| cuts[*i] != Cut::Keep)
+        .map(|(i, e)| (e.begin, e.begin.saturating_add(e.size as usize), i))
+        .collect();
+    ranges.sort_unstable();
+    for w in ranges.windows(2) {
+        if w[1].0 < w[0].1 {
+            return refuse(format!(
+                "map entries {} and {} overlap in host memory",
+                w[0].2, w[1].2
+            ));
+        }
+    }
+    Ok(())
+}
+
 impl Plan {
     /// Decides, for the whole iteration space `[0, tripcount)`, how each entry is cut; refuses
     /// when a block's sections could leave the mapped ones or two blocks could write back
@@ -509,196 +760,12 @@ impl Plan {
                 "tripcount {tripcount} is not a loop's (an empty loop at -O0?)"
             ));
         }
-        // Kernel argument k is the k-th TARGET_PARAM entry.
-        let mut param_entry = Vec::new();
-        for (i, e) in entries.iter().enumerate() {
-            if e.types & (bits::MEMBER_OF | bits::PTR_AND_OBJ) != 0 {
-                return refuse(format!(
-                    "map entry {i} is a struct member or pointer-and-object map"
-                ));
-            }
-            if e.types & bits::NON_CONTIG != 0 {
-                return refuse(format!("map entry {i} is non-contiguous"));
-            }
-            if e.types & bits::TARGET_PARAM != 0 {
-                param_entry.push(i);
-            }
-        }
+        let param_entry = param_entries(entries)?;
         let mut cuts: Vec<Cut> = entries.iter().map(|_| Cut::Keep).collect();
         for (k, &i) in param_entry.iter().enumerate() {
-            let e = entries[i];
-            let mine: Vec<&Access> = info
-                .accesses
-                .iter()
-                .filter(|a| a.param as usize == k)
-                .collect();
-            if e.types & bits::LITERAL != 0 {
-                if !mine.is_empty() {
-                    return refuse_arg(
-                        k,
-                        i,
-                        format!(
-                        "argument {k} is a device pointer (is_device_ptr): valid on one device only"
-                    ),
-                    );
-                }
-                continue;
-            }
-            if e.types & bits::PRIVATE != 0 {
-                continue;
-            }
-            if e.size <= 0 {
-                return refuse_arg(
-                    k,
-                    i,
-                    format!(
-                    "argument {k} is a zero-length map (the data is not mapped by this construct)"
-                ),
-                );
-            }
-            let reduced = |a: &&&Access| matches!(a.mode, Mode::Reduce | Mode::ReduceElements);
-            if let Some(r) = mine.iter().find(reduced) {
-                let elements = r.mode == Mode::ReduceElements;
-                if mine.len() != 1 {
-                    let what = if elements {
-                        "is updated atomically"
-                    } else {
-                        "is a reduction variable"
-                    };
-                    return refuse_arg(
-                        k,
-                        i,
-                        format!("argument {k} {what} also accessed in the loop"),
-                    );
-                }
-                let fits = if elements {
-                    r.width > 0 && e.size % r.width == 0
-                } else {
-                    e.size == r.width
-                };
-                if !fits || e.base != e.begin {
-                    let why = if elements {
-                        format!(
-                            "argument {k}: atomic updates of {}-byte elements of a {}-byte mapped section that does not start at the array",
-                            r.width, e.size
-                        )
-                    } else {
-                        format!(
-                            "argument {k}: a reduction over {} bytes of a {}-byte variable (array reductions are not spread)",
-                            e.size, r.width
-                        )
-                    };
-                    return refuse_arg(k, i, why);
-                }
-                cuts[i] = Cut::Reduce {
-                    op: r.c0 as i32,
-                    ty: r.c1 as i32,
-                };
-                continue;
-            }
-            if mine.iter().any(|a| a.mode == Mode::Whole) {
-                if mine.iter().any(|a| a.mode.writes()) {
-                    return refuse_arg(
-                        k,
-                        i,
-                        format!(
-                        "argument {k} is written and read at addresses the analysis cannot follow"
-                    ),
-                    );
-                }
-                cuts[i] = Cut::Replicate;
-                continue;
-            }
-            if mine.is_empty() {
-                cuts[i] = Cut::Replicate;
-                continue;
-            }
-            // A by-value argument's value, as the descriptor's expressions name it.
-            let value = |x: Expr| -> Option<i128> {
-                let Some(s) = x.sym else {
-                    return Some(i128::from(x.c));
-                };
-                let raw = entries[*param_entry.get(s.param as usize)?].base as u64;
-                let v = if s.bits == 32 {
-                    i128::from(raw as u32 as i32)
-                } else {
-                    i128::from(raw as i64)
-                };
-                Some(i128::from(x.c).saturating_add(v.saturating_mul(i128::from(s.coeff))))
-            };
-            let mut forms = Vec::new();
-            for a in &mine {
-                let Some(form) = Form::of(a, value) else {
-                    return refuse_arg(
-                        k,
-                        i,
-                        format!("argument {k}'s offset names a missing argument"),
-                    );
-                };
-                if form.m < 0 || (form.m == 0 && a.div != Expr::default()) {
-                    return refuse_arg(
-                        k,
-                        i,
-                        format!(
-                            "argument {k}: the collapsed loop's inner iteration count is {}",
-                            form.m
-                        ),
-                    );
-                }
-                forms.push(form);
-            }
-            let writes = mine.iter().any(|a| a.mode.writes());
-            // Whole range inside the mapping: every block's hull is then inside too.
-            let (mlo, mhi) = (e.begin as i128, e.begin as i128 + i128::from(e.size));
-            let whole = hull(&forms, 0, tripcount as i128, e.base);
-            if let Some((lo, hi)) = whole.filter(|&(lo, hi)| lo < mlo || hi > mhi) {
-                // Where only reads leave the section, the likeliest cause is a read under a
-                // condition the analysis does not see (a halo read guarded at the edges,
-                // `i > 0 ? u[i - 1] : 0`, in a form the pass does not follow).
-                let written: Vec<Form> = mine
-                    .iter()
-                    .zip(&forms)
-                    .filter(|(a, _)| a.mode.writes())
-                    .map(|(_, f)| *f)
-                    .collect();
-                let reads_only = hull(&written, 0, tripcount as i128, e.base)
-                    .is_none_or(|(wlo, whi)| wlo >= mlo && whi <= mhi);
-                let cause = if reads_only {
-                    "only reads leave it: a read under a condition the analysis cannot follow, such as a guarded halo read `i > 0 ? u[i - 1] : 0` whose condition is not a comparison of the loop's variables, counts for every iteration; map the halo too, or spread the loop by hand"
-                } else {
-                    "the tripcount does not match the loop, or the map is too small"
-                };
-                return refuse_arg(k, i, format!(
-                    "argument {k}: the loop touches bytes [{}, {}) of a mapped section of {} bytes ({cause})",
-                    lo - mlo,
-                    hi - mlo,
-                    e.size
-                ));
-            }
-            if writes && !blocks_disjoint(&forms, tripcount as i128) {
-                return refuse_arg(k, i, format!(
-                    "argument {k}: the bytes one iteration writes back may overlap another's (different strides or directions, or a span wider than the stride)"
-                ));
-            }
-            cuts[i] = Cut::Affine { forms, writes };
+            cuts[i] = cut_argument(info, entries, &param_entry, k, tripcount)?;
         }
-        // Two mapped sections sharing host bytes would be one object on one device but two
-        // copies on several: refuse.
-        let mut ranges: Vec<(usize, usize, usize)> = entries
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| cuts[*i] != Cut::Keep)
-            .map(|(i, e)| (e.begin, e.begin.saturating_add(e.size as usize), i))
-            .collect();
-        ranges.sort_unstable();
-        for w in ranges.windows(2) {
-            if w[1].0 < w[0].1 {
-                return refuse(format!(
-                    "map entries {} and {} overlap in host memory",
-                    w[0].2, w[1].2
-                ));
-            }
-        }
+        refuse_shared_bytes(entries, &cuts)?;
         Ok(Plan {
             entries: entries.to_vec(),
             cuts,

@@ -557,7 +557,25 @@ fn get_request(r: &mut Reader<'_>) -> Decoded<Request> {
     })
 }
 
+/// Encodes one device of a worker's `Hello`: what the head needs to number and describe it.
+fn put_device(w: &mut Writer, d: &DeviceDesc) {
+    w.u8(d.kind);
+    w.str(&d.name);
+    w.u64(d.memory_bytes);
+    w.u32(d.compute_units);
+    w.u8(u8::from(d.accepts_host));
+    w.u64(d.accepts_sm as u64);
+    w.u64((d.accepts_sm >> 64) as u64);
+    w.u32(d.details.len() as u32);
+    for (k, v) in &d.details {
+        w.str(k);
+        w.str(v);
+    }
+}
+
 impl Msg {
+    /// Encodes the message: its code, then its fields in the order [`Msg::get`] reads them.
+    /// The commands that carry most of a run's traffic are encoded by their family's helper.
     fn put(&self, w: &mut Writer) {
         match self {
             Msg::Hello { host, pid, devices } => {
@@ -566,18 +584,7 @@ impl Msg {
                 w.u32(*pid);
                 w.u32(devices.len() as u32);
                 for d in devices {
-                    w.u8(d.kind);
-                    w.str(&d.name);
-                    w.u64(d.memory_bytes);
-                    w.u32(d.compute_units);
-                    w.u8(u8::from(d.accepts_host));
-                    w.u64(d.accepts_sm as u64);
-                    w.u64((d.accepts_sm >> 64) as u64);
-                    w.u32(d.details.len() as u32);
-                    for (k, v) in &d.details {
-                        w.str(k);
-                        w.str(v);
-                    }
+                    put_device(w, d);
                 }
             }
             Msg::Request { req, body } => {
@@ -599,6 +606,53 @@ impl Msg {
                 w.u8(error_kind_code(*kind));
                 w.str(message);
             }
+            Msg::CopyTo { .. }
+            | Msg::CopyFrom { .. }
+            | Msg::Data { .. }
+            | Msg::CopyWithin { .. }
+            | Msg::Fill { .. }
+            | Msg::Launch { .. } => self.put_device_work(w),
+            Msg::Record { dev, stream, event } => {
+                w.u8(10);
+                w.u16(*dev);
+                w.u32(*stream);
+                w.u64(*event);
+            }
+            Msg::WaitEvent { dev, stream, event } => {
+                w.u8(11);
+                w.u16(*dev);
+                w.u32(*stream);
+                w.u64(*event);
+            }
+            Msg::Notify { event, rank } => {
+                w.u8(12);
+                w.u64(*event);
+                w.u32(*rank);
+            }
+            Msg::Fired { event, time } => {
+                w.u8(13);
+                w.u64(*event);
+                w.u64(*time);
+            }
+            Msg::PeerSend { .. } | Msg::PeerData { .. } | Msg::PeerAck { .. } => self.put_peer(w),
+            Msg::Heartbeat => w.u8(17),
+            Msg::Forget { event } => {
+                w.u8(19);
+                w.u64(*event);
+            }
+            Msg::Welcome { first_device } => {
+                w.u8(20);
+                w.u64(*first_device);
+            }
+        }
+    }
+
+    /// Encodes a copy, a fill or a launch on a device's stream (and a copy's bytes coming back,
+    /// `Data`): the messages a construct sends most, kept apart from the session's. Only
+    /// [`Msg::put`] calls it, with one of these.
+    #[inline]
+    fn put_device_work(&self, w: &mut Writer) {
+        match self {
             Msg::CopyTo {
                 dev,
                 stream,
@@ -675,28 +729,15 @@ impl Msg {
                 }
                 put_cfg(w, cfg);
             }
-            Msg::Record { dev, stream, event } => {
-                w.u8(10);
-                w.u16(*dev);
-                w.u32(*stream);
-                w.u64(*event);
-            }
-            Msg::WaitEvent { dev, stream, event } => {
-                w.u8(11);
-                w.u16(*dev);
-                w.u32(*stream);
-                w.u64(*event);
-            }
-            Msg::Notify { event, rank } => {
-                w.u8(12);
-                w.u64(*event);
-                w.u32(*rank);
-            }
-            Msg::Fired { event, time } => {
-                w.u8(13);
-                w.u64(*event);
-                w.u64(*time);
-            }
+            _ => unreachable!("put_device_work encodes device work only"),
+        }
+    }
+
+    /// Encodes a worker-to-worker transfer's messages: the head's order to send, the bytes and
+    /// their acknowledgement. Only [`Msg::put`] calls it, with one of these.
+    #[inline]
+    fn put_peer(&self, w: &mut Writer) {
+        match self {
             Msg::PeerSend {
                 dev,
                 stream,
@@ -733,15 +774,7 @@ impl Msg {
                 w.u8(16);
                 w.u64(*tag);
             }
-            Msg::Heartbeat => w.u8(17),
-            Msg::Forget { event } => {
-                w.u8(19);
-                w.u64(*event);
-            }
-            Msg::Welcome { first_device } => {
-                w.u8(20);
-                w.u64(*first_device);
-            }
+            _ => unreachable!("put_peer encodes peer transfers only"),
         }
     }
 

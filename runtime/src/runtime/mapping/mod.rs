@@ -394,6 +394,21 @@ fn retire_released_overlaps(
     }
 }
 
+/// The host section one map entry names, as [`get_target_pointer`]'s cases read it.
+#[derive(Clone, Copy)]
+struct HostSection {
+    begin: usize,
+    base: usize,
+    /// Bytes before `begin` a struct's device copy keeps to stay aligned as the host's.
+    padding: usize,
+    size: usize,
+    name: usize,
+    ty: i64,
+}
+
+/// libomptarget's `getTargetPointer`: the device address of `[begin, begin + size)`, from the
+/// entry that maps it, the host memory itself or a new entry, with the copy to the device its
+/// map type asks for.
 #[allow(clippy::too_many_arguments)]
 fn get_target_pointer(
     cx: &mut Ctx<'_>,
@@ -407,139 +422,33 @@ fn get_target_pointer(
     update_ref: bool,
     undo: &mut Undos,
 ) -> Result<Target> {
+    let s = HostSection {
+        begin,
+        base,
+        padding,
+        size,
+        name,
+        ty,
+    };
     let implicit = ty & map::IMPLICIT != 0;
-    let hold = ty & map::OMPX_HOLD != 0;
     let l = retire_released_overlaps(cx, table, begin, size)?;
-    let mut t = Target::default();
-    if let Some(key) = l
-        .entry
-        .filter(|_| l.contained || ((l.extends_before || l.extends_after) && implicit))
-    {
-        wait_filling(cx, table, key)?;
-        let Some(e) = table.get_mut(key) else {
-            return Err(Error::new(
-                ErrorKind::Mapping,
-                "mapping table lost an entry",
-            ));
-        };
-        // An entry whose last reference was released by a construct still finishing (its
-        // removal waits for that construct's copies) is mapped anew: its data is copied again.
-        let revived = e.total_refs() == 0;
-        let action = if update_ref {
-            e.inc_refs(hold);
-            undo.push(Undo::Counted { key, hold });
-            " (incremented)"
-        } else {
-            // A member of a struct allocated by its parent entry in this very construct: still
-            // new, so its TO data must be copied.
-            t.is_new = e.total_refs() == 1;
-            " (update suppressed)"
-        };
-        t.addr = e.target_of(begin);
-        t.entry = Some(key);
-        t.is_new |= revived;
-        crate::info!(
-            bits::MAPPING_EXISTS,
-            cx.id(),
-            "Mapping exists{} with HstPtrBegin={}, TgtPtrBegin={}, Size={}, DynRefCount={}, HoldRefCount={}, Name={}",
-            if implicit { " (implicit)" } else { "" },
-            info::ptr(begin),
-            info::ptr(t.addr),
-            size,
-            refs_str(e.dyn_refs, if hold { "" } else { action }),
-            refs_str(e.hold_refs, if hold { action } else { "" }),
-            name_of(name)
-        );
-    } else if let Some(key) = l.entry.filter(|_| l.extends_before || l.extends_after) {
-        let (eb, es, ename) = table
-            .get(key)
-            .map_or((0, 0, 0), |e| (e.host_begin, e.size(), e.name));
-        let mut message = format!(
-            "explicit extension not allowed: host address specified is {} ({size} bytes), but device allocation maps to host at {} ({es} bytes)",
-            info::ptr(begin),
-            info::ptr(eb)
-        );
-        if ty & map::PRESENT != 0 {
-            // libomptarget goes on to the `present` check, which fails too and says so.
-            message.push('\n');
-            message.push_str(&present_missing(begin, size));
+    let extends = l.extends_before || l.extends_after;
+    let t = match l.entry {
+        Some(key) if l.contained || (extends && implicit) => {
+            map_existing(cx, table, key, s, update_ref, undo)?
         }
-        if name != 0 || ename != 0 {
-            // libomptarget's lines name addresses only (and stay together); the names say which maps disagree.
-            message.push_str(&format!(
-                "\nthe section '{}' overlaps the mapping of {} on device {} without lying inside it",
-                name_of(name),
-                info::declared(ename).unwrap_or_else(|| "another section".into()),
-                cx.id()
-            ));
+        Some(key) if extends => return Err(explicit_extension(cx.id(), table, key, s)),
+        _ if ty & map::CLOSE == 0
+            && (cx.usm || crate::runtime::hooks::accessible(cx.id(), begin, size)) =>
+        {
+            use_in_place(cx, begin, size)
         }
-        return Err(Error::new(ErrorKind::Extension, message));
-    } else if ty & map::CLOSE == 0
-        && (cx.usm || crate::runtime::hooks::accessible(cx.id(), begin, size))
-    {
-        // Unified shared memory, or memory of a Spread space this device reaches: the device
-        // uses the data where it is.
-        if size > 0 {
-            crate::info!(
-                bits::MAPPING_CHANGED,
-                cx.id(),
-                "Return HstPtrBegin {} Size={size} for {}",
-                info::ptr(begin),
-                if cx.usm {
-                    "unified shared memory"
-                } else {
-                    "memory of a multi-device memory space"
-                }
-            );
-            t.addr = begin;
-            t.is_host = true;
+        _ if ty & map::PRESENT != 0 => {
+            return Err(Error::new(ErrorKind::Mapping, present_missing(begin, size)));
         }
-    } else if ty & map::PRESENT != 0 {
-        return Err(Error::new(ErrorKind::Mapping, present_missing(begin, size)));
-    } else if size > 0 {
-        let id = cx.id();
-        let alloc = ompt::alloc(id, begin, size + padding, || {
-            cx.slot.alloc_data(size + padding)
-        })?;
-        let tgt = alloc + padding;
-        let pinned = cx.slot.pin_mapped(begin, size);
-        let key = table.insert(Entry {
-            host_base: base,
-            host_begin: begin,
-            host_end: begin + size,
-            target_alloc: alloc,
-            target_begin: tgt,
-            dyn_refs: u64::from(!hold),
-            hold_refs: u64::from(hold),
-            name,
-            owns_memory: true,
-            pinned,
-            shadows: Vec::new(),
-            filling: None,
-            finishing: 0,
-            id: 0,
-        });
-        undo.push(Undo::Created { key, hold });
-        crate::info!(
-            bits::MAPPING_CHANGED,
-            cx.id(),
-            "Creating new map entry with HstPtrBase={}, HstPtrBegin={}, TgtAllocBegin={}, TgtPtrBegin={}, Size={}, DynRefCount={}, HoldRefCount={}, Name={}",
-            info::ptr(base),
-            info::ptr(begin),
-            info::ptr(alloc),
-            info::ptr(tgt),
-            size,
-            u64::from(!hold),
-            u64::from(hold),
-            name_of(name)
-        );
-        t = Target {
-            addr: tgt,
-            entry: Some(key),
-            is_new: true,
-            is_host: false,
-        };
-    }
+        _ if size > 0 => map_new(cx, table, s, undo)?,
+        _ => Target::default(),
+    };
     let to = ty & map::TO != 0;
     let always = ty & map::ALWAYS != 0;
     if t.addr != 0 && !t.is_host && to && (t.is_new || always) && size != 0 {
@@ -552,6 +461,182 @@ fn get_target_pointer(
         }
     }
     Ok(t)
+}
+
+/// The case of a section inside the entry `key` (or, implicitly mapped, overlapping it): a
+/// reference more (or none, for a struct's member), and whether its data must be copied
+/// again because the entry is new to this construct.
+#[inline]
+fn map_existing(
+    cx: &mut Ctx<'_>,
+    table: &mut MappingTable,
+    key: usize,
+    s: HostSection,
+    update_ref: bool,
+    undo: &mut Undos,
+) -> Result<Target> {
+    let implicit = s.ty & map::IMPLICIT != 0;
+    let hold = s.ty & map::OMPX_HOLD != 0;
+    let mut t = Target::default();
+    wait_filling(cx, table, key)?;
+    let Some(e) = table.get_mut(key) else {
+        return Err(Error::new(
+            ErrorKind::Mapping,
+            "mapping table lost an entry",
+        ));
+    };
+    // An entry whose last reference was released by a construct still finishing (its
+    // removal waits for that construct's copies) is mapped anew: its data is copied again.
+    let revived = e.total_refs() == 0;
+    let action = if update_ref {
+        e.inc_refs(hold);
+        undo.push(Undo::Counted { key, hold });
+        " (incremented)"
+    } else {
+        // A member of a struct allocated by its parent entry in this very construct: still
+        // new, so its TO data must be copied.
+        t.is_new = e.total_refs() == 1;
+        " (update suppressed)"
+    };
+    t.addr = e.target_of(s.begin);
+    t.entry = Some(key);
+    t.is_new |= revived;
+    crate::info!(
+        bits::MAPPING_EXISTS,
+        cx.id(),
+        "Mapping exists{} with HstPtrBegin={}, TgtPtrBegin={}, Size={}, DynRefCount={}, HoldRefCount={}, Name={}",
+        if implicit { " (implicit)" } else { "" },
+        info::ptr(s.begin),
+        info::ptr(t.addr),
+        s.size,
+        refs_str(e.dyn_refs, if hold { "" } else { action }),
+        refs_str(e.hold_refs, if hold { action } else { "" }),
+        name_of(s.name)
+    );
+    Ok(t)
+}
+
+/// The error of a section that overlaps the entry `key` without lying inside it, explicitly
+/// mapped: libomptarget's lines, then the names of the two maps where the program gave them
+/// (the addresses alone rarely say which maps disagree).
+#[cold]
+fn explicit_extension(device: usize, table: &MappingTable, key: usize, s: HostSection) -> Error {
+    let HostSection {
+        begin,
+        size,
+        name,
+        ty,
+        ..
+    } = s;
+    let (eb, es, ename) = table
+        .get(key)
+        .map_or((0, 0, 0), |e| (e.host_begin, e.size(), e.name));
+    let mut message = format!(
+        "explicit extension not allowed: host address specified is {} ({size} bytes), but device allocation maps to host at {} ({es} bytes)",
+        info::ptr(begin),
+        info::ptr(eb)
+    );
+    if ty & map::PRESENT != 0 {
+        // libomptarget goes on to the `present` check, which fails too and says so.
+        message.push('\n');
+        message.push_str(&present_missing(begin, size));
+    }
+    if name != 0 || ename != 0 {
+        // libomptarget's lines name addresses only (and stay together); the names say which maps disagree.
+        message.push_str(&format!(
+            "\nthe section '{}' overlaps the mapping of {} on device {} without lying inside it",
+            name_of(name),
+            info::declared(ename).unwrap_or_else(|| "another section".into()),
+            device
+        ));
+    }
+    Error::new(ErrorKind::Extension, message)
+}
+
+/// The case of data the device uses where it is (unified shared memory, or memory of a
+/// Spread space this device reaches): no entry, no copy; an empty section gets no address.
+#[inline]
+fn use_in_place(cx: &Ctx<'_>, begin: usize, size: usize) -> Target {
+    let mut t = Target::default();
+    if size > 0 {
+        crate::info!(
+            bits::MAPPING_CHANGED,
+            cx.id(),
+            "Return HstPtrBegin {} Size={size} for {}",
+            info::ptr(begin),
+            if cx.usm {
+                "unified shared memory"
+            } else {
+                "memory of a multi-device memory space"
+            }
+        );
+        t.addr = begin;
+        t.is_host = true;
+    }
+    t
+}
+
+/// The case of unmapped data: device memory (with the struct's padding before it) and a new
+/// entry holding the construct's first reference, recorded in `undo` so a failing construct
+/// removes it.
+#[inline]
+fn map_new(
+    cx: &mut Ctx<'_>,
+    table: &mut MappingTable,
+    s: HostSection,
+    undo: &mut Undos,
+) -> Result<Target> {
+    let HostSection {
+        begin,
+        base,
+        padding,
+        size,
+        name,
+        ty,
+    } = s;
+    let hold = ty & map::OMPX_HOLD != 0;
+    let id = cx.id();
+    let alloc = ompt::alloc(id, begin, size + padding, || {
+        cx.slot.alloc_data(size + padding)
+    })?;
+    let tgt = alloc + padding;
+    let pinned = cx.slot.pin_mapped(begin, size);
+    let key = table.insert(Entry {
+        host_base: base,
+        host_begin: begin,
+        host_end: begin + size,
+        target_alloc: alloc,
+        target_begin: tgt,
+        dyn_refs: u64::from(!hold),
+        hold_refs: u64::from(hold),
+        name,
+        owns_memory: true,
+        pinned,
+        shadows: Vec::new(),
+        filling: None,
+        finishing: 0,
+        id: 0,
+    });
+    undo.push(Undo::Created { key, hold });
+    crate::info!(
+        bits::MAPPING_CHANGED,
+        cx.id(),
+        "Creating new map entry with HstPtrBase={}, HstPtrBegin={}, TgtAllocBegin={}, TgtPtrBegin={}, Size={}, DynRefCount={}, HoldRefCount={}, Name={}",
+        info::ptr(base),
+        info::ptr(begin),
+        info::ptr(alloc),
+        info::ptr(tgt),
+        size,
+        u64::from(!hold),
+        u64::from(hold),
+        name_of(name)
+    );
+    Ok(Target {
+        addr: tgt,
+        entry: Some(key),
+        is_new: true,
+        is_host: false,
+    })
 }
 
 /// Writes the device values of the shadow pointers inside `[lo, hi)` again, after a host-to-device
