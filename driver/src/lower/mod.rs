@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use crate::any;
-use crate::cu::{self, CuDirective};
+use crate::cu;
 use crate::directive::{self, Kind, SpreadDirective};
 use crate::lexer::DirectiveLine;
 use crate::plain_target;
@@ -13,6 +13,7 @@ use crate::ppout::{escape_c, PpOutput};
 use crate::stmt::{self, Item, View};
 use crate::target_data::{self, Region, Regions};
 
+mod compute_units;
 mod spread_reduction;
 
 use spread_reduction::{deferred_reduction, reduction_text, reduction_uses};
@@ -138,6 +139,16 @@ impl<'a> Ctx<'a> {
             Some(Item::Tok(t)) => self.pp.lexed.tokens[*t].end,
             Some(Item::Pragma(d)) => self.pp.lexed.directives[*d].end,
             None => self.pp.text.len(),
+        }
+    }
+
+    /// Offset of view item `k`, or `past` where a statement the parser looked for ran past the
+    /// last item.
+    fn item_off_or(&self, k: usize, past: usize) -> usize {
+        if k >= self.view.items.len() {
+            past
+        } else {
+            self.item_off(k)
         }
     }
 
@@ -363,12 +374,60 @@ fn cast_type(decl: &str) -> Option<String> {
     Some(words.join(" "))
 }
 
-/// The lowering of one compute-unit region.
-struct CuLowering {
+/// The end of loop `lp`'s iterations, exclusive. An inclusive bound gets `+ 1` in `int64_t`:
+/// `i <= INT_MAX` must not overflow the loop's type (and no C cast: a pointer bound stays an
+/// error).
+fn exclusive_bound(lp: &stmt::Loop) -> String {
+    if lp.inclusive {
+        format!("({}) + (int64_t)1", lp.ub)
+    } else {
+        format!("({})", lp.ub)
+    }
+}
+
+/// The header of loop `lp` rewritten to run the iterations from `start` to `end` (exclusive),
+/// at the presumed line of its `for`, as a chunk of a `target spread` or a unit of a
+/// compute-unit region runs them. An inclusive loop keeps its `<=` on the last iteration: the
+/// end of a chunk that ends at the type's maximum does not fit the type.
+fn for_header(ctx: &Ctx, lp: &stmt::Loop, start: &str, end: &str) -> Vec<Piece> {
+    let pp = ctx.pp;
+    let for_off = ctx.item_off(lp.for_item);
+    let for_phys = pp.phys_line_of(for_off);
+    let lead = &pp.text[pp.lexed.line_starts[for_phys as usize]..for_off];
+    let indent = if lead.trim().is_empty() { lead } else { "" };
+    let var = &lp.var;
+    let (op, end) = if lp.inclusive {
+        ("<=", format!("{end} - 1"))
+    } else {
+        ("<", end.to_string())
+    };
+    let header = match (&lp.decl_type, lp.decl_type.as_deref().and_then(cast_type)) {
+        (Some(ty), None) => format!(
+            "{indent}for ({ty} {var} = {start}; {var} {op} {end}; {})",
+            lp.incr
+        ),
+        (Some(ty), Some(cast)) => format!(
+            "{indent}for ({ty} {var} = {start}; {var} {op} ({cast})({end}); {})",
+            lp.incr
+        ),
+        (None, _) => format!(
+            "{indent}for ({var} = {start}; {var} {op} {end}; {})",
+            lp.incr
+        ),
+    };
+    vec![
+        Piece::Line(ctx.presumed_line_of(for_off)),
+        Piece::Text(header),
+    ]
+}
+
+/// The lowering of one construct: its edits, its warnings, and the byte range of the statement
+/// it applies to (a loop body or block), where nothing else may be lowered.
+#[derive(Default)]
+struct Lowered {
     edits: Vec<Edit>,
     warnings: Vec<LowerError>,
-    /// Byte range of its loop body or block.
-    body: (usize, usize),
+    body: Option<(usize, usize)>,
 }
 
 impl Ctx<'_> {
@@ -384,242 +443,6 @@ impl Ctx<'_> {
         };
         LowerError { off, msg: e.msg }
     }
-}
-
-/// A compute-unit region (seed 004; docs/spread-abi.md §5): the `teams` directive at view item
-/// `k` (directive `di`), construct number `n`, the pragma's presumed line and the offset of its
-/// line. The CUs are the threads of a `parallel` region; each takes units of work
-/// (`[lo, hi)` iterations, or its one turn at a structured block) from the runtime.
-fn lower_cu(
-    ctx: &Ctx,
-    k: usize,
-    di: usize,
-    n: usize,
-    (line, line_start): (u32, usize),
-) -> Result<CuLowering, LowerError> {
-    let pp = ctx.pp;
-    let (src, toks) = (pp.text.as_str(), &pp.lexed.tokens);
-    let dl = pp.lexed.directives[di];
-    let mut d: CuDirective =
-        cu::parse(src, toks, dl.first_tok, dl.end_tok).map_err(|e| ctx.perror(e, dl))?;
-    // device code cannot run the CUs' host threads
-    if let Some(Item::Pragma(p)) = k.checked_sub(1).and_then(|j| ctx.view.items.get(j)) {
-        let pl = pp.lexed.directives[*p];
-        let w = |i: usize| {
-            if i < pl.end_tok {
-                pp.lexed.text(src, i)
-            } else {
-                ""
-            }
-        };
-        if w(pl.first_tok + 2) == "omp" && w(pl.first_tok + 3) == "target" {
-            return Err(LowerError {
-                off: dl.start,
-                msg: "a 'teams' with compute units runs on the host; it cannot be nested in a 'target' construct".into(),
-            });
-        }
-    }
-    // the paper's two-line form: `teams` then a `distribute` line before the loop
-    let mut loop_item = k + 1;
-    if !d.is_loop() {
-        if let Some(Item::Pragma(p)) = ctx.view.items.get(k + 1) {
-            let pl = pp.lexed.directives[*p];
-            if let Some(r) = cu::parse_distribute(src, toks, pl.first_tok, pl.end_tok, &mut d) {
-                r.map_err(|e| ctx.perror(e, pl))?;
-                loop_item = k + 2;
-            }
-        }
-    }
-    let cname = d.name();
-    let cxx = pp.cxx;
-    let int32 = |e: &str| {
-        if cxx {
-            format!("static_cast<int32_t>({e})")
-        } else {
-            format!("({e})")
-        }
-    };
-    let cud: Vec<String> = d
-        .descriptors
-        .iter()
-        .map(|x| {
-            format!(
-                "{{ {}, {}, {} }}",
-                int32(&x.count),
-                x.family.abi_name(),
-                int32(&x.size)
-            )
-        })
-        .collect();
-    let cu = format!("__spread_cu_{n}");
-    let (lo, hi) = (format!("__spread_lo_{n}"), format!("__spread_hi_{n}"));
-    let chunk = d
-        .chunk
-        .as_deref()
-        .map(|c| format!("({c})"))
-        .unwrap_or("0".into());
-    let tl = d
-        .thread_limit
-        .as_deref()
-        .map(|t| format!("({t})"))
-        .unwrap_or("0".into());
-    let warnings: Vec<LowerError> = d
-        .warnings
-        .iter()
-        .map(|e| LowerError {
-            off: ctx.tok_off(e.tok),
-            msg: e.msg.clone(),
-        })
-        .collect();
-    let descriptor_decl = |sched: &str| {
-        format!(
-            "{{ static const __spread_construct_t __spread_c_{n} = {{ \"{}\", {line}, {}, 0, {sched} }}; const __spread_cud_t __spread_cud_{n}[] = {{ {} }}; ",
-            ctx.file_lit,
-            Kind::Cu.abi_name(),
-            cud.join(", ")
-        )
-    };
-    // the CUs' threads (the region's own names are firstprivate, so that `default(none)` works)
-    let parallel = |private: Option<&str>| {
-        let mut p = format!(
-            "#pragma omp parallel num_threads(__spread_cu_num_threads({cu})) firstprivate({cu})"
-        );
-        if let Some(v) = private {
-            p.push_str(&format!(" private({v})"));
-        }
-        for c in &d.moved {
-            p.push(' ');
-            p.push_str(c);
-        }
-        p
-    };
-    // the loop or block gets a scope of its own: what follows it on its last line then starts
-    // with `}` (no -Wmisleading-indentation after an unbraced body)
-    let tail = format!(
-        " }} __spread_cu_commit({cu}, {lo}, {hi}); }} __spread_cu_leave({cu}); }} __spread_cu_end({cu}); }}"
-    );
-    if !d.is_loop() {
-        // a structured block: T = the number of CUs, static, so each CU runs it exactly once
-        let block_end = ctx.view.statement_end(k + 1).map_err(|e| LowerError {
-            off: if e >= ctx.view.items.len() {
-                dl.end
-            } else {
-                ctx.item_off(e)
-            },
-            msg: format!("'{cname}' with compute units must be followed by a loop ('teams distribute') or a structured block"),
-        })?;
-        let total: Vec<String> = (0..cud.len())
-            .map(|i| format!("(int64_t)__spread_cud_{n}[{i}].__spread_count"))
-            .collect();
-        let mut pieces = vec![
-            Piece::Line(line),
-            Piece::Text(format!(
-                "{}__spread_cu_region_t *{cu} = __spread_cu_begin(&__spread_c_{n}, 0, {}, __spread_cud_{n}, {}, 0, {tl});",
-                descriptor_decl("__SPREAD_SCHED_STATIC"),
-                total.join(" + "),
-                cud.len()
-            )),
-        ];
-        pieces.push(Piece::Directive {
-            line,
-            text: parallel(None),
-        });
-        pieces.push(Piece::Line(line));
-        pieces.push(Piece::Text(format!(
-            "{{ int64_t {lo}, {hi}; __spread_cu_enter({cu}); if (__spread_cu_next({cu}, &{lo}, &{hi})) {{ {{"
-        )));
-        let end = ctx.item_end(block_end);
-        return Ok(CuLowering {
-            edits: vec![
-                Edit {
-                    start: line_start,
-                    end: dl.end,
-                    pieces,
-                },
-                Edit {
-                    start: end,
-                    end,
-                    pieces: vec![Piece::Text(tail)],
-                },
-            ],
-            warnings,
-            body: (dl.end, end),
-        });
-    }
-    let lp = stmt::parse_loop(&ctx.view, loop_item, &cname).map_err(|e| LowerError {
-        off: if e.item >= ctx.view.items.len() {
-            dl.end
-        } else {
-            ctx.item_off(e.item)
-        },
-        msg: e.msg,
-    })?;
-    let ub = if lp.inclusive {
-        format!("({}) + (int64_t)1", lp.ub)
-    } else {
-        format!("({})", lp.ub)
-    };
-    let var = &lp.var;
-    // a loop variable declared outside is shared in the parallel region unless made private
-    let private =
-        (lp.decl_type.is_none() && !d.privatized.iter().any(|p| p == var)).then_some(var.as_str());
-    let mut pieces = vec![
-        Piece::Line(line),
-        Piece::Text(format!(
-            "{}__spread_cu_region_t *{cu} = __spread_cu_begin(&__spread_c_{n}, ({}), {ub}, __spread_cud_{n}, {}, {chunk}, {tl});",
-            descriptor_decl(schedule_field(d.schedule)),
-            lp.lb,
-            cud.len()
-        )),
-    ];
-    pieces.push(Piece::Directive {
-        line,
-        text: parallel(private),
-    });
-    pieces.push(Piece::Line(line));
-    pieces.push(Piece::Text(format!(
-        "{{ int64_t {lo}, {hi}; __spread_cu_enter({cu}); while (__spread_cu_next({cu}, &{lo}, &{hi})) {{ {{"
-    )));
-    let for_off = ctx.item_off(lp.for_item);
-    let for_phys = pp.phys_line_of(for_off);
-    let lead = &src[pp.lexed.line_starts[for_phys as usize]..for_off];
-    let indent = if lead.trim().is_empty() { lead } else { "" };
-    // as for target spread: an inclusive loop keeps `<=` on the unit's last iteration
-    let (op, end) = if lp.inclusive {
-        ("<=", format!("{hi} - 1"))
-    } else {
-        ("<", hi.clone())
-    };
-    let header = match (&lp.decl_type, lp.decl_type.as_deref().and_then(cast_type)) {
-        (Some(ty), Some(cast)) => format!(
-            "{indent}for ({ty} {var} = {lo}; {var} {op} ({cast})({end}); {})",
-            lp.incr
-        ),
-        (Some(ty), None) => format!(
-            "{indent}for ({ty} {var} = {lo}; {var} {op} {end}; {})",
-            lp.incr
-        ),
-        (None, _) => format!("{indent}for ({var} = {lo}; {var} {op} {end}; {})", lp.incr),
-    };
-    pieces.push(Piece::Line(ctx.presumed_line_of(for_off)));
-    pieces.push(Piece::Text(header));
-    let body_end = ctx.item_end(lp.body_end);
-    Ok(CuLowering {
-        edits: vec![
-            Edit {
-                start: line_start,
-                end: ctx.item_end(lp.close),
-                pieces,
-            },
-            Edit {
-                start: body_end,
-                end: body_end,
-                pieces: vec![Piece::Text(tail)],
-            },
-        ],
-        warnings,
-        body: (ctx.item_end(lp.close), body_end),
-    })
 }
 
 /// The lowering of one `target device(any)` construct.
@@ -1246,11 +1069,11 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
             }
             let line = info.line;
             let line_start = pp.lexed.line_starts[dl.line as usize];
-            match lower_cu(&ctx, k, di, out.constructs, (line, line_start)) {
+            match compute_units::lower_cu(&ctx, k, di, out.constructs, (line, line_start)) {
                 Ok(l) => {
                     out.edits.extend(l.edits);
                     out.warnings.extend(l.warnings);
-                    cu_bodies.push(l.body);
+                    cu_bodies.extend(l.body);
                     out.constructs += 1;
                 }
                 Err(e) => errors.push(e),
@@ -1311,13 +1134,7 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
                     (d.nowait && !d.reductions.is_empty()).then(|| deferred_reduction(&d));
                 let d = deferred.as_ref().map_or(&d, |(inner, _)| inner);
                 let (decl, ptr, ndev) = devices_decl(n, d, pp.cxx);
-                // `ub + 1` in int64_t: `i <= INT_MAX` must not overflow the loop's type (and
-                // no C cast: a pointer bound stays an error)
-                let ub = if lp.inclusive {
-                    format!("({}) + (int64_t)1", lp.ub)
-                } else {
-                    format!("({})", lp.ub)
-                };
+                let ub = exclusive_bound(&lp);
                 let chunk = d
                     .chunk
                     .as_deref()
@@ -1354,34 +1171,6 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
                 } else {
                     format!("target {}", d.combined)
                 };
-                let for_off = ctx.item_off(lp.for_item);
-                let for_phys = pp.phys_line_of(for_off);
-                let for_line_start = pp.lexed.line_starts[for_phys as usize];
-                let lead = &src[for_line_start..for_off];
-                let indent = if lead.trim().is_empty() { lead } else { "" };
-                let var = &lp.var;
-                let cast_ty = lp.decl_type.as_deref().and_then(cast_type);
-                // An inclusive loop keeps its `<=` on the chunk's last iteration: the end of a
-                // chunk that ends at the type's maximum does not fit the type.
-                let (op, end) = if lp.inclusive {
-                    ("<=", "omp_spread_start + omp_spread_size - 1")
-                } else {
-                    ("<", "omp_spread_start + omp_spread_size")
-                };
-                let header = match (&lp.decl_type, cast_ty) {
-                    (Some(ty), None) => format!(
-                        "{indent}for ({ty} {var} = omp_spread_start; {var} {op} {end}; {})",
-                        lp.incr
-                    ),
-                    (Some(ty), Some(cast)) => format!(
-                        "{indent}for ({ty} {var} = omp_spread_start; {var} {op} ({cast})({end}); {})",
-                        lp.incr
-                    ),
-                    (None, _) => format!(
-                        "{indent}for ({var} = omp_spread_start; {var} {op} {end}; {})",
-                        lp.incr
-                    ),
-                };
                 out.edits.push(Edit {
                     start: line_start,
                     end: ctx.item_end(lp.close),
@@ -1407,8 +1196,12 @@ pub fn lower_with(pp: &PpOutput, opts: &Options) -> Result<Lowering, Vec<LowerEr
                                 red.clauses.iter().chain(chunk_order(d, &r).iter()),
                             ),
                         ));
-                        v.push(Piece::Line(ctx.presumed_line_of(for_off)));
-                        v.push(Piece::Text(header));
+                        v.extend(for_header(
+                            &ctx,
+                            &lp,
+                            "omp_spread_start",
+                            "omp_spread_start + omp_spread_size",
+                        ));
                         v
                     },
                 });
