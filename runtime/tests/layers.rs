@@ -98,6 +98,19 @@ fn spells(t: &[Token], i: usize, seq: &[&str]) -> bool {
     })
 }
 
+/// Where a file's `#[cfg(test)] mod tests` starts (its length when it has none).
+fn tests_start(t: &[Token]) -> usize {
+    (0..t.len())
+        .find(|&i| {
+            spells(
+                t,
+                i,
+                &["#", "[", "cfg", "(", "test", ")", "]", "mod", "tests"],
+            )
+        })
+        .unwrap_or(t.len())
+}
+
 /// The first segments named by a path that continues at token `i` (after `crate::` or the last
 /// `super::`): one for `a::…`, each item's for `{a, b::{c}, d as e}`.
 fn path_targets(t: &[Token], i: usize) -> Vec<String> {
@@ -131,15 +144,7 @@ fn imports(src: &Path, modules: &[String]) -> BTreeMap<String, BTreeMap<String, 
             continue;
         };
         let t = lex(&std::fs::read_to_string(&path).unwrap_or_default());
-        let tests_at = (0..t.len())
-            .find(|&i| {
-                spells(
-                    &t,
-                    i,
-                    &["#", "[", "cfg", "(", "test", ")", "]", "mod", "tests"],
-                )
-            })
-            .unwrap_or(t.len());
+        let tests_at = tests_start(&t);
         let rel = path
             .strip_prefix(src)
             .unwrap_or(&path)
@@ -353,15 +358,7 @@ const BACKEND_TYPES: [&str; 3] = ["HostDevice", "CudaDevice", "RemoteDevice"];
 /// device to stand in for any). Each as `line: what`.
 fn backend_names(text: &str) -> Vec<String> {
     let t = lex(text);
-    let tests_at = (0..t.len())
-        .find(|&i| {
-            spells(
-                &t,
-                i,
-                &["#", "[", "cfg", "(", "test", ")", "]", "mod", "tests"],
-            )
-        })
-        .unwrap_or(t.len());
+    let tests_at = tests_start(&t);
     let mut found = Vec::new();
     for i in 0..tests_at {
         for b in BACKENDS {
