@@ -20,7 +20,7 @@ use super::{
 use crate::config::Config;
 use crate::error::{Error, ErrorKind, Result};
 use crate::image::{DeviceObject, ImageTarget};
-use crate::sys::cuda::{self as cu, CuError, DeviceAttr, FuncAttr, Limit};
+use crate::sys::cuda::{self as driver, CuError, DeviceAttr, FuncAttr, Limit};
 use crate::trace;
 use environment::{DeviceEnvironment, KernelEnvironment};
 use grid::GridLimits;
@@ -39,10 +39,10 @@ pub fn discover(
     max: Option<usize>,
     config: &Config,
 ) -> std::result::Result<Vec<Box<dyn Device>>, String> {
-    if !cu::library_present() {
+    if !driver::library_present() {
         return Err("libcuda.so (the NVIDIA driver) is not installed".into());
     }
-    let missing = cu::missing_symbols();
+    let missing = driver::missing_symbols();
     if !missing.is_empty() {
         return Err(format!(
             "the NVIDIA driver library lacks {} entry point(s) Spread needs (CUDA 12.8 or newer): {}",
@@ -64,8 +64,8 @@ fn discover_devices(
     max: Option<usize>,
     config: &Config,
 ) -> std::result::Result<Vec<Box<dyn Device>>, CuError> {
-    cu::init()?;
-    let count = cu::device_count()?;
+    driver::init()?;
+    let count = driver::device_count()?;
     if count == 0 {
         return Err(CuError {
             call: "cuDeviceGetCount",
@@ -73,7 +73,7 @@ fn discover_devices(
             name: "the driver reports no GPU".into(),
         });
     }
-    let driver = cu::driver_version().unwrap_or(0);
+    let driver = driver::driver_version().unwrap_or(0);
     let n = usize::try_from(count)
         .unwrap_or(0)
         .min(max.unwrap_or(usize::MAX));
@@ -125,26 +125,26 @@ struct Shared {
 
 impl Shared {
     fn bind(&self) -> Result<()> {
-        cu::set_current(self.ctx).map_err(|e| backend(self.id, "cannot use its context", e))
+        driver::set_current(self.ctx).map_err(|e| backend(self.id, "cannot use its context", e))
     }
 
     /// Reads `len` bytes of device memory synchronously (small metadata only).
     fn read(&self, src: u64, len: usize) -> Result<Vec<u8>> {
         let mut buf = vec![0u8; len];
-        let s = cu::stream_create().map_err(|e| backend(self.id, "stream", e))?;
-        let r = cu::copy_dtoh(buf.as_mut_ptr() as usize, src, len, s)
-            .and_then(|_| cu::stream_synchronize(s));
-        let _ = cu::stream_destroy(s);
+        let s = driver::stream_create().map_err(|e| backend(self.id, "stream", e))?;
+        let r = driver::copy_dtoh(buf.as_mut_ptr() as usize, src, len, s)
+            .and_then(|_| driver::stream_synchronize(s));
+        let _ = driver::stream_destroy(s);
         r.map_err(|e| backend(self.id, "reading image metadata", e))?;
         Ok(buf)
     }
 
     /// Writes `bytes` to device memory synchronously.
     fn write(&self, dst: u64, bytes: &[u8]) -> Result<()> {
-        let s = cu::stream_create().map_err(|e| backend(self.id, "stream", e))?;
-        let r = cu::copy_htod(dst, bytes.as_ptr() as usize, bytes.len(), s)
-            .and_then(|_| cu::stream_synchronize(s));
-        let _ = cu::stream_destroy(s);
+        let s = driver::stream_create().map_err(|e| backend(self.id, "stream", e))?;
+        let r = driver::copy_htod(dst, bytes.as_ptr() as usize, bytes.len(), s)
+            .and_then(|_| driver::stream_synchronize(s));
+        let _ = driver::stream_destroy(s);
         r.map_err(|e| backend(self.id, "writing image metadata", e))
     }
 
@@ -155,7 +155,7 @@ impl Shared {
     fn run_ctors(&self, module: usize, image: &[u8], ctor: bool) -> Result<()> {
         let id = self.id;
         let err = |what: &str, e: CuError| backend(id, what, e);
-        let kernel = cu::function(module, environment::ctor_kernel(ctor))
+        let kernel = driver::function(module, environment::ctor_kernel(ctor))
             .map_err(|e| err("looking up the constructor kernel", e))?;
         let Some(kernel) = kernel else {
             return Ok(());
@@ -164,7 +164,7 @@ impl Shared {
             .map_err(|why| Error::new(ErrorKind::Image, format!("CUDA device {id}: {why}")))?;
         let mut table = Vec::with_capacity(names.len() * 8);
         for n in &names {
-            let (addr, _) = cu::global(module, n)
+            let (addr, _) = driver::global(module, n)
                 .map_err(|e| err("reading a constructor", e))?
                 .ok_or_else(|| {
                     Error::new(
@@ -177,7 +177,7 @@ impl Shared {
         let buf = if table.is_empty() {
             0
         } else {
-            cu::alloc_device(table.len()).map_err(|e| err("constructor table", e))?
+            driver::alloc_device(table.len()).map_err(|e| err("constructor table", e))?
         };
         let run = || -> Result<()> {
             if buf != 0 {
@@ -186,14 +186,15 @@ impl Shared {
             let (start, end) = environment::ctor_bounds(ctor);
             for (g, v) in [(start, buf), (end, buf + table.len() as u64)] {
                 if let Some((addr, 8)) =
-                    cu::global(module, g).map_err(|e| err("constructor bounds", e))?
+                    driver::global(module, g).map_err(|e| err("constructor bounds", e))?
                 {
                     self.write(addr, &v.to_le_bytes())?;
                 }
             }
-            let s = cu::stream_create().map_err(|e| err("stream", e))?;
-            let r = cu::launch(kernel, 1, 1, 0, s, &[]).and_then(|_| cu::stream_synchronize(s));
-            let _ = cu::stream_destroy(s);
+            let s = driver::stream_create().map_err(|e| err("stream", e))?;
+            let r =
+                driver::launch(kernel, 1, 1, 0, s, &[]).and_then(|_| driver::stream_synchronize(s));
+            let _ = driver::stream_destroy(s);
             r.map_err(|e| {
                 err(
                     if ctor {
@@ -207,7 +208,7 @@ impl Shared {
         };
         let r = run();
         if buf != 0 {
-            let _ = cu::free_device(buf);
+            let _ = driver::free_device(buf);
         }
         r
     }
@@ -236,8 +237,8 @@ impl CudaDevice {
         driver: i32,
         config: &Config,
     ) -> std::result::Result<Self, CuError> {
-        let dev = cu::device(ordinal as i32)?;
-        let attr = |a: DeviceAttr| cu::attribute(dev, a);
+        let dev = driver::device(ordinal as i32)?;
+        let attr = |a: DeviceAttr| driver::attribute(dev, a);
         let major = attr(DeviceAttr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
         let minor = attr(DeviceAttr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
         let sms = attr(DeviceAttr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
@@ -245,15 +246,15 @@ impl CudaDevice {
         let block_x = attr(DeviceAttr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?;
         let warp = attr(DeviceAttr::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?;
         let per_sm = attr(DeviceAttr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?;
-        let name = cu::device_name(dev)?;
-        let memory = cu::total_memory(dev)?;
-        let ctx = cu::retain_primary_context(dev)?;
-        cu::set_current(ctx)?;
+        let name = driver::device_name(dev)?;
+        let memory = driver::total_memory(dev)?;
+        let ctx = driver::retain_primary_context(dev)?;
+        driver::set_current(ctx)?;
         if let Some(h) = config.gpu.heap_size {
-            cu::set_limit(Limit::CU_LIMIT_MALLOC_HEAP_SIZE, h as usize)?;
+            driver::set_limit(Limit::CU_LIMIT_MALLOC_HEAP_SIZE, h as usize)?;
         }
         if let Some(s) = config.gpu.stack_size {
-            cu::set_limit(Limit::CU_LIMIT_STACK_SIZE, s as usize)?;
+            driver::set_limit(Limit::CU_LIMIT_STACK_SIZE, s as usize)?;
         }
         let u = |v: i32| u32::try_from(v).unwrap_or(0);
         let limits = GridLimits::nvptx(
@@ -373,7 +374,7 @@ impl CudaDevice {
             (Some(start), Some(end)) if r.is_ok() => cs.traced.push(Traced { record, start, end }),
             _ => {
                 for e in [start, end].into_iter().flatten() {
-                    let _ = cu::event_destroy(e);
+                    let _ = driver::event_destroy(e);
                 }
                 crate::ompt::complete_pending(*record, begin, std::time::Instant::now());
             }
@@ -384,13 +385,13 @@ impl CudaDevice {
     /// A timed event recorded at the current end of stream `raw` (`None`: the driver cannot
     /// time events, or the event failed). The device's reference event comes first.
     fn record_timed(&self, raw: usize) -> Option<usize> {
-        if !cu::event_timing_available() {
+        if !driver::event_timing_available() {
             return None;
         }
         self.reference_event()?;
-        let e = cu::event_create_timed().ok()?;
-        if cu::event_record(e, raw).is_err() {
-            let _ = cu::event_destroy(e);
+        let e = driver::event_create_timed().ok()?;
+        if driver::event_record(e, raw).is_err() {
+            let _ = driver::event_destroy(e);
             return None;
         }
         Some(e)
@@ -406,14 +407,14 @@ impl CudaDevice {
         for t in cs.traced.drain(..) {
             let at = |ev: usize| {
                 let (r, host) = reference?;
-                let ms = cu::event_elapsed_ms(r, ev).ok()?;
+                let ms = driver::event_elapsed_ms(r, ev).ok()?;
                 Some(host + std::time::Duration::from_secs_f64(f64::from(ms.max(0.0)) / 1e3))
             };
             let now = std::time::Instant::now();
             let (start, end) = (at(t.start).unwrap_or(now), at(t.end).unwrap_or(now));
             crate::ompt::complete_pending(*t.record, start, end.max(start));
-            let _ = cu::event_destroy(t.start);
-            let _ = cu::event_destroy(t.end);
+            let _ = driver::event_destroy(t.start);
+            let _ = driver::event_destroy(t.end);
         }
     }
 
@@ -422,14 +423,14 @@ impl CudaDevice {
     /// after it completed (events of one context compare across streams).
     fn reference_event(&self) -> Option<(usize, std::time::Instant)> {
         *self.reference.get_or_init(|| {
-            let st = cu::stream_create().ok()?;
-            let e = cu::event_create_timed().ok();
+            let st = driver::stream_create().ok()?;
+            let e = driver::event_create_timed().ok();
             let r = e.and_then(|e| {
-                cu::event_record(e, st).ok()?;
-                cu::event_synchronize(e).ok()?;
+                driver::event_record(e, st).ok()?;
+                driver::event_synchronize(e).ok()?;
                 Some((e, std::time::Instant::now()))
             });
-            let _ = cu::stream_destroy(st);
+            let _ = driver::stream_destroy(st);
             r
         })
     }
@@ -466,9 +467,9 @@ impl CudaDevice {
         if let Some(&ok) = peers.get(&peer.dev) {
             return ok;
         }
-        let ok = cu::can_access_peer(self.dev, peer.dev).unwrap_or(false)
+        let ok = driver::can_access_peer(self.dev, peer.dev).unwrap_or(false)
             && self.bind().is_ok()
-            && cu::enable_peer_access(peer.shared.ctx).is_ok();
+            && driver::enable_peer_access(peer.shared.ctx).is_ok();
         peers.insert(peer.dev, ok);
         ok
     }
@@ -494,16 +495,16 @@ struct Traced {
 impl Drop for CudaStream {
     fn drop(&mut self) {
         // At exit the driver may already be gone: nothing to report then.
-        if cu::set_current(self.ctx).is_ok() {
-            let _ = cu::stream_synchronize(self.raw);
+        if driver::set_current(self.ctx).is_ok() {
+            let _ = driver::stream_synchronize(self.raw);
             for p in self.deferred_frees.drain(..) {
-                let _ = cu::free_device(p);
+                let _ = driver::free_device(p);
             }
             for t in self.traced.drain(..) {
-                let _ = cu::event_destroy(t.start);
-                let _ = cu::event_destroy(t.end);
+                let _ = driver::event_destroy(t.start);
+                let _ = driver::event_destroy(t.end);
             }
-            let _ = cu::stream_destroy(self.raw);
+            let _ = driver::stream_destroy(self.raw);
         }
     }
 }
@@ -516,10 +517,10 @@ struct CudaEvent {
 
 impl EventImpl for CudaEvent {
     fn query(&self) -> Result<bool> {
-        cu::event_query(self.raw).map_err(|e| backend(self.id, "event query", e))
+        driver::event_query(self.raw).map_err(|e| backend(self.id, "event query", e))
     }
     fn synchronize(&self) -> Result<()> {
-        cu::event_synchronize(self.raw).map_err(|e| backend(self.id, "event wait", e))
+        driver::event_synchronize(self.raw).map_err(|e| backend(self.id, "event wait", e))
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -528,7 +529,7 @@ impl EventImpl for CudaEvent {
 
 impl Drop for CudaEvent {
     fn drop(&mut self) {
-        let _ = cu::event_destroy(self.raw);
+        let _ = driver::event_destroy(self.raw);
     }
 }
 
@@ -549,12 +550,12 @@ impl CudaImage {
         let id = self.shared.id;
         self.shared.bind()?;
         let Some(func) =
-            cu::function(self.module, name).map_err(|e| backend(id, "kernel lookup", e))?
+            driver::function(self.module, name).map_err(|e| backend(id, "kernel lookup", e))?
         else {
             return Ok(None);
         };
         let env_name = environment::kernel_environment_name(name);
-        let env = match cu::global(self.module, &env_name)
+        let env = match driver::global(self.module, &env_name)
             .map_err(|e| backend(id, "kernel environment", e))?
         {
             Some((addr, size)) if size >= KernelEnvironment::SIZE => {
@@ -569,7 +570,7 @@ impl CudaImage {
             _ => KernelEnvironment::bare(),
         };
         let func_max_threads =
-            cu::function_attribute(func, FuncAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+            driver::function_attribute(func, FuncAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
                 .map_or(0, |v| u32::try_from(v).unwrap_or(0));
         let mut kernels = self.shared.kernels.write();
         kernels.push(Arc::new(Kernel {
@@ -602,7 +603,7 @@ impl LoadedImage for CudaImage {
 
     fn global(&self, name: &str) -> Option<usize> {
         self.shared.bind().ok()?;
-        cu::global(self.module, name)
+        driver::global(self.module, name)
             .ok()
             .flatten()
             .map(|(p, _)| p as usize)
@@ -610,7 +611,10 @@ impl LoadedImage for CudaImage {
 
     fn global_size(&self, name: &str) -> Option<usize> {
         self.shared.bind().ok()?;
-        cu::global(self.module, name).ok().flatten().map(|(_, s)| s)
+        driver::global(self.module, name)
+            .ok()
+            .flatten()
+            .map(|(_, s)| s)
     }
 }
 
@@ -621,9 +625,9 @@ impl Drop for CudaImage {
         }
         // Destructors in priority order, as at load; errors cannot be reported here.
         let _ = self.shared.run_ctors(self.module, &self.bytes, false);
-        let _ = cu::module_unload(self.module);
+        let _ = driver::module_unload(self.module);
         if let Some(t) = self.indirect_table {
-            let _ = cu::free_device(t);
+            let _ = driver::free_device(t);
         }
     }
 }
@@ -642,7 +646,7 @@ impl CudaDevice {
         }
         let mut pairs = Vec::with_capacity(functions.len());
         for f in functions {
-            let (addr, _) = cu::global(module, &f.global)
+            let (addr, _) = driver::global(module, &f.global)
                 .map_err(|e| self.err("indirect function", e))?
                 .ok_or_else(|| {
                     Error::new(
@@ -659,10 +663,10 @@ impl CudaDevice {
             pairs.push((f.host as u64, dev));
         }
         let bytes = environment::indirect_call_table(pairs);
-        let table = cu::alloc_device(bytes.len())
+        let table = driver::alloc_device(bytes.len())
             .map_err(|e| self.err("cannot allocate the indirect-call table", e))?;
         if let Err(e) = self.shared.write(table, &bytes) {
-            let _ = cu::free_device(table);
+            let _ = driver::free_device(table);
             return Err(e);
         }
         Ok(Some((table, (bytes.len() / 16) as u64)))
@@ -684,7 +688,7 @@ impl Device for CudaDevice {
     fn load_image(&self, object: &DeviceObject<'_>) -> Result<Box<dyn LoadedImage>> {
         let id = self.id();
         self.bind()?;
-        let module = cu::module_load(object.bytes).map_err(|e| {
+        let module = driver::module_load(object.bytes).map_err(|e| {
             Error::new(
                 ErrorKind::Image,
                 format!(
@@ -695,7 +699,7 @@ impl Device for CudaDevice {
         })?;
         let mut indirect_table = None;
         let mut setup = || -> Result<()> {
-            if let Some((addr, size)) = cu::global(module, environment::DEVICE_ENVIRONMENT)
+            if let Some((addr, size)) = driver::global(module, environment::DEVICE_ENVIRONMENT)
                 .map_err(|e| self.err("device environment", e))?
             {
                 if size != DeviceEnvironment::SIZE {
@@ -718,9 +722,9 @@ impl Device for CudaDevice {
             self.shared.run_ctors(module, object.bytes, true)
         };
         if let Err(e) = setup() {
-            let _ = cu::module_unload(module);
+            let _ = driver::module_unload(module);
             if let Some(t) = indirect_table {
-                let _ = cu::free_device(t);
+                let _ = driver::free_device(t);
             }
             return Err(e);
         }
@@ -736,12 +740,12 @@ impl Device for CudaDevice {
     fn alloc(&self, size: usize, kind: AllocKind) -> Result<usize> {
         self.bind()?;
         let r = match kind {
-            AllocKind::Device => cu::alloc_device(size).map(|p| p as usize),
-            AllocKind::Host => cu::alloc_host(size),
+            AllocKind::Device => driver::alloc_device(size).map(|p| p as usize),
+            AllocKind::Host => driver::alloc_host(size),
             AllocKind::Shared => {
                 // Never ask for more managed memory than the card has free: oversubscribing
                 // it can stall the GPU rather than fail the call.
-                let (free, _) = cu::memory_info().map_err(|e| self.err("memory info", e))?;
+                let (free, _) = driver::memory_info().map_err(|e| self.err("memory info", e))?;
                 if size as u64 > free {
                     return Err(Error::new(
                         ErrorKind::OutOfMemory,
@@ -751,7 +755,7 @@ impl Device for CudaDevice {
                         ),
                     ));
                 }
-                cu::alloc_managed(size).map(|p| p as usize)
+                driver::alloc_managed(size).map(|p| p as usize)
             }
         };
         r.map_err(|e| self.err(&format!("cannot allocate {size} bytes"), e))
@@ -760,21 +764,21 @@ impl Device for CudaDevice {
     fn free(&self, ptr: usize, kind: AllocKind) -> Result<()> {
         self.bind()?;
         let r = match kind {
-            AllocKind::Device | AllocKind::Shared => cu::free_device(ptr as u64),
-            AllocKind::Host => cu::free_host(ptr),
+            AllocKind::Device | AllocKind::Shared => driver::free_device(ptr as u64),
+            AllocKind::Host => driver::free_host(ptr),
         };
         r.map_err(|e| self.err("free", e))
     }
 
     fn memory_info(&self) -> Result<MemoryInfo> {
         self.bind()?;
-        let (free, total) = cu::memory_info().map_err(|e| self.err("memory info", e))?;
+        let (free, total) = driver::memory_info().map_err(|e| self.err("memory info", e))?;
         Ok(MemoryInfo { free, total })
     }
 
     fn create_stream(&self) -> Result<Stream> {
         self.bind()?;
-        let raw = cu::stream_create().map_err(|e| self.err("cannot create a stream", e))?;
+        let raw = driver::stream_create().map_err(|e| self.err("cannot create a stream", e))?;
         Ok(Stream {
             backend: Some(Box::new(CudaStream {
                 raw,
@@ -790,21 +794,23 @@ impl Device for CudaDevice {
     fn to_device_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
         self.bind()?;
         self.timed(s, |raw| {
-            cu::copy_htod(dst as u64, src, len, raw).map_err(|e| self.err("host-to-device copy", e))
+            driver::copy_htod(dst as u64, src, len, raw)
+                .map_err(|e| self.err("host-to-device copy", e))
         })
     }
 
     fn to_host_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
         self.bind()?;
         self.timed(s, |raw| {
-            cu::copy_dtoh(dst, src as u64, len, raw).map_err(|e| self.err("device-to-host copy", e))
+            driver::copy_dtoh(dst, src as u64, len, raw)
+                .map_err(|e| self.err("device-to-host copy", e))
         })
     }
 
     fn within_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
         self.bind()?;
         self.timed(s, |raw| {
-            cu::copy_dtod(dst as u64, src as u64, len, raw)
+            driver::copy_dtod(dst as u64, src as u64, len, raw)
                 .map_err(|e| self.err("device-to-device copy", e))
         })
     }
@@ -812,7 +818,7 @@ impl Device for CudaDevice {
     fn fill_impl(&self, dst: usize, byte: u8, len: usize, s: &mut Stream) -> Result<()> {
         self.bind()?;
         let raw = self.raw(s)?.raw;
-        cu::fill(dst as u64, byte, len, raw).map_err(|e| self.err("memset", e))?;
+        driver::fill(dst as u64, byte, len, raw).map_err(|e| self.err("memset", e))?;
         Ok(())
     }
 
@@ -838,7 +844,7 @@ impl Device for CudaDevice {
         let peer = super::peer_of::<CudaDevice>(self, to)?;
         self.bind()?;
         self.timed(s, |raw| {
-            cu::copy_peer(
+            driver::copy_peer(
                 dst as u64,
                 peer.shared.ctx,
                 src as u64,
@@ -873,11 +879,12 @@ impl Device for CudaDevice {
         let mut dyn_ptr = NO_LAUNCH_ENVIRONMENT;
         let reduction = k.env.reduction_buffer_bytes();
         if reduction > 0 {
-            let buf = cu::alloc_device(reduction).map_err(|e| self.err("reduction buffer", e))?;
-            let env = match cu::alloc_device(16) {
+            let buf =
+                driver::alloc_device(reduction).map_err(|e| self.err("reduction buffer", e))?;
+            let env = match driver::alloc_device(16) {
                 Ok(p) => p,
                 Err(e) => {
-                    let _ = cu::free_device(buf);
+                    let _ = driver::free_device(buf);
                     return Err(self.err("launch environment", e));
                 }
             };
@@ -885,8 +892,8 @@ impl Device for CudaDevice {
             let mut launch_env = [0u8; 16];
             launch_env[8..16].copy_from_slice(&buf.to_le_bytes());
             let staged = s.stage(&launch_env);
-            cu::fill(buf, 0, reduction, raw)
-                .and_then(|_| cu::copy_htod(env, staged, 16, raw))
+            driver::fill(buf, 0, reduction, raw)
+                .and_then(|_| driver::copy_htod(env, staged, 16, raw))
                 .map_err(|e| self.err("launch environment", e))?;
             dyn_ptr = env;
         }
@@ -896,15 +903,17 @@ impl Device for CudaDevice {
         let shared_mem = cfg.dyn_cgroup_mem.max(self.shared_memory);
         let _span = trace::kernel(id, || format!("kernel {} x {}", grid.blocks, grid.threads));
         self.timed(s, |raw| {
-            cu::launch(k.func, grid.blocks, grid.threads, shared_mem, raw, &params).map_err(|e| {
-                self.err(
-                    &format!(
-                        "launching a kernel with {} blocks of {} threads",
-                        grid.blocks, grid.threads
-                    ),
-                    e,
-                )
-            })
+            driver::launch(k.func, grid.blocks, grid.threads, shared_mem, raw, &params).map_err(
+                |e| {
+                    self.err(
+                        &format!(
+                            "launching a kernel with {} blocks of {} threads",
+                            grid.blocks, grid.threads
+                        ),
+                        e,
+                    )
+                },
+            )
         })
     }
 
@@ -924,12 +933,12 @@ impl Device for CudaDevice {
     fn record_event(&self, s: &mut Stream) -> Result<Event> {
         self.bind()?;
         let raw = self.raw(s)?.raw;
-        let e = cu::event_create().map_err(|e| self.err("event", e))?;
+        let e = driver::event_create().map_err(|e| self.err("event", e))?;
         let ev = CudaEvent {
             raw: e,
             id: self.id(),
         };
-        cu::event_record(e, raw).map_err(|e| self.err("event record", e))?;
+        driver::event_record(e, raw).map_err(|e| self.err("event record", e))?;
         Ok(Event::new(Arc::new(ev)))
     }
 
@@ -941,7 +950,7 @@ impl Device for CudaDevice {
             Some(ce) => {
                 self.bind()?;
                 let raw = self.raw(s)?.raw;
-                cu::stream_wait_event(raw, ce.raw).map_err(|e| self.err("stream wait", e))
+                driver::stream_wait_event(raw, ce.raw).map_err(|e| self.err("stream wait", e))
             }
             // An event of another backend: its work runs on the host's side, wait for it now.
             None => inner.synchronize(),
@@ -951,9 +960,9 @@ impl Device for CudaDevice {
     fn synchronize(&self, s: &mut Stream) -> Result<()> {
         self.bind()?;
         let cs = self.raw(s)?;
-        let r = cu::stream_synchronize(cs.raw).map_err(|e| self.err("stream synchronize", e));
+        let r = driver::stream_synchronize(cs.raw).map_err(|e| self.err("stream synchronize", e));
         for p in cs.deferred_frees.drain(..) {
-            let _ = cu::free_device(p);
+            let _ = driver::free_device(p);
         }
         self.complete_traced(cs);
         s.staging.clear();
@@ -967,7 +976,7 @@ impl Device for CudaDevice {
         }
         self.bind()?;
         let cs = self.raw(s)?;
-        let done = cu::stream_query(cs.raw).map_err(|e| self.err("stream query", e))?;
+        let done = driver::stream_query(cs.raw).map_err(|e| self.err("stream query", e))?;
         if done {
             self.complete_traced(cs);
         }
@@ -976,7 +985,7 @@ impl Device for CudaDevice {
 
     fn pin_host(&self, ptr: usize, len: usize) -> Result<bool> {
         self.bind()?;
-        match cu::register_host(ptr, len) {
+        match driver::register_host(ptr, len) {
             Ok(()) => Ok(true),
             // CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED: the program pinned it (the runtime's
             // own registrations are counted in `memory::pinned` and never repeated).
@@ -987,7 +996,7 @@ impl Device for CudaDevice {
 
     fn unpin_host(&self, ptr: usize) -> Result<()> {
         self.bind()?;
-        cu::unregister_host(ptr).map_err(|e| self.err("unpin", e))
+        driver::unregister_host(ptr).map_err(|e| self.err("unpin", e))
     }
 
     fn host_addressable(&self) -> bool {
@@ -1009,10 +1018,10 @@ impl Device for CudaDevice {
             .downcast_ref::<CudaDevice>()
             .map_or(-1, |d| d.dev);
         self.bind()?;
-        cu::advise(
+        driver::advise(
             ptr as u64,
             len,
-            cu::Advice::CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+            driver::Advice::CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
             target,
         )
         .map_err(|e| self.err("cuMemAdvise", e))?;
@@ -1026,7 +1035,7 @@ impl Device for CudaDevice {
 
 impl Drop for CudaDevice {
     fn drop(&mut self) {
-        let _ = cu::release_primary_context(self.dev);
+        let _ = driver::release_primary_context(self.dev);
     }
 }
 
@@ -1045,7 +1054,7 @@ mod tests {
 
     #[test]
     fn a_machine_without_a_driver_has_no_cuda_devices_and_says_why() {
-        if cu::library_present() {
+        if driver::library_present() {
             return; // this machine has a driver: the GPU tests cover it
         }
         let cfg = Config::from_lookup(|_| None);
