@@ -31,11 +31,32 @@ need_root() {
   ip netns del "${PREFIX}probe"
 }
 
+# Bytes of tbf's bucket for RATE (tc's units: kbit, mbit, gbit, bit): 4 ms at that rate, at least
+# 256 KiB.
+burst_for() {
+  local r=$1 num unit bits
+  num=${r%%[a-z]*}; unit=${r#"$num"}
+  case $unit in
+    gbit) bits=$((num * 1000000000)) ;;
+    mbit) bits=$((num * 1000000)) ;;
+    kbit) bits=$((num * 1000)) ;;
+    bit|'') bits=$num ;;
+    *) echo "emulated-cluster: rate '$r': use a number with kbit, mbit or gbit" >&2; exit 2 ;;
+  esac
+  local b=$((bits / 8 / 250))
+  [ "$b" -ge 262144 ] || b=262144
+  echo "$b"
+}
+
 nodes() { cat "$STATE/nodes" 2>/dev/null || echo 0; }
 
 up() {
   local n=${1:-4} rate=${2:-1gbit}
   need_root
+  # tc-tbf(8): the bucket must hold at least rate/HZ bytes, or tokens that arrive per timer
+  # tick overflow it and the link runs below its rate (256 KiB is 2 ms of 1gbit, 0.2 of 10gbit).
+  local burst
+  burst=$(burst_for "$rate")
   down >/dev/null 2>&1 || true
   mkdir -p "$STATE"
   ip link add "$BRIDGE" type bridge
@@ -50,8 +71,8 @@ up() {
     ip -n "$ns" link set eth0 up
     ip -n "$ns" link set lo up
     # Shape both directions: the node's egress in its namespace, its ingress on the host side.
-    tc -n "$ns" qdisc add dev eth0 root tbf rate "$rate" burst 256kb latency 50ms
-    tc qdisc add dev "${PREFIX}h$i" root tbf rate "$rate" burst 256kb latency 50ms
+    tc -n "$ns" qdisc add dev eth0 root tbf rate "$rate" burst "$burst" latency 50ms
+    tc qdisc add dev "${PREFIX}h$i" root tbf rate "$rate" burst "$burst" latency 50ms
   done
   echo "$n" >"$STATE/nodes"
   echo "$rate" >"$STATE/rate"

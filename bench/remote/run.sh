@@ -2,7 +2,10 @@
 # Command latency and copy bandwidth of a remote device (MPI rank 1) against rank 0's own host
 # device, measured in the same run, over shared memory and over TCP on the loopback interface;
 # the head's cost per enqueued command (in-process); then the scaling model
-# (docs/remote-scaling.md) with the measured round trip and bandwidth.
+# (docs/remote-scaling.md) with the measured round trip and bandwidth. As root, also over the
+# emulated cluster (scripts/emulated-cluster.sh: two "nodes", network namespaces joined by veth
+# links shaped with tbf to SPREAD_BENCH_LINK, default 10gbit), ranks on different nodes talking
+# TCP through the bridge; elsewhere that part is skipped with a note.
 #
 # Usage: bench/remote/run.sh [repetitions]   (default 200)
 # Needs scripts/setup.sh --mpi and scripts/build.sh (the MPI plugin built).
@@ -27,13 +30,28 @@ for net in shm tcp; do
   awk '$1 == 1 { printf "rt_us=%s\nbw_gbs=%.3f\n", $2, $8 / 1000 }' "$out/$net.txt" >"$out/$net.calib"
   echo
 done
+nets=(shm tcp)
+link=${SPREAD_BENCH_LINK:-10gbit}
+if scripts/emulated-cluster.sh up 2 "$link" >/dev/null 2>"$out/emu.err"; then
+  trap 'scripts/emulated-cluster.sh down >/dev/null' EXIT
+  echo "== emu: two emulated nodes, veth links shaped to $link (tbf), TCP through a bridge"
+  timeout 300 scripts/emulated-cluster.sh run 2 "$out/latency" "$reps" | tee "$out/emu.txt"
+  awk '$1 == 1 { printf "rt_us=%s\nbw_gbs=%.3f\n", $2, $8 / 1000 }' "$out/emu.txt" >"$out/emu.calib"
+  nets+=(emu)
+  echo
+else
+  echo "== emu: skipped ($(tail -1 "$out/emu.err"))"
+  echo
+fi
 echo "== the head's cost per enqueued command (in-process transport, the same code path but MPI):"
 cargo test --release -q -p spread-rt remote::tests::head_cost -- --ignored --nocapture 2>&1 |
   grep -E '^send_us=|commands in' || echo "(cargo not available: skipped)"
 echo
-for net in shm tcp; do
+for net in "${nets[@]}"; do
+  # The emulated links are TCP: the model's tcp preset, with the constants measured on them.
+  preset=$net; [ "$net" = emu ] && preset=tcp
   echo "== scaling model, $net constants measured here ($(tr '\n' ' ' <"$out/$net.calib"))"
-  python3 bench/remote/scaling_model.py --network "$net" --calibrate "$out/$net.calib" \
+  python3 bench/remote/scaling_model.py --network "$preset" --calibrate "$out/$net.calib" \
     --schemes A,B,C-flat,A-task
   echo
 done
