@@ -654,20 +654,46 @@ pub fn parse_target(
 ) -> Result<AnyTarget, PError> {
     let c = Cursor { src, toks, end };
     let mut t = AnyTarget::default();
-    let mut i = first + 4;
+    let raw = target_line(&c, first + 4, &mut t)?;
+    let set_words = t.set.words.clone();
+    let cname = if set_words.is_empty() {
+        "target device(any)".to_string()
+    } else {
+        format!("target device(any) {}", set_words.join(" "))
+    };
+    for (name_tok, parens) in raw {
+        sort_clause(&c, &mut t, &set_words, &cname, name_tok, parens)?;
+    }
+    if !t.entries.is_empty() {
+        if let Some(tok) = t.set_tok {
+            return err(tok, "a 'target device(any)' with 'if_device' entries cannot also have a construct-set of its own (which version would it belong to?); move it into an 'if_device' entry");
+        }
+    }
+    Ok(t)
+}
+
+/// Reads the target line from token `i`: its construct-set words, its `device(any)` and its
+/// `if_device` entries go into `t`; the other clauses are returned (name token,
+/// parentheses) to be sorted once the construct-set, which decides where they go, is known.
+#[allow(clippy::type_complexity)]
+fn target_line(
+    c: &Cursor,
+    mut i: usize,
+    t: &mut AnyTarget,
+) -> Result<Vec<(usize, Option<(usize, usize)>)>, PError> {
     let mut raw: Vec<(usize, Option<(usize, usize)>)> = Vec::new();
     let mut words_end = None;
     let mut have_device = false;
-    while i < end {
+    while i < c.end {
         if c.text(i) == "," {
             i += 1;
             continue;
         }
         if c.is_ident(i, "if_device") {
-            t.entries = entries_at(&c, i, &mut t.warnings)?;
+            t.entries = entries_at(c, i, &mut t.warnings)?;
             break;
         }
-        if toks[i].kind != TokKind::Ident {
+        if c.toks[i].kind != TokKind::Ident {
             return err(i, "expected a clause on 'target device(any)'");
         }
         let w = c.text(i);
@@ -675,29 +701,20 @@ pub fn parse_target(
             if words_end.is_some() {
                 return err(i, format!("directive '{w}' must come right after 'target' or right after 'device(any)', with the other words of its construct-set"));
             }
-            // the words only: the clauses after them are sorted out below
-            let mut next = i;
-            while next < end && LEAF_WORDS.contains(&c.text(next)) && c.text(next + 1) != "(" {
-                t.set.words.push(c.text(next).to_string());
-                next += 1;
-            }
-            if !SETS.contains(&t.set.name().as_str()) {
-                return err(i, format!("'target device(any) {}' is not supported; the construct-set can be 'teams distribute parallel for [simd]', 'teams distribute [simd]', 'distribute parallel for [simd]', 'parallel for [simd]', 'parallel', 'teams', 'simd', 'loop', 'teams loop' or 'parallel loop'", t.set.name()));
-            }
-            t.set_tok = Some(i);
+            let next = set_words_at(c, i, t)?;
             words_end = Some(next);
             i = next;
             continue;
         }
         let parens = if c.text(i + 1) == "(" {
-            match matching_close(src, toks, i + 1, end) {
+            match matching_close(c.src, c.toks, i + 1, c.end) {
                 Some(close) => Some((i + 1, close)),
                 None => return err(i + 1, format!("expected ')' to end the '{w}' clause")),
             }
         } else {
             None
         };
-        if is_device_any(&c, i, parens) {
+        if is_device_any(c, i, parens) {
             if have_device {
                 return err(
                     i,
@@ -716,125 +733,158 @@ pub fn parse_target(
         }
         i = parens.map_or(i + 1, |(_, close)| close + 1);
     }
-    let set_words = t.set.words.clone();
-    let cname = if set_words.is_empty() {
-        "target device(any)".to_string()
-    } else {
-        format!("target device(any) {}", set_words.join(" "))
-    };
+    Ok(raw)
+}
+
+/// The construct-set words of the target line from token `i` into `t.set` (the words only:
+/// the clauses after them are sorted out later), checked to be a set the lowering knows;
+/// the token after them.
+fn set_words_at(c: &Cursor, i: usize, t: &mut AnyTarget) -> Result<usize, PError> {
+    let mut next = i;
+    while next < c.end && LEAF_WORDS.contains(&c.text(next)) && c.text(next + 1) != "(" {
+        t.set.words.push(c.text(next).to_string());
+        next += 1;
+    }
+    if !SETS.contains(&t.set.name().as_str()) {
+        return err(i, format!("'target device(any) {}' is not supported; the construct-set can be 'teams distribute parallel for [simd]', 'teams distribute [simd]', 'distribute parallel for [simd]', 'parallel for [simd]', 'parallel', 'teams', 'simd', 'loop', 'teams loop' or 'parallel loop'", t.set.name()));
+    }
+    t.set_tok = Some(i);
+    Ok(next)
+}
+
+/// Puts one clause of the target line (name token `name_tok`) where it belongs: on each
+/// version's `target`, on the construct-set, or into `t`'s own fields (`resources`,
+/// `nowait`, `depend`, the target's `if`, the map items the runtime is told about).
+fn sort_clause(
+    c: &Cursor,
+    t: &mut AnyTarget,
+    set_words: &[String],
+    cname: &str,
+    name_tok: usize,
+    parens: Option<(usize, usize)>,
+) -> Result<(), PError> {
     let on_set = |n: &str| set_words.iter().any(|w| word_clauses(w).contains(&n));
     let target_clauses = word_clauses("target");
-    for (name_tok, parens) in raw {
-        let name = c.text(name_tok);
-        let text = c.span(
-            name_tok,
-            parens.map_or(name_tok + 1, |(_, close)| close + 1),
-        );
-        match name {
-            "resources" => {
-                let Some((open, close)) = parens else {
-                    return err(name_tok + 1, "expected '(' after 'resources'");
-                };
-                if t.cost.is_some() {
-                    return err(
-                        name_tok,
-                        format!("the 'resources' clause can appear only once on '{cname}'"),
-                    );
-                }
-                let cost = parse_cost(&c, name_tok, open, close, &mut t.warnings)?;
-                t.cost = Some((cost, name_tok));
-            }
-            "nowait" => t.nowait = true,
-            "depend" => t.depend.push(text),
-            "if" => {
-                let Some((open, close)) = parens else {
-                    return err(name_tok + 1, "expected '(' after 'if'");
-                };
-                let modifier = (c.toks[open + 1].kind == TokKind::Ident
-                    && c.text(open + 2) == ":"
-                    && c.text(open + 3) != ":")
-                    .then(|| c.text(open + 1));
-                match modifier {
-                    None | Some("target") => {
-                        if t.cond.is_some() {
-                            return err(
-                                name_tok,
-                                format!("'{cname}' can have only one 'if' clause for its target"),
-                            );
-                        }
-                        let from = if modifier.is_some() {
-                            open + 3
-                        } else {
-                            open + 1
-                        };
-                        if from == close {
-                            return err(close, "expected a condition in 'if'");
-                        }
-                        t.cond = Some(c.span(from, close));
-                    }
-                    Some(m) if set_words.iter().any(|w| w == m) => t.set.clauses.push(text),
-                    Some(m) => {
-                        return err(
-                            open + 1,
-                            format!("'if({m}: ...)' does not name a construct of '{cname}'"),
-                        )
-                    }
-                }
-            }
-            "map" => {
-                let Some((open, close)) = parens else {
-                    return err(name_tok + 1, "expected '(' after 'map'");
-                };
-                let (items, bases) = map_items(&c, open, close);
-                t.maps.extend(items);
-                for b in bases {
-                    if !t.shared.contains(&b) {
-                        t.shared.push(b);
-                    }
-                }
-                t.target_clauses.push(text);
-            }
-            _ if TARGET_ONLY.contains(&name) => t.target_clauses.push(text),
-            "firstprivate" if !set_words.is_empty() && on_set(name) => {
-                t.target_clauses.push(text.clone());
-                t.set.clauses.push(text);
-            }
-            "thread_limit" if set_words.iter().any(|w| w == "teams") => t.set.clauses.push(text),
-            _ if !set_words.is_empty() && on_set(name) => {
-                if name == "reduction" {
-                    if let Some((open, close)) = parens {
-                        t.set.reduction_vars.extend(reduction_vars(&c, open, close));
-                    }
-                }
-                t.set.clauses.push(text)
-            }
-            _ if target_clauses.contains(&name) => t.target_clauses.push(text),
-            _ if ALL_CLAUSES.contains(&name) => {
+    let name = c.text(name_tok);
+    let text = c.span(
+        name_tok,
+        parens.map_or(name_tok + 1, |(_, close)| close + 1),
+    );
+    match name {
+        "resources" => {
+            let Some((open, close)) = parens else {
+                return err(name_tok + 1, "expected '(' after 'resources'");
+            };
+            if t.cost.is_some() {
                 return err(
                     name_tok,
-                    format!("clause '{name}' is not allowed on '{cname}'"),
-                )
-            }
-            _ => {
-                let mut known: Vec<&str> = target_clauses.to_vec();
-                known.extend(set_words.iter().flat_map(|w| word_clauses(w)));
-                known.extend(["device", "resources", "if_device"]);
-                return err(
-                    name_tok,
-                    format!(
-                        "unknown clause '{name}' on '{cname}'{}",
-                        clause_suggestion(name, &known)
-                    ),
+                    format!("the 'resources' clause can appear only once on '{cname}'"),
                 );
             }
+            let cost = parse_cost(c, name_tok, open, close, &mut t.warnings)?;
+            t.cost = Some((cost, name_tok));
+        }
+        "nowait" => t.nowait = true,
+        "depend" => t.depend.push(text),
+        "if" => {
+            let Some((open, close)) = parens else {
+                return err(name_tok + 1, "expected '(' after 'if'");
+            };
+            if_clause(c, t, set_words, cname, name_tok, (open, close), text)?;
+        }
+        "map" => {
+            let Some((open, close)) = parens else {
+                return err(name_tok + 1, "expected '(' after 'map'");
+            };
+            let (items, bases) = map_items(c, open, close);
+            t.maps.extend(items);
+            for b in bases {
+                if !t.shared.contains(&b) {
+                    t.shared.push(b);
+                }
+            }
+            t.target_clauses.push(text);
+        }
+        _ if TARGET_ONLY.contains(&name) => t.target_clauses.push(text),
+        "firstprivate" if !set_words.is_empty() && on_set(name) => {
+            t.target_clauses.push(text.clone());
+            t.set.clauses.push(text);
+        }
+        "thread_limit" if set_words.iter().any(|w| w == "teams") => t.set.clauses.push(text),
+        _ if !set_words.is_empty() && on_set(name) => {
+            if name == "reduction" {
+                if let Some((open, close)) = parens {
+                    t.set.reduction_vars.extend(reduction_vars(c, open, close));
+                }
+            }
+            t.set.clauses.push(text)
+        }
+        _ if target_clauses.contains(&name) => t.target_clauses.push(text),
+        _ if ALL_CLAUSES.contains(&name) => {
+            return err(
+                name_tok,
+                format!("clause '{name}' is not allowed on '{cname}'"),
+            )
+        }
+        _ => {
+            let mut known: Vec<&str> = target_clauses.to_vec();
+            known.extend(set_words.iter().flat_map(|w| word_clauses(w)));
+            known.extend(["device", "resources", "if_device"]);
+            return err(
+                name_tok,
+                format!(
+                    "unknown clause '{name}' on '{cname}'{}",
+                    clause_suggestion(name, &known)
+                ),
+            );
         }
     }
-    if !t.entries.is_empty() {
-        if let Some(tok) = t.set_tok {
-            return err(tok, "a 'target device(any)' with 'if_device' entries cannot also have a construct-set of its own (which version would it belong to?); move it into an 'if_device' entry");
+    Ok(())
+}
+
+/// An `if` clause of the target line (its parentheses, `text` as written): without
+/// a modifier or with `target:` it is the condition of the whole construct (the host
+/// fallback), once; with a construct-set word it goes to the construct-set.
+fn if_clause(
+    c: &Cursor,
+    t: &mut AnyTarget,
+    set_words: &[String],
+    cname: &str,
+    name_tok: usize,
+    (open, close): (usize, usize),
+    text: String,
+) -> Result<(), PError> {
+    let modifier = (c.toks[open + 1].kind == TokKind::Ident
+        && c.text(open + 2) == ":"
+        && c.text(open + 3) != ":")
+        .then(|| c.text(open + 1));
+    match modifier {
+        None | Some("target") => {
+            if t.cond.is_some() {
+                return err(
+                    name_tok,
+                    format!("'{cname}' can have only one 'if' clause for its target"),
+                );
+            }
+            let from = if modifier.is_some() {
+                open + 3
+            } else {
+                open + 1
+            };
+            if from == close {
+                return err(close, "expected a condition in 'if'");
+            }
+            t.cond = Some(c.span(from, close));
+        }
+        Some(m) if set_words.iter().any(|w| w == m) => t.set.clauses.push(text),
+        Some(m) => {
+            return err(
+                open + 1,
+                format!("'if({m}: ...)' does not name a construct of '{cname}'"),
+            )
         }
     }
-    Ok(t)
+    Ok(())
 }
 
 /// One version of a site: which kind runs which arm.

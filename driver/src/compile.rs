@@ -163,6 +163,17 @@ enum Lowered {
     Failed(String),
 }
 
+/// The inputs of a command once lowered (see [`Driver::lower_inputs`]).
+struct LoweredInputs {
+    /// The temporary directory of the lowered files: held, not read, so that it is removed
+    /// only when the command is over (after clang and the dependency files).
+    _tmp: Option<TempDir>,
+    /// `(input index, lowered file)` for each input replaced by its lowered file.
+    replaced: Vec<(usize, PathBuf)>,
+    /// What clang's diagnostics on the lowered files are mapped back to.
+    sources: Vec<remap::Lowered>,
+}
+
 struct Driver<'a> {
     prog: String,
     clang: PathBuf,
@@ -360,7 +371,54 @@ impl<'a> Driver<'a> {
         PathBuf::from(stem).with_extension("d")
     }
 
+    /// Runs the whole command: the answers that need no compilation, then the phases of a
+    /// compilation (the offload plan, lowering each input, clang's command line, clang, the
+    /// dependency files).
     fn run(&self) -> i32 {
+        let inv = self.inv;
+        if let Some(status) = self.answer_without_compiling() {
+            return status;
+        }
+        if inv.inputs.is_empty() && !inv.spread.print_lowered {
+            return self.exec(inv.args.clone(), &[]);
+        }
+        // the offload targets, checked before any work (a missing CUDA toolkit, a bad arch)
+        let offload = if inv.spread.print_lowered {
+            offload::Plan::default()
+        } else {
+            match self.offload_plan() {
+                Ok(p) => p,
+                Err(e) => return self.error(&e),
+            }
+        };
+        // the temporary directory lives until clang has run and the dependency files are fixed
+        let lowered = match self.lower_inputs() {
+            Ok(l) => l,
+            Err(status) => return status,
+        };
+        let (replaced, sources) = (&lowered.replaced, &lowered.sources);
+        if inv.spread.print_lowered {
+            return 0;
+        }
+        let args = match self.clang_args(&offload, replaced) {
+            Ok(a) => a,
+            Err(status) => return status,
+        };
+        let status = if sources.is_empty() {
+            self.exec(args, &offload.env)
+        } else {
+            self.exec_remapped(args, &offload.env, sources)
+        };
+        if status == 0 && inv.dep_file {
+            self.fix_dep_files(replaced);
+        }
+        status
+    }
+
+    /// `--help`, `--version`, option conflicts and `--spread-print-cuda-path`: answered before
+    /// anything is compiled. The exit status when the command ends here; `None` to go on
+    /// (`--version` prints Spread's line, then clang's follows).
+    fn answer_without_compiling(&self) -> Option<i32> {
         let inv = self.inv;
         if inv.spread.help {
             print!(
@@ -374,85 +432,78 @@ impl<'a> Driver<'a> {
                         .unwrap_or_default()
                 )
             );
-            return 0;
+            return Some(0);
         }
         if inv.version {
             println!("{} (Spread {})", self.prog, env!("CARGO_PKG_VERSION"));
         }
         if inv.spread.targets.is_some() && inv.openmp_targets.is_some() {
-            return self.error("use either --spread-targets or -fopenmp-targets, not both");
+            return Some(self.error("use either --spread-targets or -fopenmp-targets, not both"));
         }
         if inv.spread.print_cuda_path {
             let exists = |p: &Path| p.exists();
-            return match offload::find_cuda(&offload::process_env_var, &exists) {
-                Ok(p) => {
-                    println!("{}", p.display());
-                    0
-                }
-                Err(e) => self.error(&e),
-            };
+            return Some(
+                match offload::find_cuda(&offload::process_env_var, &exists) {
+                    Ok(p) => {
+                        println!("{}", p.display());
+                        0
+                    }
+                    Err(e) => self.error(&e),
+                },
+            );
         }
-        if inv.inputs.is_empty() && !inv.spread.print_lowered {
-            return self.exec(inv.args.clone(), &[]);
-        }
-        // the offload targets, checked before any work (a missing CUDA toolkit, a bad arch)
-        let offload = if inv.spread.print_lowered {
-            offload::Plan::default()
-        } else {
-            let exists = |p: &Path| p.exists();
-            let req = offload::Request {
-                targets: inv
-                    .spread
-                    .targets
-                    .clone()
-                    .or_else(|| inv.openmp_targets.clone()),
-                archs: inv.offload_archs.clone(),
-                cuda_path_given: inv.has_cuda_path,
-                device_arch_given: inv.device_arch_given,
-                dry_run: inv.dry_run,
-            };
-            let env = offload::Env {
-                var: &offload::process_env_var,
-                exists: &exists,
-                device_runtime_dir: offload::device_runtime_dir(&self.clang),
-            };
-            match offload::plan(&req, &env) {
-                Ok(p) => p,
-                Err(e) => return self.error(&e),
-            }
-        };
+        None
+    }
 
-        // lower
+    /// The offload targets' options and environment, from the command line and the machine
+    /// (or why they cannot be used).
+    fn offload_plan(&self) -> Result<offload::Plan, String> {
+        let inv = self.inv;
+        let exists = |p: &Path| p.exists();
+        let req = offload::Request {
+            targets: inv
+                .spread
+                .targets
+                .clone()
+                .or_else(|| inv.openmp_targets.clone()),
+            archs: inv.offload_archs.clone(),
+            cuda_path_given: inv.has_cuda_path,
+            device_arch_given: inv.device_arch_given,
+            dry_run: inv.dry_run,
+        };
+        let env = offload::Env {
+            var: &offload::process_env_var,
+            exists: &exists,
+            device_runtime_dir: offload::device_runtime_dir(&self.clang),
+        };
+        offload::plan(&req, &env)
+    }
+
+    /// Lowers every C/C++ input: printed under `--spread-print-lowered`, else written into a
+    /// temporary directory. Spread's errors of all inputs are reported together, so one run
+    /// shows every construct to fix. The exit status to stop with when the command ends
+    /// here.
+    fn lower_inputs(&self) -> Result<LoweredInputs, i32> {
+        let inv = self.inv;
         let keep = inv.spread.keep_temps;
         let tmp = if inv.spread.print_lowered || inv.deps_only {
             None
         } else {
             match TempDir::new(keep) {
                 Ok(t) => Some(t),
-                Err(e) => return self.error(&format!("cannot create a temporary directory: {e}")),
+                Err(e) => {
+                    return Err(self.error(&format!("cannot create a temporary directory: {e}")))
+                }
             }
         };
         let mut diags = Vec::new();
-        let mut replaced: Vec<(usize, PathBuf)> = Vec::new(); // (input index, lowered file)
+        let mut replaced: Vec<(usize, PathBuf)> = Vec::new();
         let mut sources: Vec<remap::Lowered> = Vec::new();
         for (k, input) in inv.inputs.iter().enumerate() {
             if input.lang == Lang::Other || inv.deps_only {
                 continue;
             }
-            // deeply nested code recurses deeply: lower on a thread with a large stack
-            let lowered = std::thread::scope(|s| {
-                std::thread::Builder::new()
-                    .stack_size(LOWERING_STACK)
-                    .spawn_scoped(s, || self.lower_input(input))
-                    .map(|h| h.join())
-            });
-            let lowered = match lowered {
-                Ok(Ok(l)) => l,
-                Ok(Err(_)) => return self.error("internal error while lowering (please report)"),
-                // no thread: lower on this one
-                Err(_) => self.lower_input(input),
-            };
-            match lowered {
+            match self.lower_on_large_stack(input)? {
                 Lowered::Unchanged => {
                     if inv.spread.print_lowered {
                         match fs::read(&input.path) {
@@ -465,7 +516,7 @@ impl<'a> Driver<'a> {
                     }
                 }
                 Lowered::Errors(d) => diags.extend(d),
-                Lowered::Failed(msg) => return self.error(&msg),
+                Lowered::Failed(msg) => return Err(self.error(&msg)),
                 Lowered::Text(t, bytewise, source) => {
                     let bytes = encode(&t, bytewise);
                     if inv.spread.print_lowered {
@@ -473,91 +524,104 @@ impl<'a> Driver<'a> {
                         continue;
                     }
                     let Some(tmp) = &tmp else { continue };
-                    let dir = tmp.path.join(k.to_string());
-                    let name = Path::new(&input.path)
-                        .file_name()
-                        .map(|n| n.to_os_string())
-                        .unwrap_or_else(|| "input.c".into());
-                    let file = dir.join(name);
-                    if let Err(e) = fs::create_dir_all(&dir).and_then(|_| fs::write(&file, &bytes))
-                    {
-                        return self.error(&format!("cannot write '{}': {e}", file.display()));
-                    }
-                    replaced.push((k, file));
+                    replaced.push((k, self.write_lowered(tmp, k, input, &bytes)?));
                     sources.push(source);
                 }
             }
         }
         if !diags.is_empty() {
             diag::emit(&diags);
-            return 1;
+            return Err(1);
         }
         if inv.spread.print_lowered {
-            return 0;
+            return Ok(LoweredInputs {
+                _tmp: tmp,
+                replaced,
+                sources,
+            });
         }
         if !replaced.is_empty() && !self.layout.header().is_file() {
-            return self.error(&format!(
+            return Err(self.error(&format!(
                 "cannot find spread.h in '{}' (set SPREAD_INCLUDE_DIR)",
                 self.layout.include_dir.display()
-            ));
+            )));
         }
         if let Some(t) = &tmp {
             if keep && !replaced.is_empty() {
                 eprintln!("{}: lowered files kept in {}", self.prog, t.path.display());
             }
         }
+        Ok(LoweredInputs {
+            _tmp: tmp,
+            replaced,
+            sources,
+        })
+    }
 
-        // the clang command line
-        let mut args: Vec<String> = Vec::new();
-        let mut quote_dirs: Vec<String> = Vec::new();
-        for (k, _) in &replaced {
-            let p = &inv.inputs[*k].path;
-            let dir = Path::new(p)
-                .parent()
-                .map(|d| d.to_string_lossy().into_owned())
-                .filter(|d| !d.is_empty())
-                .unwrap_or_else(|| ".".to_string());
-            if !quote_dirs.contains(&dir) {
-                quote_dirs.push(dir);
-            }
+    /// [`Driver::lower_input`] on a thread with a large stack, since deeply nested code
+    /// recurses deeply (on this thread when no thread can be made); the exit status when the
+    /// lowering panicked.
+    fn lower_on_large_stack(&self, input: &Input) -> Result<Lowered, i32> {
+        let lowered = std::thread::scope(|s| {
+            std::thread::Builder::new()
+                .stack_size(LOWERING_STACK)
+                .spawn_scoped(s, || self.lower_input(input))
+                .map(|h| h.join())
+        });
+        match lowered {
+            Ok(Ok(l)) => Ok(l),
+            Ok(Err(_)) => Err(self.error("internal error while lowering (please report)")),
+            // no thread: lower on this one
+            Err(_) => Ok(self.lower_input(input)),
         }
-        for d in &quote_dirs {
-            args.push("-iquote".into());
-            args.push(d.clone());
+    }
+
+    /// Writes the lowered `bytes` of input `k` under the temporary directory, in a directory
+    /// of its own so that inputs of the same name do not collide and the file keeps the
+    /// user's name (clang's messages and `__FILE__` show it); its path, or the exit status.
+    fn write_lowered(
+        &self,
+        tmp: &TempDir,
+        k: usize,
+        input: &Input,
+        bytes: &[u8],
+    ) -> Result<PathBuf, i32> {
+        let dir = tmp.path.join(k.to_string());
+        let name = Path::new(&input.path)
+            .file_name()
+            .map(|n| n.to_os_string())
+            .unwrap_or_else(|| "input.c".into());
+        let file = dir.join(name);
+        if let Err(e) = fs::create_dir_all(&dir).and_then(|_| fs::write(&file, bytes)) {
+            return Err(self.error(&format!("cannot write '{}': {e}", file.display())));
         }
-        if inv.generates_code() {
-            // debug information names the user's directory, not the temporary one
-            for (k, file) in &replaced {
-                if let Some(tdir) = file.parent() {
-                    let dir = Path::new(&inv.inputs[*k].path)
-                        .parent()
-                        .map(|d| d.to_string_lossy().into_owned())
-                        .filter(|d| !d.is_empty())
-                        .unwrap_or_else(|| ".".to_string());
-                    args.push(format!("-fdebug-prefix-map={}={dir}", tdir.display()));
-                }
-            }
-        }
-        // A program's own `#include <spread.h>` (for the memory API) finds Spread's header; the
-        // user's -I directories are searched first.
-        if self.layout.header().is_file() {
-            args.push("-idirafter".into());
-            args.push(self.layout.include_dir.to_string_lossy().into_owned());
-        }
+        Ok(file)
+    }
+
+    /// clang's command line: the user's arguments with the lowered files in place of their
+    /// inputs and the offload plan's options in place of the user's, plus Spread's header,
+    /// runtime and pass plugin; or the exit status when one of them is missing.
+    fn clang_args(
+        &self,
+        offload: &offload::Plan,
+        replaced: &[(usize, PathBuf)],
+    ) -> Result<Vec<String>, i32> {
+        let inv = self.inv;
+        let mut args = self.source_dir_args(replaced);
         let links = inv.links();
         if links {
             let lib = &self.layout.lib_dir;
             if !lib.join(RUNTIME_SONAME).exists() {
-                return self.error(&format!(
+                return Err(self.error(&format!(
                     "Spread's runtime {RUNTIME_SONAME} is not in '{}' (build it with scripts/build.sh, or set SPREAD_LIB_DIR)",
                     lib.display()
-                ));
+                )));
             }
             args.push(format!("-L{}", lib.display()));
             args.push(format!("-Wl,-rpath,{}", lib.display()));
         }
         let mut user = inv.args.clone();
-        for (k, file) in &replaced {
+        for (k, file) in replaced {
             user[inv.inputs[*k].index] = file.to_string_lossy().into_owned();
         }
         // the offload options are replaced by the plan's, where the first of them was
@@ -590,10 +654,10 @@ impl<'a> Driver<'a> {
         if inv.generates_code() && !inv.spread.no_pass {
             let plugin = &self.layout.plugin;
             if !plugin.is_file() {
-                return self.error(&format!(
+                return Err(self.error(&format!(
                     "Spread's pass plugin '{}' does not exist (build the workspace, set SPREAD_PASS_PLUGIN, or use --spread-no-pass)",
                     plugin.display()
-                ));
+                )));
             }
             args.push(format!("-fpass-plugin={}", plugin.display()));
         }
@@ -603,22 +667,56 @@ impl<'a> Driver<'a> {
             // variable, which clang records only with debug information.
             args.push("-gline-tables-only".into());
         }
-        let status = if sources.is_empty() {
-            self.exec(args, &offload.env)
-        } else {
-            self.exec_remapped(args, &offload.env, &sources)
-        };
-        if status == 0 && inv.dep_file {
-            for (k, file) in &replaced {
-                let input = &inv.inputs[*k];
-                let dep = self.dep_file_of(input);
-                if let Ok(t) = fs::read_to_string(&dep) {
-                    let fixed = t.replace(&*file.to_string_lossy(), &make_escape(&input.path));
-                    let _ = fs::write(&dep, fixed);
+        Ok(args)
+    }
+
+    /// The options that make the lowered files, which live in the temporary directory,
+    /// behave as if they were in the user's directories: `#include "..."` searches there,
+    /// debug information names them, and Spread's header is found for a program's own
+    /// `#include <spread.h>`.
+    fn source_dir_args(&self, replaced: &[(usize, PathBuf)]) -> Vec<String> {
+        let inv = self.inv;
+        let mut args: Vec<String> = Vec::new();
+        let mut quote_dirs: Vec<String> = Vec::new();
+        for (k, _) in replaced {
+            let dir = source_dir(&inv.inputs[*k].path);
+            if !quote_dirs.contains(&dir) {
+                quote_dirs.push(dir);
+            }
+        }
+        for d in &quote_dirs {
+            args.push("-iquote".into());
+            args.push(d.clone());
+        }
+        if inv.generates_code() {
+            // debug information names the user's directory, not the temporary one
+            for (k, file) in replaced {
+                if let Some(tdir) = file.parent() {
+                    let dir = source_dir(&inv.inputs[*k].path);
+                    args.push(format!("-fdebug-prefix-map={}={dir}", tdir.display()));
                 }
             }
         }
-        status
+        // A program's own `#include <spread.h>` (for the memory API) finds Spread's header; the
+        // user's -I directories are searched first.
+        if self.layout.header().is_file() {
+            args.push("-idirafter".into());
+            args.push(self.layout.include_dir.to_string_lossy().into_owned());
+        }
+        args
+    }
+
+    /// Points the dependency files clang wrote (-MD/-MMD) at the user's sources instead of the
+    /// lowered temporary files, which are gone once the command ends.
+    fn fix_dep_files(&self, replaced: &[(usize, PathBuf)]) {
+        for (k, file) in replaced {
+            let input = &self.inv.inputs[*k];
+            let dep = self.dep_file_of(input);
+            if let Ok(t) = fs::read_to_string(&dep) {
+                let fixed = t.replace(&*file.to_string_lossy(), &make_escape(&input.path));
+                let _ = fs::write(&dep, fixed);
+            }
+        }
     }
 
     fn exec(&self, args: Vec<String>, env: &[(String, std::ffi::OsString)]) -> i32 {
@@ -715,6 +813,15 @@ impl<'a> Driver<'a> {
             .map(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).contains("clang"))
             .unwrap_or(false)
     }
+}
+
+/// The directory of an input as clang's options name it (`.` for a bare file name).
+fn source_dir(path: &str) -> String {
+    Path::new(path)
+        .parent()
+        .map(|d| d.to_string_lossy().into_owned())
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(|| ".".to_string())
 }
 
 /// Whether the command line (`-Dname`, `-D name=...`) or the source file (`#define name`)

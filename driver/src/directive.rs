@@ -845,58 +845,15 @@ pub fn parse(
     first: usize,
     end: usize,
 ) -> Result<SpreadDirective, PError> {
-    let (kind, mut i) = match classify(src, toks, first, end) {
+    let (kind, i) = match classify(src, toks, first, end) {
         Some((Kind::Cu, _)) | None => return err(first, "not a spread directive"),
         Some(k) => k,
     };
     let c = Cursor { src, toks, end };
     let target_tok = first + 3;
-
-    // combined constructs
-    let combined_start = i;
-    let words = if kind == Kind::Target {
-        c.leaf_words(i, LEAF_WORDS)
-    } else {
-        Vec::new()
-    };
-    i += words.len();
-    let combined = words.join(" ");
-    if !COMBINED.contains(&combined.as_str()) {
-        return err(
-            combined_start,
-            format!(
-                "'target spread {combined}' is not supported; 'target spread' combines with 'teams distribute [parallel for] [simd]', 'parallel for [simd]', 'simd', 'teams loop' and 'parallel loop'"
-            ),
-        );
-    }
+    let (combined, i) = combined_words(&c, kind, i)?;
     let cname = construct_name(kind, &combined);
-
-    // clauses
-    let mut clauses = Vec::new();
-    while i < end {
-        if c.text(i) == "," {
-            i += 1;
-            continue;
-        }
-        if toks[i].kind != TokKind::Ident {
-            return err(i, format!("expected a clause on '{cname}'"));
-        }
-        let name = c.text(i).to_string();
-        let parens = if c.text(i + 1) == "(" {
-            match matching_close(src, toks, i + 1, end) {
-                Some(close) => Some((i + 1, close)),
-                None => return err(i + 1, format!("expected ')' to end the '{name}' clause")),
-            }
-        } else {
-            None
-        };
-        clauses.push(Clause {
-            name,
-            name_tok: i,
-            parens,
-        });
-        i = parens.map(|(_, close)| close + 1).unwrap_or(i + 1);
-    }
+    let clauses = clause_list(&c, i, &cname)?;
 
     let allowed = allowed_clauses(kind, &combined);
     let mut d = SpreadDirective {
@@ -918,189 +875,320 @@ pub fn parse(
     if matches!(kind, Kind::UpdatePeer | Kind::WaitDevice) {
         return parse_extension(&c, d, &cname);
     }
-    // the reduction variables first: a map clause may name one before its reduction clause
-    let mut red_vars: Vec<String> = Vec::new();
-    if kind == Kind::Target {
-        for cl in &clauses {
-            if cl.name != "reduction" {
-                continue;
-            }
-            if !allowed.contains(&"reduction") {
-                return err(
-                    cl.name_tok,
-                    format!("'reduction' cannot be used on '{cname}' alone: combine it with 'teams distribute', 'parallel for', 'simd' or 'loop' (plain 'target' has no reduction clause)"),
-                );
-            }
-            let Some((open, close)) = cl.parens else {
-                return err(cl.name_tok + 1, "expected '(' after 'reduction'");
-            };
-            let r = parse_reduction(&c, open, close, &cname)?;
-            for (v, t) in &r.vars {
-                if red_vars.contains(v) {
-                    return err(
-                        *t,
-                        format!("'{v}' appears in more than one reduction list of '{cname}'"),
-                    );
-                }
-                red_vars.push(v.clone());
-            }
-        }
-    }
+    let red_vars = if kind == Kind::Target {
+        reduction_var_names(&c, &clauses, &allowed, &cname)?
+    } else {
+        Vec::new()
+    };
     let mut seen: Vec<&str> = Vec::new();
     for cl in &clauses {
-        let name = cl.name.as_str();
-        if !allowed.contains(&name) {
+        let (open, close) = check_clause(&c, kind, cl, &allowed, &cname, &mut seen)?;
+        take_clause(&c, &mut d, cl, open, close, &red_vars, &cname)?;
+    }
+    if kind == Kind::Target && d.nowait && !d.reductions.is_empty() {
+        check_task_depends(&c, &clauses, &cname)?;
+    }
+    check_required(&d, &clauses, &cname)?;
+    Ok(d)
+}
+
+/// The construct words after `target spread` (at token `i`) and the token after them: only
+/// the combinations in [`COMBINED`] are lowered, so any other is refused here, at its first
+/// word, before its clauses are looked at.
+fn combined_words(c: &Cursor, kind: Kind, i: usize) -> Result<(String, usize), PError> {
+    let words = if kind == Kind::Target {
+        c.leaf_words(i, LEAF_WORDS)
+    } else {
+        Vec::new()
+    };
+    let combined = words.join(" ");
+    if !COMBINED.contains(&combined.as_str()) {
+        return err(
+            i,
+            format!(
+                "'target spread {combined}' is not supported; 'target spread' combines with 'teams distribute [parallel for] [simd]', 'parallel for [simd]', 'simd', 'teams loop' and 'parallel loop'"
+            ),
+        );
+    }
+    Ok((combined, i + words.len()))
+}
+
+/// The clauses from token `i` to the end of the line, as written (names and parentheses
+/// only): splitting them first lets the checks below look at the whole list, e.g. for the
+/// reduction variables a `map` before its `reduction` names.
+fn clause_list(c: &Cursor, mut i: usize, cname: &str) -> Result<Vec<Clause>, PError> {
+    let mut clauses = Vec::new();
+    while i < c.end {
+        if c.text(i) == "," {
+            i += 1;
+            continue;
+        }
+        if c.toks[i].kind != TokKind::Ident {
+            return err(i, format!("expected a clause on '{cname}'"));
+        }
+        let name = c.text(i).to_string();
+        let parens = if c.text(i + 1) == "(" {
+            match matching_close(c.src, c.toks, i + 1, c.end) {
+                Some(close) => Some((i + 1, close)),
+                None => return err(i + 1, format!("expected ')' to end the '{name}' clause")),
+            }
+        } else {
+            None
+        };
+        clauses.push(Clause {
+            name,
+            name_tok: i,
+            parens,
+        });
+        i = parens.map(|(_, close)| close + 1).unwrap_or(i + 1);
+    }
+    Ok(clauses)
+}
+
+/// The variables of every `reduction` clause of `target spread`, in order, each checked to
+/// be in one list only. Collected before the clauses are taken one by one because a `map`
+/// clause may name a reduction variable before its `reduction` clause.
+fn reduction_var_names(
+    c: &Cursor,
+    clauses: &[Clause],
+    allowed: &[&str],
+    cname: &str,
+) -> Result<Vec<String>, PError> {
+    let mut red_vars: Vec<String> = Vec::new();
+    for cl in clauses {
+        if cl.name != "reduction" {
+            continue;
+        }
+        if !allowed.contains(&"reduction") {
             return err(
                 cl.name_tok,
-                disallowed_message(kind, name, &cname, &allowed),
+                format!("'reduction' cannot be used on '{cname}' alone: combine it with 'teams distribute', 'parallel for', 'simd' or 'loop' (plain 'target' has no reduction clause)"),
             );
         }
-        let spread_clause = matches!(name, "devices" | "spread_schedule" | "range" | "chunk_size");
-        if spread_clause {
-            if seen.contains(&name) {
+        let Some((open, close)) = cl.parens else {
+            return err(cl.name_tok + 1, "expected '(' after 'reduction'");
+        };
+        let r = parse_reduction(c, open, close, cname)?;
+        for (v, t) in &r.vars {
+            if red_vars.contains(v) {
                 return err(
-                    cl.name_tok,
-                    format!("the '{name}' clause can appear only once on '{cname}'"),
+                    *t,
+                    format!("'{v}' appears in more than one reduction list of '{cname}'"),
                 );
             }
-            seen.push(name);
+            red_vars.push(v.clone());
         }
-        let needs_args = spread_clause || matches!(name, "map" | "to" | "from" | "depend");
-        let (open, close) = match cl.parens {
-            Some(p) => p,
-            None if needs_args => {
-                return err(cl.name_tok + 1, format!("expected '(' after '{name}'"))
+    }
+    Ok(red_vars)
+}
+
+/// Checks what every clause must satisfy whatever it is (allowed on the construct, a spread
+/// clause at most once, arguments where they are required, no per-chunk names in a spread
+/// clause, which is evaluated before any chunk exists); its parentheses, `(0, 0)` without.
+fn check_clause<'n>(
+    c: &Cursor,
+    kind: Kind,
+    cl: &'n Clause,
+    allowed: &[&str],
+    cname: &str,
+    seen: &mut Vec<&'n str>,
+) -> Result<(usize, usize), PError> {
+    let name = cl.name.as_str();
+    if !allowed.contains(&name) {
+        return err(cl.name_tok, disallowed_message(kind, name, cname, allowed));
+    }
+    let spread_clause = matches!(name, "devices" | "spread_schedule" | "range" | "chunk_size");
+    if spread_clause {
+        if seen.contains(&name) {
+            return err(
+                cl.name_tok,
+                format!("the '{name}' clause can appear only once on '{cname}'"),
+            );
+        }
+        seen.push(name);
+    }
+    let needs_args = spread_clause || matches!(name, "map" | "to" | "from" | "depend");
+    let (open, close) = match cl.parens {
+        Some(p) => p,
+        None if needs_args => return err(cl.name_tok + 1, format!("expected '(' after '{name}'")),
+        None => (0, 0),
+    };
+    if spread_clause {
+        if let Some((k, w)) = chunk_name_in(c, open, close) {
+            return err(
+                k,
+                format!("'{w}' cannot be used in the '{name}' clause; it only has a value inside each chunk"),
+            );
+        }
+    }
+    Ok((open, close))
+}
+
+/// The first `omp_spread_start` / `omp_spread_size` between the parentheses `open` and
+/// `close`, with its token: those names have a value only inside a chunk.
+fn chunk_name_in<'a>(c: &Cursor<'a>, open: usize, close: usize) -> Option<(usize, &'a str)> {
+    for (k, t) in c.toks.iter().enumerate().take(close).skip(open + 1) {
+        let w = c.text(k);
+        if t.kind == TokKind::Ident && (w == "omp_spread_start" || w == "omp_spread_size") {
+            return Some((k, w));
+        }
+    }
+    None
+}
+
+/// Records a checked clause in `d`: the spread clauses and reductions are taken apart for
+/// the lowering, the rest is kept verbatim for the inner construct (a `map` without the
+/// reduction variables, which are mapped through their partials; a `map` of `target data
+/// spread` split into its enter and exit halves).
+fn take_clause(
+    c: &Cursor,
+    d: &mut SpreadDirective,
+    cl: &Clause,
+    open: usize,
+    close: usize,
+    red_vars: &[String],
+    cname: &str,
+) -> Result<(), PError> {
+    let kind = d.kind;
+    match cl.name.as_str() {
+        "devices" => d.devices = Some(devices_items(c, open, close, cname)?),
+        "spread_schedule" => spread_schedule(c, d, open, close)?,
+        "chunk_size" => {
+            if open + 1 == close {
+                return err(close, "expected a chunk size in 'chunk_size'");
             }
-            None => (0, 0),
-        };
-        if spread_clause {
-            for (k, t) in toks.iter().enumerate().take(close).skip(open + 1) {
-                let w = c.text(k);
-                if t.kind == TokKind::Ident && (w == "omp_spread_start" || w == "omp_spread_size") {
-                    return err(
-                        k,
-                        format!("'{w}' cannot be used in the '{name}' clause; it only has a value inside each chunk"),
-                    );
-                }
+            d.chunk = Some(c.span(open + 1, close));
+        }
+        "range" => {
+            d.range = Some(split_range(c, open, close)?);
+        }
+        "reduction" if kind == Kind::Target => {
+            // checked above; rewritten onto the per-chunk partials by the lowering
+            let mut r = parse_reduction(c, open, close, cname)?;
+            r.kept_pos = d.kept.len();
+            d.reductions.push(r);
+        }
+        "map" if kind == Kind::Target && !red_vars.is_empty() => {
+            // the reduction variable is mapped (tofrom) through its partial instead
+            if let Some(m) = map_without(c, open, close, red_vars) {
+                d.kept.push(m);
             }
         }
-        match name {
-            "devices" => {
-                if open + 1 == close {
-                    return err(
-                        close,
-                        "the 'devices' clause needs at least one device number",
-                    );
-                }
-                let mut items = Vec::new();
-                for (lo, hi) in c.split(open + 1, close, ",") {
-                    if lo == hi {
-                        return err(hi, "expected a device number in 'devices'");
-                    }
-                    let item = c.span(lo, hi);
-                    if let Some(v) = int_literal(&item) {
-                        if v > i32::MAX as u128 {
-                            return err(
-                                lo,
-                                format!("device number {item} in the 'devices' clause of '{cname}' does not fit an int"),
-                            );
-                        }
-                    }
-                    items.push(item);
-                }
-                d.devices = Some(items);
+        name => {
+            if name == "nowait" {
+                d.nowait = true;
             }
-            "spread_schedule" => {
-                let parts = c.split(open + 1, close, ",");
-                let (klo, khi) = parts[0];
-                if klo == khi {
-                    return err(close, "expected a schedule kind in 'spread_schedule'");
-                }
-                let sched = SPREAD_SCHEDULES
-                    .iter()
-                    .find(|(k, _)| khi == klo + 1 && c.is_ident(klo, k));
-                let Some(&(_, abi)) = sched else {
-                    return err(
-                        klo,
-                        format!(
-                            "spread schedule kind '{}' is not supported; use 'static', 'dynamic' or 'adaptive'",
-                            c.span(klo, khi)
-                        ),
-                    );
-                };
-                d.schedule = Some(abi);
-                if parts.len() > 2 {
-                    return err(
-                        parts[2].0.saturating_sub(1),
-                        "'spread_schedule' takes a kind and at most one chunk size",
-                    );
-                }
-                if let Some(&(lo, hi)) = parts.get(1) {
-                    if lo == hi {
-                        return err(hi, "expected a chunk size in 'spread_schedule'");
-                    }
-                    d.chunk = Some(c.span(lo, hi));
-                }
-            }
-            "chunk_size" => {
-                if open + 1 == close {
-                    return err(close, "expected a chunk size in 'chunk_size'");
-                }
-                d.chunk = Some(c.span(open + 1, close));
-            }
-            "range" => {
-                d.range = Some(split_range(&c, open, close)?);
-            }
-            "reduction" if kind == Kind::Target => {
-                // checked above; rewritten onto the per-chunk partials by the lowering
-                let mut r = parse_reduction(&c, open, close, &cname)?;
-                r.kept_pos = d.kept.len();
-                d.reductions.push(r);
-            }
-            "map" if kind == Kind::Target && !red_vars.is_empty() => {
-                // the reduction variable is mapped (tofrom) through its partial instead
-                if let Some(m) = map_without(&c, open, close, &red_vars) {
-                    d.kept.push(m);
-                }
-            }
-            _ => {
-                if name == "nowait" {
-                    d.nowait = true;
-                }
-                if kind == Kind::Data && name == "map" {
-                    d.data_maps.push(split_data_map(&c, open, close)?);
+            if kind == Kind::Data && name == "map" {
+                d.data_maps.push(split_data_map(c, open, close)?);
+            } else {
+                let end_tok = if cl.parens.is_some() {
+                    close + 1
                 } else {
-                    let end_tok = if cl.parens.is_some() {
-                        close + 1
-                    } else {
-                        cl.name_tok + 1
-                    };
-                    d.kept.push(c.span(cl.name_tok, end_tok));
-                }
+                    cl.name_tok + 1
+                };
+                d.kept.push(c.span(cl.name_tok, end_tok));
             }
         }
     }
+    Ok(())
+}
 
-    // `nowait` with reductions runs the construct in one task, which takes the `depend`
-    // clauses: they cannot name a chunk
-    if kind == Kind::Target && d.nowait && !d.reductions.is_empty() {
-        for cl in clauses.iter().filter(|cl| cl.name == "depend") {
-            let Some((open, close)) = cl.parens else {
-                continue;
-            };
-            for (k, t) in toks.iter().enumerate().take(close).skip(open + 1) {
-                let w = c.text(k);
-                if t.kind == TokKind::Ident && (w == "omp_spread_start" || w == "omp_spread_size") {
-                    return err(
-                        k,
-                        format!("per-chunk depend clauses cannot be combined with reduction and nowait on '{cname}': this 'depend' uses '{w}', which only has a value inside each chunk"),
-                    );
-                }
+/// The items of `devices(...)` (between `open` and `close`), each non-empty; a literal must
+/// fit the `int` the runtime takes a device number as.
+fn devices_items(
+    c: &Cursor,
+    open: usize,
+    close: usize,
+    cname: &str,
+) -> Result<Vec<String>, PError> {
+    if open + 1 == close {
+        return err(
+            close,
+            "the 'devices' clause needs at least one device number",
+        );
+    }
+    let mut items = Vec::new();
+    for (lo, hi) in c.split(open + 1, close, ",") {
+        if lo == hi {
+            return err(hi, "expected a device number in 'devices'");
+        }
+        let item = c.span(lo, hi);
+        if let Some(v) = int_literal(&item) {
+            if v > i32::MAX as u128 {
+                return err(
+                    lo,
+                    format!("device number {item} in the 'devices' clause of '{cname}' does not fit an int"),
+                );
             }
         }
+        items.push(item);
     }
+    Ok(items)
+}
 
-    // required clauses
+/// `spread_schedule(kind[, chunk])` (between `open` and `close`) into `d`'s schedule constant
+/// and chunk size.
+fn spread_schedule(
+    c: &Cursor,
+    d: &mut SpreadDirective,
+    open: usize,
+    close: usize,
+) -> Result<(), PError> {
+    let parts = c.split(open + 1, close, ",");
+    let (klo, khi) = parts[0];
+    if klo == khi {
+        return err(close, "expected a schedule kind in 'spread_schedule'");
+    }
+    let sched = SPREAD_SCHEDULES
+        .iter()
+        .find(|(k, _)| khi == klo + 1 && c.is_ident(klo, k));
+    let Some(&(_, abi)) = sched else {
+        return err(
+            klo,
+            format!(
+                "spread schedule kind '{}' is not supported; use 'static', 'dynamic' or 'adaptive'",
+                c.span(klo, khi)
+            ),
+        );
+    };
+    d.schedule = Some(abi);
+    if parts.len() > 2 {
+        return err(
+            parts[2].0.saturating_sub(1),
+            "'spread_schedule' takes a kind and at most one chunk size",
+        );
+    }
+    if let Some(&(lo, hi)) = parts.get(1) {
+        if lo == hi {
+            return err(hi, "expected a chunk size in 'spread_schedule'");
+        }
+        d.chunk = Some(c.span(lo, hi));
+    }
+    Ok(())
+}
+
+/// `nowait` with reductions runs the construct in one task, which takes the `depend`
+/// clauses: they cannot name a chunk.
+fn check_task_depends(c: &Cursor, clauses: &[Clause], cname: &str) -> Result<(), PError> {
+    for cl in clauses.iter().filter(|cl| cl.name == "depend") {
+        let Some((open, close)) = cl.parens else {
+            continue;
+        };
+        if let Some((k, w)) = chunk_name_in(c, open, close) {
+            return err(
+                k,
+                format!("per-chunk depend clauses cannot be combined with reduction and nowait on '{cname}': this 'depend' uses '{w}', which only has a value inside each chunk"),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The clauses a construct cannot do without (the range of a data construct, what it maps
+/// or updates), reported at `target` once every clause written is known to be valid.
+fn check_required(d: &SpreadDirective, clauses: &[Clause], cname: &str) -> Result<(), PError> {
+    let kind = d.kind;
+    let target_tok = d.target_tok;
     let has = |n: &str| clauses.iter().any(|cl| cl.name == n);
     if kind != Kind::Target && d.range.is_none() {
         return err(
@@ -1109,21 +1197,16 @@ pub fn parse(
         );
     }
     match kind {
-        Kind::Data | Kind::EnterData | Kind::ExitData if !has("map") => {
-            return err(
-                target_tok,
-                format!("'{cname}' requires at least one 'map' clause"),
-            );
-        }
-        Kind::Update if !has("to") && !has("from") => {
-            return err(
-                target_tok,
-                format!("'{cname}' requires a 'to' or 'from' clause"),
-            );
-        }
-        _ => {}
+        Kind::Data | Kind::EnterData | Kind::ExitData if !has("map") => err(
+            target_tok,
+            format!("'{cname}' requires at least one 'map' clause"),
+        ),
+        Kind::Update if !has("to") && !has("from") => err(
+            target_tok,
+            format!("'{cname}' requires a 'to' or 'from' clause"),
+        ),
+        _ => Ok(()),
     }
-    Ok(d)
 }
 
 /// `target update peer` and `wait device`: every clause exactly once, with arguments.

@@ -104,22 +104,56 @@ pub fn splice(
 ) -> Result<String, SpliceError> {
     let main = pp.main_file;
     let nlines = src.line_count().max(1);
-    // preprocessed physical lines of each main-file line
-    let mut phys_of: Vec<Vec<u32>> = vec![Vec::new(); nlines as usize + 2];
-    for (p, li) in pp.lines.iter().enumerate() {
-        if !li.marker && li.file == main && li.line >= 1 && li.line <= nlines {
-            phys_of[li.line as usize].push(p as u32);
+    let phys_of = phys_lines_of(pp, nlines);
+    let groups = edited_lines(src, pp, edits, nlines)?;
+    let groups = widen_groups(src, groups, &lines_with_tokens(pp, nlines), nlines);
+    check_directives(src, &groups)?;
+
+    let file_lit = escape_c(pp.file_name(main));
+    let mut out = Out {
+        s: String::with_capacity(src.text.len() + 1024),
+        cur: 0,
+        resync: false,
+        at_bol: true,
+        file_lit,
+    };
+    out.s.push_str(header);
+    out.s.push('\n');
+    out.s.push_str(&format!("#line 1 \"{}\"\n", out.file_lit));
+    out.cur = 1;
+
+    let mut gi = 0;
+    let mut line = 1u32;
+    let mut ei = 0usize;
+    while line <= nlines {
+        if let Some(&(a, b)) = groups.get(gi) {
+            if a == line {
+                emit_group(&mut out, pp, &phys_of, a, b, edits, &mut ei)
+                    .map_err(|m| splice_error(src, a, 1, m))?;
+                gi += 1;
+                line = b + 1;
+                continue;
+            }
         }
-    }
-    let mut pp_has = vec![false; nlines as usize + 2];
-    for t in &pp.lexed.tokens {
-        let li = pp.line_info(t.line);
-        let marker = t.dir.map(|d| pp.is_marker(d as usize)).unwrap_or(false);
-        if !marker && li.file == main && li.line >= 1 && li.line <= nlines {
-            pp_has[li.line as usize] = true;
+        out.sync(line);
+        let t = src.line_with_newline(line);
+        out.s.push_str(t);
+        if !t.ends_with('\n') {
+            out.s.push('\n');
         }
+        out.cur += 1;
+        out.at_bol = true;
+        line += 1;
     }
-    let err = |line: u32, col: u32, msg: String| SpliceError {
+    if !out.at_bol {
+        out.s.push('\n');
+    }
+    Ok(out.s)
+}
+
+/// A [`SpliceError`] at `line:col` of the main file, with that line quoted.
+fn splice_error(src: &SourceFile, line: u32, col: u32, msg: String) -> SpliceError {
+    SpliceError {
         loc: Loc {
             file: String::new(),
             line,
@@ -127,9 +161,44 @@ pub fn splice(
             source_line: Some(src.line_text(line)),
         },
         msg,
-    };
+    }
+}
 
-    // lines each edit touches
+/// The preprocessed physical lines of each main-file line `1..=nlines` (index = line): a
+/// rewritten line is written from these.
+fn phys_lines_of(pp: &PpOutput, nlines: u32) -> Vec<Vec<u32>> {
+    let mut phys_of: Vec<Vec<u32>> = vec![Vec::new(); nlines as usize + 2];
+    for (p, li) in pp.lines.iter().enumerate() {
+        if !li.marker && li.file == pp.main_file && li.line >= 1 && li.line <= nlines {
+            phys_of[li.line as usize].push(p as u32);
+        }
+    }
+    phys_of
+}
+
+/// Which main-file lines `1..=nlines` have tokens in the preprocessed text (index = line):
+/// a line with code but none there was swallowed by a macro call that spans lines.
+fn lines_with_tokens(pp: &PpOutput, nlines: u32) -> Vec<bool> {
+    let mut pp_has = vec![false; nlines as usize + 2];
+    for t in &pp.lexed.tokens {
+        let li = pp.line_info(t.line);
+        let marker = t.dir.map(|d| pp.is_marker(d as usize)).unwrap_or(false);
+        if !marker && li.file == pp.main_file && li.line >= 1 && li.line <= nlines {
+            pp_has[li.line as usize] = true;
+        }
+    }
+    pp_has
+}
+
+/// The main-file lines each edit touches, as sorted, merged ranges `(first, last)`; an edit
+/// reaching into an included file cannot be written over the user's lines.
+fn edited_lines(
+    src: &SourceFile,
+    pp: &PpOutput,
+    edits: &[Edit],
+    nlines: u32,
+) -> Result<Vec<(u32, u32)>, SpliceError> {
+    let main = pp.main_file;
     let mut groups: Vec<(u32, u32)> = Vec::new();
     for e in edits {
         let p0 = pp.phys_line_of(e.start);
@@ -143,7 +212,8 @@ pub fn splice(
             }
             if li.file != main || li.line > nlines {
                 let at = pp.line_info(p0);
-                return Err(err(
+                return Err(splice_error(
+                    src,
                     at.line,
                     1,
                     "a spread construct must be written in the source file itself, not partly in an included file".into(),
@@ -157,8 +227,18 @@ pub fn splice(
         }
     }
     groups.sort();
-    let mut merged = merge(groups);
-    // extend over lines that macros or comments tie to their neighbours
+    Ok(merge(groups))
+}
+
+/// Extends each group over the lines that macros or comments tie to their neighbours
+/// (`pp_has`: [`lines_with_tokens`]): a group must start and end on whole lines of its own,
+/// since it replaces them with preprocessed text. Sorted and merged again.
+fn widen_groups(
+    src: &SourceFile,
+    mut groups: Vec<(u32, u32)>,
+    pp_has: &[bool],
+    nlines: u32,
+) -> Vec<(u32, u32)> {
     let info = |l: u32| {
         src.lexed
             .lines
@@ -166,7 +246,7 @@ pub fn splice(
             .copied()
             .unwrap_or_default()
     };
-    for g in merged.iter_mut() {
+    for g in groups.iter_mut() {
         loop {
             let a = g.0;
             if a <= 1 {
@@ -190,13 +270,16 @@ pub fn splice(
             g.1 += 1;
         }
     }
-    merged.sort();
-    let merged = merge(merged);
+    groups.sort();
+    merge(groups)
+}
 
-    // directives other than pragmas cannot be rewritten through the preprocessed text (the
-    // directives are in line order: only those from the group's first line on are looked at)
+/// Refuses directives other than pragmas in the groups' lines: they cannot be rewritten
+/// through the preprocessed text (the directives are in line order: only those from the
+/// group's first line on are looked at).
+fn check_directives(src: &SourceFile, groups: &[(u32, u32)]) -> Result<(), SpliceError> {
     let dirs = &src.lexed.directives;
-    for &(a, b) in &merged {
+    for &(a, b) in groups {
         let from = dirs.partition_point(|d| d.last_line + 1 < a);
         for d in &dirs[from..] {
             let (l0, l1) = (d.line + 1, d.last_line + 1);
@@ -213,7 +296,8 @@ pub fn splice(
             };
             if name != "pragma" {
                 let t = src.lexed.tokens[d.first_tok];
-                return Err(err(
+                return Err(splice_error(
+                    src,
                     l0,
                     t.col + 1,
                     format!("preprocessor directive '#{name}' inside the lines of a spread construct is not supported; move it out of the loop header and the construct's first and last lines"),
@@ -221,47 +305,7 @@ pub fn splice(
             }
         }
     }
-
-    let file_lit = escape_c(pp.file_name(main));
-    let mut out = Out {
-        s: String::with_capacity(src.text.len() + 1024),
-        cur: 0,
-        resync: false,
-        at_bol: true,
-        file_lit,
-    };
-    out.s.push_str(header);
-    out.s.push('\n');
-    out.s.push_str(&format!("#line 1 \"{}\"\n", out.file_lit));
-    out.cur = 1;
-
-    let mut gi = 0;
-    let mut line = 1u32;
-    let mut ei = 0usize;
-    while line <= nlines {
-        if let Some(&(a, b)) = merged.get(gi) {
-            if a == line {
-                emit_group(&mut out, pp, &phys_of, a, b, edits, &mut ei)
-                    .map_err(|m| err(a, 1, m))?;
-                gi += 1;
-                line = b + 1;
-                continue;
-            }
-        }
-        out.sync(line);
-        let t = src.line_with_newline(line);
-        out.s.push_str(t);
-        if !t.ends_with('\n') {
-            out.s.push('\n');
-        }
-        out.cur += 1;
-        out.at_bol = true;
-        line += 1;
-    }
-    if !out.at_bol {
-        out.s.push('\n');
-    }
-    Ok(out.s)
+    Ok(())
 }
 
 fn merge(v: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
