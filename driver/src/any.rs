@@ -4,7 +4,7 @@
 //! all kinds), and `resources(n)`, the tokens an instance holds on its device.
 //!
 //! This module parses and checks the directives and decides the versions and switch arms; the
-//! text around the statement is written by `lower::lower_any`.
+//! text around the statement is written by `lower::device_any` (`driver/src/lower/device_any.rs`).
 
 use crate::directive::{
     clause_name, clause_suggestion, err, int_literal, section_colons, word_clauses, Cursor, PError,

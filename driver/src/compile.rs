@@ -549,6 +549,14 @@ impl<'a> Driver<'a> {
         if let Some(t) = &tmp {
             if keep && !replaced.is_empty() {
                 eprintln!("{}: lowered files kept in {}", self.prog, t.path.display());
+            } else if keep {
+                // Nothing was written into it: keeping it would leave an empty directory that
+                // no message points to.
+                let _ = fs::remove_dir(&t.path);
+                eprintln!(
+                    "{}: no input needed lowering (no Spread construct): nothing to keep",
+                    self.prog
+                );
             }
         }
         Ok(LoweredInputs {
