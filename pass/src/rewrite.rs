@@ -373,15 +373,48 @@ impl<'ctx> FnCfg<'ctx> {
     }
 }
 
+/// What the checks of a region found: its end, the region handle `r` the begin returns, the
+/// begin's block and function, and how the begin is called.
+struct CheckedRegion<'ctx> {
+    end: InstructionValue<'ctx>,
+    r: PointerValue<'ctx>,
+    begin_block: BasicBlock<'ctx>,
+    func: FunctionValue<'ctx>,
+    kind: BeginKind,
+}
+
+/// Rewrites one region (`__spread_region_begin` .. `__spread_region_end`) into a loop over its
+/// chunks: checked first (nothing is modified until the checks pass), then the loop, then the
+/// values that escape it, then its offloading calls.
 fn rewrite_region<'ctx>(
     module: &Module<'ctx>,
     ctx: &ContextRef<'ctx>,
     plan: &FnPlan<'ctx>,
     begin: InstructionValue<'ctx>,
 ) -> Result<RegionStats, RewriteError> {
-    use RewriteError::Before;
+    let c = check_region(plan, begin)?;
+    let builder = ctx.create_builder();
+    if let Some(loc) = begin.get_debug_location() {
+        builder.set_current_debug_location(loc);
+    }
+    let (first, header, exit) = build_chunk_loop(module, ctx, &builder, begin, &c, plan)?;
 
-    // --- Checks (nothing is modified until they pass) ---------------------------------
+    let region_blocks: Vec<BasicBlock<'ctx>> = blocks_from(first, &[header, exit]);
+    // Static allocas that were behind the begin in the entry block stay static.
+    if c.func.get_first_basic_block() == Some(c.begin_block) && c.kind == BeginKind::Call {
+        hoist_static_allocas(&builder, c.begin_block, first);
+    }
+    demote_escaping(&region_blocks)?;
+    redirect_calls(module, ctx, &builder, &region_blocks, c.r)
+}
+
+/// The checks of a region before anything is modified: one end, a pointer handle, a begin
+/// called or invoked, and the shape `region::check_indexed` requires.
+fn check_region<'ctx>(
+    plan: &FnPlan<'ctx>,
+    begin: InstructionValue<'ctx>,
+) -> Result<CheckedRegion<'ctx>, RewriteError> {
+    use RewriteError::Before;
     let ends: &[InstructionValue<'ctx>] = plan.ends.get(&begin).map_or(&[], |v| v.as_slice());
     let end = match ends {
         [] => return Err(Before(RegionError::NoEnd)),
@@ -436,28 +469,49 @@ fn rewrite_region<'ctx>(
         &plan.begins_by_block,
     )
     .map_err(Before)?;
+    Ok(CheckedRegion {
+        end,
+        r,
+        begin_block,
+        func,
+        kind,
+    })
+}
 
-    // --- Loop structure --------------------------------------------------------------
+/// The loop over chunks: a header block that asks `__spread_chunk_next(r)` for the next chunk
+/// and enters the region's first block while there is one, else the block of the end; the
+/// begin's block and the region's last block branch to the header. Returns the region's first
+/// block, the header and the exit block.
+fn build_chunk_loop<'ctx>(
+    module: &Module<'ctx>,
+    ctx: &ContextRef<'ctx>,
+    builder: &Builder<'ctx>,
+    begin: InstructionValue<'ctx>,
+    c: &CheckedRegion<'ctx>,
+    plan: &FnPlan<'ctx>,
+) -> Result<(BasicBlock<'ctx>, BasicBlock<'ctx>, BasicBlock<'ctx>), RewriteError> {
+    let (end, r) = (c.end, c.r);
     // The end takes r itself: its operand may be a reload of r inside the region.
     if value_operand(end, 0) != Some(r.as_basic_value_enum()) {
         end.set_operand(0, r);
     }
     // A: the block ending right after the begin; R': the region's first block.
-    let (pre, first) = match kind {
+    let (pre, first) = match c.kind {
         BeginKind::Call => {
             let next = begin
                 .get_next_instruction()
                 .ok_or_else(|| after_none("begin without successor"))?;
             let first = ffi::split_before(next, "spread.region")
                 .ok_or_else(|| after_none("cannot split after begin"))?;
-            (begin_block, first)
+            (c.begin_block, first)
         }
         BeginKind::Invoke { normal_dest } => {
-            let normal = *cfg
+            let normal = *plan
+                .cfg
                 .blocks
                 .get(normal_dest)
                 .ok_or_else(|| after_none("invoke destination"))?;
-            let pre = ffi::split_edge(begin_block, normal)
+            let pre = ffi::split_edge(c.begin_block, normal)
                 .ok_or_else(|| after_none("cannot split the begin's normal edge"))?;
             let term = pre
                 .get_terminator()
@@ -474,10 +528,6 @@ fn rewrite_region<'ctx>(
     let exit = ffi::split_before(end, "spread.end")
         .ok_or_else(|| after_none("cannot split before end"))?;
 
-    let builder = ctx.create_builder();
-    if let Some(loc) = begin.get_debug_location() {
-        builder.set_current_debug_location(loc);
-    }
     let header = ctx.prepend_basic_block(first, "spread.chunk");
     let i32_type = ctx.i32_type();
     let ptr_type = ctx.ptr_type(AddressSpace::default());
@@ -502,21 +552,16 @@ fn rewrite_region<'ctx>(
     builder
         .build_conditional_branch(more, first, exit)
         .map_err(after("building the chunk loop"))?;
-    retarget(&builder, pre, header)?;
-    retarget(&builder, last, header)?;
+    retarget(builder, pre, header)?;
+    retarget(builder, last, header)?;
+    Ok((first, header, exit))
+}
 
-    // --- The region's blocks ---------------------------------------------------------
-    let region_blocks: Vec<BasicBlock<'ctx>> = blocks_from(first, &[header, exit]);
-    let in_region: HashSet<BasicBlock<'ctx>> = region_blocks.iter().copied().collect();
-
-    // Static allocas that were behind the begin in the entry block stay static.
-    if func.get_first_basic_block() == Some(begin_block) && kind == BeginKind::Call {
-        hoist_static_allocas(&builder, begin_block, first);
-    }
-
-    // Values computed in the region and used after it go through memory: the loop may run
-    // any number of times, so their definitions no longer dominate those uses.
-    let escaping: Vec<InstructionValue<'ctx>> = region_blocks
+/// Values computed in the region and used after it go through memory: the loop may run any
+/// number of times, so their definitions no longer dominate those uses.
+fn demote_escaping(region_blocks: &[BasicBlock<'_>]) -> Result<(), RewriteError> {
+    let in_region: HashSet<BasicBlock<'_>> = region_blocks.iter().copied().collect();
+    let escaping: Vec<InstructionValue<'_>> = region_blocks
         .iter()
         .flat_map(|b| b.get_instructions())
         .filter(|i| used_outside(*i, &in_region))
@@ -530,8 +575,18 @@ fn rewrite_region<'ctx>(
             )));
         }
     }
+    Ok(())
+}
 
-    // --- Calls -----------------------------------------------------------------------
+/// The region's offloading calls go to their chunk-aware versions, which take `r`; target
+/// tasks are counted (their constructs start through Spread when the task runs).
+fn redirect_calls<'ctx>(
+    module: &Module<'ctx>,
+    ctx: &ContextRef<'ctx>,
+    builder: &Builder<'ctx>,
+    region_blocks: &[BasicBlock<'ctx>],
+    r: PointerValue<'ctx>,
+) -> Result<RegionStats, RewriteError> {
     let mut stats = RegionStats::default();
     let calls: Vec<(InstructionValue<'ctx>, String)> = region_blocks
         .iter()
@@ -547,7 +602,7 @@ fn rewrite_region<'ctx>(
         let Some((new_name, kind)) = replacement(&name) else {
             continue;
         };
-        redirect_call(module, ctx, &builder, call, new_name, r)?;
+        redirect_call(module, ctx, builder, call, new_name, r)?;
         match kind {
             CallKind::Launch => stats.launches += 1,
             CallKind::Transfer => stats.transfers += 1,

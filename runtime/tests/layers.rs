@@ -420,3 +420,87 @@ fn a_backend_named_outside_the_device_layer_is_found() {
         ]
     );
 }
+
+/// The longest a non-test function of the four crates may be (issue 46): past it a function
+/// does several things that want names of their own.
+const MAX_FUNCTION_LINES: usize = 150;
+
+/// The functions of one source file longer than `max` lines, outside its test module, as
+/// `line: name (N lines)`. A function's lines run from its `fn` to its body's closing brace.
+fn long_functions(text: &str, max: usize) -> Vec<String> {
+    let t = lex(text);
+    let end = tests_start(&t);
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < end {
+        let Some(name) = (ident(&t, i) == Some("fn"))
+            .then(|| ident(&t, i + 1))
+            .flatten()
+        else {
+            i += 1;
+            continue;
+        };
+        // The body is the first `{` after the signature; a `;` first is a declaration.
+        let mut j = i + 2;
+        while j < end && !punct(&t, j, '{') && !punct(&t, j, ';') {
+            if punct(&t, j, '(') || punct(&t, j, '[') {
+                j = close_of(&t, j);
+            }
+            j += 1;
+        }
+        if j >= end || punct(&t, j, ';') {
+            i = j + 1;
+            continue;
+        }
+        let close = close_of(&t, j);
+        let lines = t[close.min(t.len() - 1)].line + 1 - t[i].line;
+        if lines > max {
+            found.push(format!("{}: {name} ({lines} lines)", t[i].line));
+        }
+        // Nested functions are counted inside their parent's lines, not again.
+        i = close + 1;
+    }
+    found
+}
+
+#[test]
+fn no_function_is_longer_than_150_lines() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut found = Vec::new();
+    for krate in ["runtime", "driver", "pass", "remote-mpi"] {
+        let src = root.join(krate).join("src");
+        let mut stack = vec![src.clone()];
+        while let Some(dir) = stack.pop() {
+            for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    let text = std::fs::read_to_string(&p).unwrap_or_default();
+                    let rel = p.strip_prefix(&root).unwrap_or(&p).display().to_string();
+                    found.extend(
+                        long_functions(&text, MAX_FUNCTION_LINES)
+                            .into_iter()
+                            .map(|f| format!("{rel}:{f}")),
+                    );
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "functions over {MAX_FUNCTION_LINES} lines (cut them into their steps):\n  {}",
+        found.join("\n  ")
+    );
+}
+
+#[test]
+fn a_long_function_is_found() {
+    let body = "    let x = 1;\n".repeat(8);
+    let text = format!(
+        "fn short() {{\n{body}}}\nextern \"C\" {{ fn decl(a: [u8; 4]); }}\n\
+         pub fn long<T: Fn(u8)>(f: T) -> Vec<u8> {{\n{body}{body}}}\n\
+         #[cfg(test)]\nmod tests {{\n    fn long_test() {{\n{body}{body}{body}    }}\n}}\n"
+    );
+    assert_eq!(long_functions(&text, 12), vec!["12: long (18 lines)"]);
+}
