@@ -14,6 +14,7 @@ use crate::image;
 use crate::info::{self, bits};
 use crate::queue::Queue;
 use crate::runtime::mapping::table::{Entry, MappingTable};
+use crate::runtime::mapping::MapTarget;
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -372,6 +373,36 @@ impl DeviceSlot {
                 info::print(self.id, format_args!("{l}"));
             }
         }
+    }
+}
+
+/// The mapping's view of a device slot: what `mapping` decides, the slot carries out with its
+/// pooled streams, allocation cache and page-locking.
+impl MapTarget for DeviceSlot {
+    type Stream<'s> = PooledStream<'s>;
+
+    fn id(&self) -> usize {
+        self.id
+    }
+
+    fn device(&self) -> &dyn Device {
+        &*self.dev
+    }
+
+    fn alloc_data(&self, size: usize) -> Result<usize> {
+        DeviceSlot::alloc_data(self, size)
+    }
+
+    fn pin_mapped(&self, host: usize, len: usize) -> bool {
+        DeviceSlot::pin_mapped(self, host, len)
+    }
+
+    fn release_entry(&self, e: &Entry) -> Result<()> {
+        DeviceSlot::release_entry(self, e)
+    }
+
+    fn accessible(&self, host: usize, len: usize) -> bool {
+        super::hooks::accessible(self.id, host, len)
     }
 }
 
