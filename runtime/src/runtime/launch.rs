@@ -319,7 +319,7 @@ impl DeviceSlot {
         args: &mut MapArgs,
         cfg: &LaunchConfig,
     ) -> Result<InFlight<'_>> {
-        let (kernel, name) = self.kernel(rt, region)?;
+        let (kernel, name) = self.kernel(&rt.program, region)?;
         args.call_mappers(); // program code, so before the table is locked
         let observed = Observed::begin(ompt::Kind::Target, self.id, || {
             format!(
