@@ -1,7 +1,8 @@
 //! The core: the process-wide runtime state (devices, registered images, the offload policy),
 //! on which every feature builds. Its submodules: [`mapping`] (the mapping table and map-clause
 //! semantics), [`slot`] (a device: its queues, pooled streams, allocation cache, peer copies,
-//! `omp_target_alloc` records, and loading images, declare-target globals, kernels by region),
+//! `omp_target_alloc` records, and loading images, declare-target globals, kernels by region,
+//! from `program`: what the program registered, which a slot is given instead of the runtime),
 //! [`launch`] (data begin/end/update and target regions as the C ABI layer calls them),
 //! [`nowait`] (`nowait` constructs and their completion), [`report`] (how failures reach the
 //! user) and [`hooks`] (what features above the core register with it). Devices and streams
@@ -9,64 +10,18 @@
 
 use crate::abi::{entry_flags, requires};
 use crate::config::Config;
-use crate::device::{KernelHandle, LoadedImage};
 use crate::error::{Error, ErrorKind, Result};
-use crate::image::{self, ImageTarget};
+use crate::image;
 use crate::info;
 use crate::runtime::mapping::table::INF;
-use parking_lot::RwLock;
+pub use program::EntryInfo;
+use program::{Program, RegisteredImage};
 pub use slot::{DeviceSlot, PooledStream};
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, OnceLock};
-
-/// One offload entry of a registered image.
-#[derive(Debug, Clone)]
-pub struct EntryInfo {
-    /// [`OffloadEntry::addr`](crate::abi::OffloadEntry::addr): the host global's address, or
-    /// the kernel's host region id.
-    pub addr: usize,
-    /// The entry's symbol name in the device image.
-    pub name: String,
-    /// Bytes of the global; 0 for a kernel or a requires record.
-    pub size: usize,
-    /// [`entry_flags`] bits.
-    pub flags: i32,
-    /// Requirement bits of a REGISTER_REQUIRES entry.
-    pub data: i32,
-}
-
-/// An image the program registered.
-struct RegisteredImage {
-    /// The `__tgt_bin_desc` it came with (for unregistration).
-    desc: usize,
-    target: std::result::Result<ImageTarget, image::ImageError>,
-    /// The device object, copied out of the program.
-    bytes: Arc<Vec<u8>>,
-    entries: Arc<Vec<EntryInfo>>,
-    /// Its `declare target indirect` functions (from `entries`).
-    indirect: Arc<Vec<image::IndirectFunction>>,
-    /// Whether `entries` has `declare target` variables (see [`Runtime::host_share`]).
-    variables: bool,
-    /// The pass plugin's kernel descriptors (`__spread_kinfo_<kernel>`), by kernel name.
-    descriptors: Vec<(String, Vec<u8>)>,
-    active: bool,
-}
 
 /// Name prefix of the pass plugin's kernel descriptors in device images.
 pub const KERNEL_DESCRIPTOR_PREFIX: &str = "__spread_kinfo_";
-
-/// What a device has loaded.
-#[derive(Default)]
-struct DeviceImages {
-    /// Indexed like `Runtime::images`; `None` until loaded (or when incompatible).
-    loaded: Vec<Option<Box<dyn LoadedImage>>>,
-    /// Kernel handles by host region id.
-    kernels: rustc_hash::FxHashMap<usize, (KernelHandle, Arc<str>)>,
-    /// Images of unregistered programs and libraries. They stay loaded for the rest of the
-    /// process: at exit, other threads may still be running their kernels.
-    retired: Vec<Box<dyn LoadedImage>>,
-}
 
 /// The offload policy (`OMP_TARGET_OFFLOAD`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,9 +48,8 @@ pub struct Runtime {
     pub devices: Vec<DeviceSlot>,
     /// Why a backend asked for in `SPREAD_DEVICES` gave fewer devices than requested.
     pub device_notes: Vec<String>,
-    images: RwLock<Vec<RegisteredImage>>,
-    /// Host region id (`.region_id` address) to kernel name.
-    kernel_names: RwLock<HashMap<usize, Arc<str>>>,
+    /// What the program registered: its images and kernels, which the devices load.
+    program: Program,
     requires: AtomicI64,
     /// The `nowait` constructs in flight.
     nowait: nowait::Nowait,
@@ -256,8 +210,7 @@ impl Runtime {
             config,
             devices,
             device_notes: found.notes,
-            images: RwLock::new(Vec::new()),
-            kernel_names: RwLock::new(HashMap::new()),
+            program: Program::default(),
             requires: AtomicI64::new(0),
             nowait: nowait::Nowait::default(),
             sched_model: Arc::new(sched_model),
@@ -281,14 +234,15 @@ impl Runtime {
             let dev = crate::device::registry::host_share(id, self.config.host_threads);
             DeviceSlot::new(id, dev, &self.config)
         });
-        (slot.ensure_images(self).is_ok() && slot.loaded_any()).then_some(slot)
+        (slot.ensure_images(&self.program, self.usm()).is_ok() && slot.loaded_any()).then_some(slot)
     }
 
     /// Whether a registered image has `declare target` variables. Device code names `to`/`enter`
     /// variables in the image's own copy; `link` ones go through a pointer the mapping sets,
     /// which the host share's in-place mapping leaves unset (it crashed).
     fn has_declare_target_variables(&self) -> bool {
-        self.images
+        self.program
+            .images
             .read()
             .iter()
             .any(|img| img.active && img.variables)
@@ -349,8 +303,8 @@ impl Runtime {
             return Ok(Placement::Host);
         }
         let slot = self.device(id)?;
-        slot.ensure_images(self)?;
-        if slot.runs_no_image(self) && crate::sys::kmp::target_offload() != 2 {
+        slot.ensure_images(&self.program, self.usm())?;
+        if slot.runs_no_image(&self.program) && crate::sys::kmp::target_offload() != 2 {
             // Stock libomptarget counts only devices of plugins with an image for them: a binary
             // whose images are all for another kind of device (nvptx only, on a machine without
             // a GPU) sees no devices and runs on the host. Here the device exists, but the
@@ -388,9 +342,9 @@ impl Runtime {
 
     /// Records the images of a `__tgt_bin_desc`.
     pub fn register(&self, desc: usize, images: Vec<(Vec<u8>, Vec<EntryInfo>)>) {
-        let mut regs = self.images.write();
+        let mut regs = self.program.images.write();
         crate::exit::cancel();
-        let mut names = self.kernel_names.write();
+        let mut names = self.program.kernel_names.write();
         for (bytes, entries) in images {
             for e in &entries {
                 if e.flags & entry_flags::REGISTER_REQUIRES != 0 {
@@ -438,13 +392,14 @@ impl Runtime {
 
     /// The kernel of host region id `region`, by name, if one is registered.
     pub fn kernel_name(&self, region: usize) -> Option<Arc<str>> {
-        self.kernel_names.read().get(&region).cloned()
+        self.program.kernel_names.read().get(&region).cloned()
     }
 
     /// The descriptors the pass plugin embedded for kernel `name`, one per registered image
     /// that has one (docs/pass.md, "Automatic spreading").
     pub fn kernel_descriptors(&self, name: &str) -> Vec<Vec<u8>> {
-        self.images
+        self.program
+            .images
             .read()
             .iter()
             .filter(|i| i.active)
@@ -456,7 +411,7 @@ impl Runtime {
     /// The registered image with this hash and length (a worker rank finds the image the head
     /// asks it to load).
     pub fn image_by_key(&self, hash: u64, len: u64) -> Option<image::ImageParts> {
-        self.images.read().iter().find_map(|i| {
+        self.program.images.read().iter().find_map(|i| {
             let t = i.target.as_ref().ok()?;
             (i.bytes.len() as u64 == len
                 && crate::device::registry::cluster::image_hash(&i.bytes) == hash)
@@ -479,6 +434,7 @@ impl Runtime {
     /// exiting: see [`exit::park_if_exiting`](crate::exit::park_if_exiting).
     pub fn unregister(&self, desc: usize) {
         if self
+            .program
             .images
             .read()
             .iter()
@@ -490,7 +446,7 @@ impl Runtime {
             self.nowait_at_exit();
             hooks::run_at_exit(self);
         }
-        let mut regs = self.images.write();
+        let mut regs = self.program.images.write();
         // Decided before anything is retired: a construct that fails because of what follows
         // must find the program exiting.
         if regs.iter().all(|i| !i.active || i.desc == desc) {
@@ -520,7 +476,7 @@ impl Runtime {
                 imgs.retired.extend(unloaded);
             }
         }
-        let mut names = self.kernel_names.write();
+        let mut names = self.program.kernel_names.write();
         for img in regs.iter().filter(|i| i.desc == desc) {
             for e in img.entries.iter() {
                 names.remove(&e.addr);
@@ -556,20 +512,12 @@ impl Runtime {
     }
 }
 
-/// A small number per host thread, to give each thread its own queue on every device.
-fn thread_index() -> usize {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    thread_local! {
-        static INDEX: usize = NEXT.fetch_add(1, Ordering::Relaxed);
-    }
-    INDEX.with(|i| *i)
-}
-
 pub mod fault;
 pub mod hooks;
 pub mod launch;
 pub mod mapping;
 pub mod nowait;
+mod program;
 pub mod report;
 pub mod slot;
 
@@ -596,12 +544,31 @@ impl Runtime {
     }
 }
 
+// A device slot's images as the features ask for them, with the runtime: the slot itself is
+// given only the program (`slot.rs` does not name the runtime).
+impl DeviceSlot {
+    /// The device address of global `name` in the images loaded on this device (loading the
+    /// program's images first); `None` when none defines it.
+    pub fn image_global(&self, rt: &Runtime, name: &str) -> Result<Option<usize>> {
+        self.ensure_images(&rt.program, rt.usm())?;
+        let imgs = self.images.lock();
+        Ok(imgs.loaded.iter().flatten().find_map(|i| i.global(name)))
+    }
+
+    /// Whether an image loaded on this device has the kernel of host region id `region`.
+    pub fn has_kernel(&self, rt: &Runtime, region: usize) -> bool {
+        self.ensure_images(&rt.program, rt.usm()).is_ok()
+            && self.kernel(&rt.program, region).is_ok()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::abi::map;
     use crate::device::host::HostDevice;
-    use crate::device::{AllocKind, Device, Event, MemoryInfo, Stream};
+    use crate::device::{AllocKind, Device, Event, LoadedImage, MemoryInfo, Stream};
+    use crate::image::ImageTarget;
     use crate::runtime::mapping::MapArgs;
     use parking_lot::Mutex;
 
@@ -898,92 +865,5 @@ mod tests {
             slot.table.lock().find_contained(a, 64).map(|e| e.dyn_refs),
             Some(1)
         );
-    }
-
-    #[test]
-    fn an_entry_revived_while_its_release_finishes_stays_until_the_last_release_finishes() {
-        let rt = runtime(1);
-        let slot = &rt.devices[0];
-        let data = [4u64; 8];
-        let a = data.as_ptr() as usize;
-        slot.data_begin(&rt, &mut args(&[(a, 64, map::TO)]))
-            .expect("maps");
-        // X releases the last reference; its copies back have not run yet.
-        let x = slot
-            .enqueue_end(&rt, &args(&[(a, 64, map::FROM)]))
-            .expect("X");
-        // Y revives the entry and releases it again before X finishes.
-        let y = slot
-            .enqueue_begin(&rt, &mut args(&[(a, 64, map::TO)]))
-            .expect("Y begins");
-        let y2 = slot
-            .enqueue_end(&rt, &args(&[(a, 64, map::FROM)]))
-            .expect("Y ends");
-        x.complete().expect("X finishes");
-        let kept = slot.table.lock().find_contained(a, 64).is_some();
-        y.complete().expect("Y's begin finishes");
-        y2.complete().expect("Y finishes");
-        assert!(
-            kept,
-            "X removed the entry while Y's work still used its memory"
-        );
-        assert!(slot.table.lock().is_empty(), "the last release removes it");
-    }
-
-    #[test]
-    fn data_lives_in_device_memory_until_copied_back() {
-        let rt = runtime(2);
-        let slot = &rt.devices[1];
-        // Host memory the runtime writes behind Rust's back: read it through raw reads only.
-        let mut host: Box<[u64]> = vec![7u64; 16].into_boxed_slice();
-        let addr = host.as_mut_ptr() as usize;
-        let host3 = || crate::sys::access::attach_pointer(addr + 24);
-        let mut a = args(&[(addr, 128, map::TO | map::FROM)]);
-        slot.data_begin(&rt, &mut a).expect("maps");
-        let tgt = slot
-            .table
-            .lock()
-            .find_contained(addr, 128)
-            .map(|e| e.target_of(addr));
-        let tgt = tgt.expect("entry exists");
-        assert_ne!(tgt, addr, "a host device has memory of its own");
-        // The device copy changes; the host array does not until data end copies back.
-        crate::sys::access::fill(tgt, 0, 128);
-        assert_eq!(host3(), 7);
-        slot.data_end(&rt, &a).expect("unmaps");
-        assert_eq!(host3(), 0);
-        assert!(slot.table.lock().is_empty());
-        assert!(rt.devices[0].table.lock().is_empty());
-    }
-
-    #[test]
-    fn a_failed_construct_leaves_no_mapping_behind() {
-        let rt = runtime(1);
-        let slot = &rt.devices[0];
-        let small = [1u8; 64];
-        let other = [2u8; 64];
-        let s = small.as_ptr() as usize;
-        let o = other.as_ptr() as usize;
-        // `small` maps, then `other` cannot be allocated (16 TiB): begin fails as a whole.
-        let mut a = args(&[(s, 64, map::TO), (o, 1 << 44, map::TO)]);
-        let err = slot.data_begin(&rt, &mut a).expect_err("allocation fails");
-        assert_eq!(err.kind, ErrorKind::OutOfMemory);
-        assert!(
-            slot.table.lock().is_empty(),
-            "the first entry was taken back"
-        );
-        // An existing entry keeps its count after a failed construct that reused it.
-        let mut one = args(&[(s, 64, map::TO)]);
-        slot.data_begin(&rt, &mut one).expect("maps");
-        let _ = slot.data_begin(&rt, &mut a);
-        assert_eq!(
-            slot.table.lock().find_contained(s, 64).map(|e| e.dyn_refs),
-            Some(1)
-        );
-        // present on data that is not mapped fails without side effects too.
-        let mut p = args(&[(o, 64, map::TO | map::PRESENT)]);
-        let err = slot.data_begin(&rt, &mut p).expect_err("not present");
-        assert!(err.message.contains("'present'"), "{}", err.message);
-        assert_eq!(slot.table.lock().len(), 1);
     }
 }

@@ -74,7 +74,7 @@ enum After {
 
 /// A construct whose copies and kernel are enqueued on its stream (see the module's docs).
 pub struct InFlight<'a> {
-    cx: Ctx<'a>,
+    cx: Ctx<'a, DeviceSlot>,
     after: After,
     /// The construct as tools see it, ended once it finishes.
     observed: Observed,
@@ -111,7 +111,7 @@ impl Observed {
 }
 
 impl<'a> InFlight<'a> {
-    fn new(cx: Ctx<'a>, after: After, observed: Observed) -> Self {
+    fn new(cx: Ctx<'a, DeviceSlot>, after: After, observed: Observed) -> Self {
         InFlight {
             cx,
             after,
@@ -131,14 +131,14 @@ impl<'a> InFlight<'a> {
 
     /// The device the construct runs on.
     pub fn device(&self) -> usize {
-        self.cx.slot.id
+        self.cx.target.id
     }
 
     /// The construct will be completed later (polled, or with its region's end): whatever its
     /// device needs to tell without blocking starts now (see `Device::submit`). On failure the
     /// construct is finished at once and the failure returned.
     pub fn submitted(mut self) -> Result<Self> {
-        let r = self.cx.slot.dev.submit(&mut self.cx.stream);
+        let r = self.cx.target.dev.submit(&mut self.cx.stream);
         self.unless(r)
     }
 
@@ -146,13 +146,13 @@ impl<'a> InFlight<'a> {
     /// [`submitted`](Self::submitted)): later constructs wait for it on the device. `None` when
     /// the device cannot record one (they then wait for the construct to finish instead).
     pub fn end_event(&mut self) -> Option<crate::device::Event> {
-        self.cx.slot.dev.record_event(&mut self.cx.stream).ok()
+        self.cx.target.dev.record_event(&mut self.cx.stream).ok()
     }
 
     /// Whether the construct's device work has finished, when the device can tell without
     /// blocking (`None`: only [`complete`](Self::complete) can tell).
     pub fn query(&mut self) -> Result<Option<bool>> {
-        self.cx.slot.dev.stream_done(&mut self.cx.stream)
+        self.cx.target.dev.stream_done(&mut self.cx.stream)
     }
 
     /// Waits for the construct's device work, then finishes it; returns its outcome.
@@ -165,7 +165,7 @@ impl<'a> InFlight<'a> {
         // What finishing does (copies back, releases) is the construct's, whichever thread
         // finishes it; its end is reported when `observed` goes, after all of it.
         let _entered = observed.tool.enter();
-        let slot = cx.slot;
+        let slot = cx.target;
         let synced = {
             let _wait = time_trace::scope("Runtime: syncronize", || format!("Device={}", slot.id));
             slot.dev.synchronize(&mut cx.stream)
@@ -201,7 +201,7 @@ impl<'a> InFlight<'a> {
 }
 
 impl DeviceSlot {
-    fn ctx(&self, rt: &Runtime) -> Result<Ctx<'_>> {
+    fn ctx(&self, rt: &Runtime) -> Result<Ctx<'_, DeviceSlot>> {
         let mut stream = self.stream()?;
         // At exit (lazy coherence brings outputs home from `__tgt_unregister_lib`, an atexit
         // handler) the thread's locals are already destroyed: then there is nothing to wait for.
@@ -212,7 +212,7 @@ impl DeviceSlot {
             self.dev.wait_event(&mut stream, &ev)?;
         }
         Ok(Ctx {
-            slot: self,
+            target: self,
             stream,
             usm: rt.usm() || self.dev.uses_host_memory(),
             filled: SmallVec::new(),
@@ -248,7 +248,7 @@ impl DeviceSlot {
     }
 
     /// Takes back a failed data begin: waits for its copies, then undoes its table changes.
-    fn take_back(&self, cx: &mut Ctx<'_>, undo: Undos) {
+    fn take_back(&self, cx: &mut Ctx<'_, DeviceSlot>, undo: Undos) {
         // The construct has failed already: a failure to wait adds nothing to report.
         let _ = self.dev.synchronize(&mut cx.stream);
         let mut table = self.table.lock();
@@ -319,7 +319,7 @@ impl DeviceSlot {
         args: &mut MapArgs,
         cfg: &LaunchConfig,
     ) -> Result<InFlight<'_>> {
-        let (kernel, name) = self.kernel(rt, region)?;
+        let (kernel, name) = self.kernel(&rt.program, region)?;
         args.call_mappers(); // program code, so before the table is locked
         let observed = Observed::begin(ompt::Kind::Target, self.id, || {
             format!(

@@ -30,7 +30,8 @@
 //! past that bound first finishes one of them (the device works on its own, so this never
 //! waits for a thread).
 
-use super::{thread_index, DeviceSlot, Runtime};
+use super::slot::thread_index;
+use super::{DeviceSlot, Runtime};
 use crate::error::Result;
 use crate::location::{LazyLoc, SourceLoc};
 use parking_lot::Mutex;

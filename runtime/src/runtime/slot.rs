@@ -4,7 +4,7 @@
 //! which registered images it loads, their declare-target globals entering the mapping table,
 //! kernels found by host region id). Running constructs on it is in [`super::launch`].
 
-use super::{thread_index, DeviceImages, EntryInfo, RegisteredImage, Runtime};
+use super::program::{EntryInfo, Program, RegisteredImage};
 use crate::abi::entry_flags;
 use crate::config::Config;
 use crate::device::cache::{AllocCache, Take};
@@ -14,9 +14,31 @@ use crate::image;
 use crate::info::{self, bits};
 use crate::queue::Queue;
 use crate::runtime::mapping::table::{Entry, MappingTable};
+use crate::runtime::mapping::MapTarget;
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+
+/// What a device has loaded.
+#[derive(Default)]
+pub(super) struct DeviceImages {
+    /// Indexed like the program's images; `None` until loaded (or when incompatible).
+    pub(super) loaded: Vec<Option<Box<dyn LoadedImage>>>,
+    /// Kernel handles by host region id.
+    pub(super) kernels: rustc_hash::FxHashMap<usize, (KernelHandle, Arc<str>)>,
+    /// Images of unregistered programs and libraries. They stay loaded for the rest of the
+    /// process: at exit, other threads may still be running their kernels.
+    pub(super) retired: Vec<Box<dyn LoadedImage>>,
+}
+
+/// A small number per host thread, to give each thread its own queue on every device.
+pub(super) fn thread_index() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    thread_local! {
+        static INDEX: usize = NEXT.fetch_add(1, Ordering::Relaxed);
+    }
+    INDEX.with(|i| *i)
+}
 
 /// A device and its state.
 pub struct DeviceSlot {
@@ -44,6 +66,8 @@ pub struct DeviceSlot {
     pub(super) stream_limit: usize,
     /// `LIBOMPTARGET_LOCK_MAPPED_HOST_BUFFERS`.
     pub(super) lock_mapped: bool,
+    /// `SPREAD_INFO=devices`: say which images the device loads and skips.
+    info_devices: bool,
     /// Freed mapping memory kept for reuse.
     pub(super) cache: AllocCache,
     /// `omp_target_alloc` & co. allocations (kind, size) by address, so frees of foreign
@@ -111,6 +135,7 @@ impl DeviceSlot {
             streamed: AtomicUsize::new(0),
             stream_limit: streams,
             lock_mapped: config.gpu.lock_mapped,
+            info_devices: config.info_devices,
             cache: AllocCache::new(config.alloc_cache.unwrap_or(memory / 8)),
             allocations: Mutex::new(std::collections::BTreeMap::new()),
         }
@@ -122,7 +147,7 @@ impl DeviceSlot {
     }
 
     /// Waits for every job queued on this device so far, on all its queues (part of
-    /// [`Runtime::drain`], which also waits for constructs enqueued on its streams).
+    /// the runtime's drain, which also waits for constructs enqueued on its streams).
     pub(super) fn drain_queues(&self) {
         for q in &self.queues {
             q.drain();
@@ -375,6 +400,36 @@ impl DeviceSlot {
     }
 }
 
+/// The mapping's view of a device slot: what `mapping` decides, the slot carries out with its
+/// pooled streams, allocation cache and page-locking.
+impl MapTarget for DeviceSlot {
+    type Stream<'s> = PooledStream<'s>;
+
+    fn id(&self) -> usize {
+        self.id
+    }
+
+    fn device(&self) -> &dyn Device {
+        &*self.dev
+    }
+
+    fn alloc_data(&self, size: usize) -> Result<usize> {
+        DeviceSlot::alloc_data(self, size)
+    }
+
+    fn pin_mapped(&self, host: usize, len: usize) -> bool {
+        DeviceSlot::pin_mapped(self, host, len)
+    }
+
+    fn release_entry(&self, e: &Entry) -> Result<()> {
+        DeviceSlot::release_entry(self, e)
+    }
+
+    fn accessible(&self, host: usize, len: usize) -> bool {
+        super::hooks::accessible(self.id, host, len)
+    }
+}
+
 /// A `nowait` construct's place on its device's streams ([`DeviceSlot::reserve_stream`]),
 /// given back when dropped.
 pub struct StreamTicket<'a>(&'a DeviceSlot);
@@ -401,12 +456,12 @@ impl DeviceSlot {
 
     /// Whether the program registered images but none this device can run (say, nvptx only on
     /// a host device).
-    pub(super) fn runs_no_image(&self, rt: &Runtime) -> bool {
+    pub(super) fn runs_no_image(&self, program: &Program) -> bool {
         // Every construct asks: once an image is loaded the answer stays no, without locks.
         if self.loaded_any() {
             return false;
         }
-        let regs = rt.images.read();
+        let regs = program.images.read();
         let imgs = self.images.lock();
         regs.iter().any(|r| r.active)
             && imgs.retired.is_empty()
@@ -414,9 +469,10 @@ impl DeviceSlot {
     }
 
     /// Loads every registered image this device can run that it has not loaded yet, and maps
-    /// their declare-target globals (reference count INF).
-    pub(super) fn ensure_images(&self, rt: &Runtime) -> Result<()> {
-        let regs = rt.images.read();
+    /// their declare-target globals (reference count INF); `usm`: the program requires unified
+    /// shared memory (see [`image_globals`](Self::image_globals)).
+    pub(super) fn ensure_images(&self, program: &Program, usm: bool) -> Result<()> {
+        let regs = program.images.read();
         if self.seen_images.load(Ordering::Acquire) == regs.len() {
             return Ok(());
         }
@@ -429,7 +485,7 @@ impl DeviceSlot {
                 continue;
             }
             if !self.dev.accepts(target) {
-                if rt.config.info_devices {
+                if self.info_devices {
                     eprintln!(
                         "spread: info: device {} ({}) skips image {idx}: {target} (not runnable here)",
                         self.id,
@@ -438,7 +494,7 @@ impl DeviceSlot {
                 }
                 continue;
             }
-            if rt.config.info_devices {
+            if self.info_devices {
                 eprintln!(
                     "spread: info: device {} ({}) loads image {idx}: {target}",
                     self.id,
@@ -459,7 +515,7 @@ impl DeviceSlot {
                     return Err(e);
                 }
             };
-            let globals = match self.image_globals(img, &*loaded, rt.usm()) {
+            let globals = match self.image_globals(img, &*loaded, usm) {
                 Ok(g) => g,
                 Err(e) => {
                     imgs.loaded.pop();
@@ -546,27 +602,18 @@ impl DeviceSlot {
         Ok(out)
     }
 
-    /// The device address of global `name` in the images loaded on this device (loading the
-    /// program's images first); `None` when none defines it.
-    pub fn image_global(&self, rt: &Runtime, name: &str) -> Result<Option<usize>> {
-        self.ensure_images(rt)?;
-        let imgs = self.images.lock();
-        Ok(imgs.loaded.iter().flatten().find_map(|i| i.global(name)))
-    }
-
-    /// Whether an image loaded on this device has the kernel of host region id `region`.
-    pub fn has_kernel(&self, rt: &Runtime, region: usize) -> bool {
-        self.ensure_images(rt).is_ok() && self.kernel(rt, region).is_ok()
-    }
-
     /// The kernel for host region id `region` and its name; cached per device, so a launch
     /// after the first takes one lock and allocates nothing.
-    pub(super) fn kernel(&self, rt: &Runtime, region: usize) -> Result<(KernelHandle, Arc<str>)> {
+    pub(super) fn kernel(
+        &self,
+        program: &Program,
+        region: usize,
+    ) -> Result<(KernelHandle, Arc<str>)> {
         let mut imgs = self.images.lock();
         if let Some((k, name)) = imgs.kernels.get(&region) {
             return Ok((*k, name.clone()));
         }
-        let name = rt
+        let name = program
             .kernel_names
             .read()
             .get(&region)
@@ -589,7 +636,7 @@ impl DeviceSlot {
             if imgs.loaded.iter().all(Option::is_none) {
                 // Say what the program carries and what the device is, so the user sees the
                 // mismatch (an nvptx-only build on a machine without a GPU, say).
-                let carried: Vec<String> = rt
+                let carried: Vec<String> = program
                     .images
                     .read()
                     .iter()

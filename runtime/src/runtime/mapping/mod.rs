@@ -11,15 +11,15 @@
 pub mod params;
 pub mod table;
 
+use self::table::{Entry, MappingTable, ShadowPointer};
 use crate::abi::{map, NonContigDim};
-use crate::device::Stream;
+use crate::device::{Device, Stream};
 use crate::error::{Error, ErrorKind, Result};
 use crate::info::{self, bits};
 use crate::ompt;
-use crate::runtime::mapping::table::{Entry, MappingTable, ShadowPointer};
-use crate::runtime::DeviceSlot;
 use crate::sys::access;
 use smallvec::SmallVec;
+use std::ops::DerefMut;
 
 /// The map arguments of one construct, copied out of the program's arrays.
 #[derive(Debug, Clone, Default)]
@@ -179,21 +179,54 @@ impl MapArgs {
     }
 }
 
-/// What one construct is doing on one device.
-pub struct Ctx<'a> {
+/// The device a mapping lives on, as the map-clause semantics use it: the mapping decides, its
+/// target carries out. The runtime's device slot is one; a test's fake is another, so the rules
+/// here are tested without a runtime.
+pub trait MapTarget {
+    /// A stream borrowed for one construct (the construct's copies go on it, in order). The
+    /// runtime's stream goes back to the device's pool when dropped.
+    type Stream<'s>: DerefMut<Target = Stream>
+    where
+        Self: 's;
+
+    /// The device number the program uses, for messages and the program's tool.
+    fn id(&self) -> usize;
+
+    /// The device that runs the copies and records the events of the mapping.
+    fn device(&self) -> &dyn Device;
+
+    /// Device memory for `size` bytes of newly mapped data.
+    fn alloc_data(&self, size: usize) -> Result<usize>;
+
+    /// Page-locks the host side of newly mapped data where that is wanted and possible; whether
+    /// it did (kept in the entry, for [`release_entry`](Self::release_entry)).
+    fn pin_mapped(&self, host: usize, len: usize) -> bool;
+
+    /// Gives back what a removed entry held (its device memory, its page-locking). Its last
+    /// use must have finished.
+    fn release_entry(&self, e: &Entry) -> Result<()>;
+
+    /// Whether the device reaches host memory `[host, host + len)` at the same address (memory
+    /// of a Spread memory space), so that mapping it there moves nothing.
+    fn accessible(&self, host: usize, len: usize) -> bool;
+}
+
+/// What one construct is doing on one device. Generic rather than over `dyn MapTarget`: the
+/// launch path then calls its device slot directly, as it did before the mapping had a trait.
+pub struct Ctx<'a, T: MapTarget> {
     /// The device whose table is being changed.
-    pub slot: &'a DeviceSlot,
+    pub target: &'a T,
     /// The stream the construct's copies go on, in order.
-    pub stream: crate::runtime::PooledStream<'a>,
+    pub stream: T::Stream<'a>,
     /// `requires unified_shared_memory`: data without `close` is used where it is.
     pub usm: bool,
     /// Entries this construct has enqueued copies to or from since the last [`mark_filling`].
     pub filled: SmallVec<[usize; 8]>,
 }
 
-impl Ctx<'_> {
+impl<T: MapTarget> Ctx<'_, T> {
     fn id(&self) -> usize {
-        self.slot.id
+        self.target.id()
     }
 
     /// Enqueues a copy of `size` bytes from `host` to `tgt` (the variable named by `name`), with
@@ -222,8 +255,8 @@ impl Ctx<'_> {
     fn enqueue_to_device(&mut self, tgt: usize, src: usize, size: usize) -> Result<()> {
         let t = ompt::Transfer::host_to_device(self.id(), src, tgt, size);
         ompt::transfer(ompt::Op::ToDevice, t, || {
-            self.slot
-                .dev
+            self.target
+                .device()
                 .copy_to_device(tgt, src, size, &mut self.stream)
         })
     }
@@ -242,8 +275,8 @@ impl Ctx<'_> {
         );
         let t = ompt::Transfer::device_to_host(self.id(), tgt, host, size);
         ompt::transfer(ompt::Op::FromDevice, t, || {
-            self.slot
-                .dev
+            self.target
+                .device()
                 .copy_from_device(host, tgt, size, &mut self.stream)
         })
     }
@@ -287,7 +320,11 @@ struct Target {
 
 /// Orders this construct's stream after the copies another construct may still be running on
 /// entry `key` (a no-op once they are done, and on devices whose copies finish on return).
-fn wait_filling(cx: &mut Ctx<'_>, table: &mut MappingTable, key: usize) -> Result<()> {
+fn wait_filling<T: MapTarget>(
+    cx: &mut Ctx<'_, T>,
+    table: &mut MappingTable,
+    key: usize,
+) -> Result<()> {
     let Some(e) = table.get_mut(key) else {
         return Ok(());
     };
@@ -298,17 +335,17 @@ fn wait_filling(cx: &mut Ctx<'_>, table: &mut MappingTable, key: usize) -> Resul
         e.filling = None;
         return Ok(());
     }
-    cx.slot.dev.wait_event(&mut cx.stream, &ev)
+    cx.target.device().wait_event(&mut cx.stream, &ev)
 }
 
 /// Records the end of the copies this construct enqueued so far on the entries they touch, so
 /// that constructs finding those entries before the copies are done wait for them. Call with
 /// the table still locked, before unlocking it to synchronize.
-pub fn mark_filling(cx: &mut Ctx<'_>, table: &mut MappingTable) -> Result<()> {
+pub fn mark_filling<T: MapTarget>(cx: &mut Ctx<'_, T>, table: &mut MappingTable) -> Result<()> {
     if cx.filled.is_empty() {
         return Ok(());
     }
-    let ev = cx.slot.dev.record_event(&mut cx.stream)?;
+    let ev = cx.target.device().record_event(&mut cx.stream)?;
     let keys = std::mem::take(&mut cx.filled);
     if ev.backend().is_none() {
         return Ok(()); // the copies have finished already
@@ -370,8 +407,8 @@ fn stage_ptr(s: &mut Stream, value: usize) -> usize {
 /// rather than failing with an explicit extension (a `nowait` construct that depends on one
 /// that mapped part of its data, halos of a spread's chunks in flight on one device). This
 /// construct's copies wait for the released entries' last copies back first.
-fn retire_released_overlaps(
-    cx: &mut Ctx<'_>,
+fn retire_released_overlaps<T: MapTarget>(
+    cx: &mut Ctx<'_, T>,
     table: &mut MappingTable,
     begin: usize,
     size: usize,
@@ -410,8 +447,8 @@ struct HostSection {
 /// entry that maps it, the host memory itself or a new entry, with the copy to the device its
 /// map type asks for.
 #[allow(clippy::too_many_arguments)]
-fn get_target_pointer(
-    cx: &mut Ctx<'_>,
+fn get_target_pointer<T: MapTarget>(
+    cx: &mut Ctx<'_, T>,
     table: &mut MappingTable,
     begin: usize,
     base: usize,
@@ -438,9 +475,7 @@ fn get_target_pointer(
             map_existing(cx, table, key, s, update_ref, undo)?
         }
         Some(key) if extends => return Err(explicit_extension(cx.id(), table, key, s)),
-        _ if ty & map::CLOSE == 0
-            && (cx.usm || crate::runtime::hooks::accessible(cx.id(), begin, size)) =>
-        {
+        _ if ty & map::CLOSE == 0 && (cx.usm || cx.target.accessible(begin, size)) => {
             use_in_place(cx, begin, size)
         }
         _ if ty & map::PRESENT != 0 => {
@@ -467,8 +502,8 @@ fn get_target_pointer(
 /// reference more (or none, for a struct's member), and whether its data must be copied
 /// again because the entry is new to this construct.
 #[inline]
-fn map_existing(
-    cx: &mut Ctx<'_>,
+fn map_existing<T: MapTarget>(
+    cx: &mut Ctx<'_, T>,
     table: &mut MappingTable,
     key: usize,
     s: HostSection,
@@ -556,7 +591,7 @@ fn explicit_extension(device: usize, table: &MappingTable, key: usize, s: HostSe
 /// The case of data the device uses where it is (unified shared memory, or memory of a
 /// Spread space this device reaches): no entry, no copy; an empty section gets no address.
 #[inline]
-fn use_in_place(cx: &Ctx<'_>, begin: usize, size: usize) -> Target {
+fn use_in_place<T: MapTarget>(cx: &Ctx<'_, T>, begin: usize, size: usize) -> Target {
     let mut t = Target::default();
     if size > 0 {
         crate::info!(
@@ -580,8 +615,8 @@ fn use_in_place(cx: &Ctx<'_>, begin: usize, size: usize) -> Target {
 /// entry holding the construct's first reference, recorded in `undo` so a failing construct
 /// removes it.
 #[inline]
-fn map_new(
-    cx: &mut Ctx<'_>,
+fn map_new<T: MapTarget>(
+    cx: &mut Ctx<'_, T>,
     table: &mut MappingTable,
     s: HostSection,
     undo: &mut Undos,
@@ -597,10 +632,10 @@ fn map_new(
     let hold = ty & map::OMPX_HOLD != 0;
     let id = cx.id();
     let alloc = ompt::alloc(id, begin, size + padding, || {
-        cx.slot.alloc_data(size + padding)
+        cx.target.alloc_data(size + padding)
     })?;
     let tgt = alloc + padding;
-    let pinned = cx.slot.pin_mapped(begin, size);
+    let pinned = cx.target.pin_mapped(begin, size);
     let key = table.insert(Entry {
         host_base: base,
         host_begin: begin,
@@ -641,7 +676,12 @@ fn map_new(
 
 /// Writes the device values of the shadow pointers inside `[lo, hi)` again, after a host-to-device
 /// copy overwrote them with host addresses.
-fn reapply_shadows(cx: &mut Ctx<'_>, e: &Entry, lo: usize, hi: usize) -> Result<()> {
+fn reapply_shadows<T: MapTarget>(
+    cx: &mut Ctx<'_, T>,
+    e: &Entry,
+    lo: usize,
+    hi: usize,
+) -> Result<()> {
     for s in e
         .shadows
         .iter()
@@ -684,8 +724,8 @@ fn struct_alignment(base: usize) -> usize {
 
 /// Maps every entry of `args` (libomptarget's `targetDataBegin`); may rewrite `args.bases` for
 /// RETURN_PARAM entries. On error the changes already made are in `undo`.
-pub fn begin(
-    cx: &mut Ctx<'_>,
+pub fn begin<T: MapTarget>(
+    cx: &mut Ctx<'_, T>,
     table: &mut MappingTable,
     args: &mut MapArgs,
     from_mapper: bool,
@@ -805,7 +845,7 @@ pub fn begin(
 /// the construct started (they may still be reading or writing the memory this frees) and
 /// locked the table again: in between, another construct may have found an entry this one
 /// created, so an entry is removed only when no reference is left.
-pub fn rollback(cx: &mut Ctx<'_>, table: &mut MappingTable, undo: Undos) {
+pub fn rollback<T: MapTarget>(cx: &mut Ctx<'_, T>, table: &mut MappingTable, undo: Undos) {
     for u in undo.into_iter().rev() {
         match u {
             Undo::Counted { key, hold } => {
@@ -820,7 +860,7 @@ pub fn rollback(cx: &mut Ctx<'_>, table: &mut MappingTable, undo: Undos) {
                 });
                 if unused {
                     if let Some(e) = table.remove(key) {
-                        let _ = cx.slot.release_entry(&e);
+                        let _ = cx.target.release_entry(&e);
                     }
                 }
             }
@@ -850,8 +890,8 @@ impl PostEnd {
 
 /// Unmaps every entry of `args` in reverse order (libomptarget's `targetDataEnd`). Entries to
 /// release and pointers to restore are collected in `post` for [`end_finish`].
-pub fn end(
-    cx: &mut Ctx<'_>,
+pub fn end<T: MapTarget>(
+    cx: &mut Ctx<'_, T>,
     table: &mut MappingTable,
     args: &MapArgs,
     from_mapper: bool,
@@ -877,7 +917,7 @@ pub fn end(
         let l = table.lookup(begin_addr, size);
         let found = l.entry.filter(|_| l.is_present(!implicit));
         let Some(key) = found else {
-            if cx.usm || crate::runtime::hooks::accessible(cx.id(), begin_addr, size) {
+            if cx.usm || cx.target.accessible(begin_addr, size) {
                 continue; // the data is the host's own: nothing to copy or release
             }
             if ty & map::PRESENT != 0 {
@@ -944,7 +984,11 @@ pub fn end(
 /// After the stream of an [`end`] is synchronized: restores host pointers the copies overwrote
 /// and releases entries whose counts reached zero (once their last user in this construct is
 /// done with them).
-pub fn end_finish(cx: &mut Ctx<'_>, table: &mut MappingTable, post: PostEnds) -> Result<()> {
+pub fn end_finish<T: MapTarget>(
+    cx: &mut Ctx<'_, T>,
+    table: &mut MappingTable,
+    post: PostEnds,
+) -> Result<()> {
     // An entry may be released more than once by one construct (struct members): it goes at
     // its last release. Most constructs name few entries, and later releases are counted by a
     // scan; long lists count them once.
@@ -981,7 +1025,7 @@ pub fn end_finish(cx: &mut Ctx<'_>, table: &mut MappingTable, post: PostEnds) ->
         }
         if p.is_last && left == 0 && e.total_refs() == 0 && e.finishing == 0 {
             if let Some(e) = table.remove_released(p.key, p.id) {
-                if let Err(err) = cx.slot.release_entry(&e) {
+                if let Err(err) = cx.target.release_entry(&e) {
                     result = Err(err);
                 }
             }
@@ -992,8 +1036,8 @@ pub fn end_finish(cx: &mut Ctx<'_>, table: &mut MappingTable, post: PostEnds) ->
 
 /// Moves data of present entries (libomptarget's `targetDataUpdate`). Host pointers to restore
 /// after FROM copies are collected in `restore` (entry key, range).
-pub fn update(
-    cx: &mut Ctx<'_>,
+pub fn update<T: MapTarget>(
+    cx: &mut Ctx<'_, T>,
     table: &mut MappingTable,
     args: &MapArgs,
     restore: &mut Vec<(usize, usize, usize)>,
@@ -1028,8 +1072,8 @@ pub fn update(
     Ok(())
 }
 
-fn update_contiguous(
-    cx: &mut Ctx<'_>,
+fn update_contiguous<T: MapTarget>(
+    cx: &mut Ctx<'_, T>,
     table: &mut MappingTable,
     begin_addr: usize,
     size: usize,
@@ -1038,10 +1082,7 @@ fn update_contiguous(
 ) -> Result<()> {
     let l = table.lookup(begin_addr, size);
     let Some(key) = l.entry.filter(|_| l.contained) else {
-        if ty & map::PRESENT != 0
-            && !cx.usm
-            && !crate::runtime::hooks::accessible(cx.id(), begin_addr, size)
-        {
+        if ty & map::PRESENT != 0 && !cx.usm && !cx.target.accessible(begin_addr, size) {
             return Err(Error::new(
                 ErrorKind::Mapping,
                 format!(
@@ -1121,38 +1162,4 @@ pub fn non_contiguous_pieces(dims: &[NonContigDim]) -> Vec<(usize, usize)> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn d(offset: u64, count: u64, stride: u64) -> NonContigDim {
-        NonContigDim {
-            offset,
-            count,
-            stride,
-        }
-    }
-
-    #[test]
-    fn strided_rows() {
-        // a[0:3][1:2] of int a[3][4]: three pieces of 8 bytes, one per row.
-        let pieces = non_contiguous_pieces(&[d(0, 3, 16), d(1, 2, 4)]);
-        assert_eq!(pieces, vec![(4, 8), (20, 8), (36, 8)]);
-        // Whole rows merge into one block.
-        assert_eq!(
-            non_contiguous_pieces(&[d(1, 2, 16), d(0, 4, 4)]),
-            vec![(16, 32)]
-        );
-        // a[0:2][1:2][0:4] of int a[2][3][4]: rows 1..3 of each plane are one block each.
-        assert_eq!(
-            non_contiguous_pieces(&[d(0, 2, 48), d(1, 2, 16), d(0, 4, 4)]),
-            vec![(16, 32), (64, 32)]
-        );
-    }
-
-    #[test]
-    fn struct_alignment_caps_at_16() {
-        assert_eq!(struct_alignment(0x1000), 16);
-        assert_eq!(struct_alignment(0x1004), 4);
-        assert_eq!(struct_alignment(0x1001), 1);
-    }
-}
+mod tests;

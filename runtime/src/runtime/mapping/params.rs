@@ -4,15 +4,15 @@
 //! table lock, right after the construct's data begin.
 
 use super::table::{Entry, MappingTable};
-use super::{Ctx, MapArgs};
+use super::{Ctx, MapArgs, MapTarget};
 use crate::abi::map;
 use crate::device::AllocKind;
 use crate::error::Result;
 use crate::info::{self, bits};
 
 /// The kernel's parameters (libomptarget's `processDataBefore` after data begin).
-pub fn kernel_params(
-    cx: &mut Ctx<'_>,
+pub fn kernel_params<T: MapTarget>(
+    cx: &mut Ctx<'_, T>,
     table: &MappingTable,
     args: &MapArgs,
     privates: &mut Vec<usize>,
@@ -37,7 +37,7 @@ pub fn kernel_params(
             let buf = if size == 0 {
                 0
             } else {
-                cx.slot.dev.alloc(size, AllocKind::Device)?
+                cx.target.device().alloc(size, AllocKind::Device)?
             };
             if buf != 0 {
                 privates.push(buf);
@@ -46,7 +46,9 @@ pub fn kernel_params(
                     // when the task completes, possibly before the device copies it: copied
                     // now into memory the stream owns.
                     let src = cx.stream.stage_from(begin, size);
-                    cx.slot.dev.copy_to_device(buf, src, size, &mut cx.stream)?;
+                    cx.target
+                        .device()
+                        .copy_to_device(buf, src, size, &mut cx.stream)?;
                 }
             }
             buf.wrapping_add(base.wrapping_sub(begin))
@@ -68,7 +70,7 @@ pub fn kernel_params(
                     let t = e.target_of(begin);
                     crate::info!(
                         bits::MAPPING_EXISTS,
-                        cx.slot.id,
+                        cx.id(),
                         "Mapping exists with HstPtrBegin={}, TgtPtrBegin={}, Size={}, DynRefCount={} (update suppressed), HoldRefCount={}",
                         info::ptr(begin),
                         info::ptr(t),
@@ -90,8 +92,8 @@ pub fn kernel_params(
 
 /// A lambda's captured pointer: its device copy inside the lambda object is made to point at
 /// the device copy of what it captured.
-fn patch_lambda_capture(
-    cx: &mut Ctx<'_>,
+fn patch_lambda_capture<T: MapTarget>(
+    cx: &mut Ctx<'_, T>,
     table: &MappingTable,
     args: &MapArgs,
     i: usize,
@@ -122,7 +124,7 @@ fn patch_lambda_capture(
     };
     let value = e.target_of(host_value);
     let src = cx.stream.stage(&value.to_ne_bytes());
-    cx.slot
-        .dev
+    cx.target
+        .device()
         .copy_to_device(tgt_field, src, 8, &mut cx.stream)
 }
