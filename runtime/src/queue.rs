@@ -49,9 +49,6 @@ impl EventImpl for JobDone {
     fn synchronize(&self) -> Result<()> {
         self.wait()
     }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
 }
 
 #[derive(Default)]

@@ -620,9 +620,6 @@ mod tests {
             }
             Ok(())
         }
-        fn as_any(&self) -> &dyn std::any::Any {
-            self
-        }
     }
 
     impl Device for Logged {
@@ -709,14 +706,22 @@ mod tests {
                 None => self.inner.wait_event(st, ev),
             }
         }
+        fn synchronize_impl(&self, st: &mut Stream) -> Result<()> {
+            self.inner.synchronize_impl(st)
+        }
+        fn wait_event_impl(
+            &self,
+            st: &mut Stream,
+            ev: &Event,
+            inner: &dyn crate::device::EventImpl,
+        ) -> Result<bool> {
+            self.inner.wait_event_impl(st, ev, inner)
+        }
         fn pin_host(&self, p: usize, n: usize) -> Result<bool> {
             self.inner.pin_host(p, n)
         }
         fn unpin_host(&self, p: usize) -> Result<()> {
             self.inner.unpin_host(p)
-        }
-        fn as_any(&self) -> &dyn std::any::Any {
-            self
         }
     }
 

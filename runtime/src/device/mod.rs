@@ -102,14 +102,13 @@ impl Drop for Stream {
     }
 }
 
-/// A backend's record of a point in a stream.
-pub trait EventImpl: Send + Sync {
+/// A backend's record of a point in a stream. (`Any`: the backend that recorded it finds its own
+/// type behind `&dyn EventImpl` by upcasting to `&dyn Any`, to make another of its streams wait.)
+pub trait EventImpl: Any + Send + Sync {
     /// Whether everything before the point has finished (never blocks).
     fn query(&self) -> Result<bool>;
     /// Blocks the calling thread until everything before the point has finished.
     fn synchronize(&self) -> Result<()>;
-    /// For the backend that recorded it, to make another of its streams wait.
-    fn as_any(&self) -> &dyn Any;
 }
 
 /// A kernel launch: the kernel, its device-side parameters (without the implicit first
@@ -164,7 +163,7 @@ fn enqueue<D: Device + ?Sized>(
 /// run only between devices of one backend ([`Device::can_copy_peer`]; the runtime stages other
 /// pairs through host memory), so another type is the runtime's error.
 pub fn peer_of<'d, T: 'static>(src: &dyn Device, dst_dev: &'d dyn Device) -> Result<&'d T> {
-    dst_dev.as_any().downcast_ref::<T>().ok_or_else(|| {
+    (dst_dev as &dyn Any).downcast_ref::<T>().ok_or_else(|| {
         Error::new(
             ErrorKind::Backend,
             format!(
@@ -258,7 +257,7 @@ pub trait LoadedImage: Send + Sync {
 /// Every method that takes a [`Stream`] may return before the operation has finished; the
 /// caller keeps the memory it names alive and unchanged until the stream is synchronized or an
 /// event recorded after it has completed.
-pub trait Device: Send + Sync {
+pub trait Device: Any + Send + Sync {
     /// Static facts.
     fn info(&self) -> &DeviceInfo;
 
@@ -365,11 +364,34 @@ pub trait Device: Send + Sync {
     /// Records the current end of `s`.
     fn record_event(&self, s: &mut Stream) -> Result<Event>;
     /// Makes later work on `s` wait for `ev` (recorded on any device; an event of another
-    /// backend is waited for on the calling thread).
-    fn wait_event(&self, s: &mut Stream, ev: &Event) -> Result<()>;
+    /// backend is waited for on the calling thread, and an event with no backend record has
+    /// nothing to wait for).
+    fn wait_event(&self, s: &mut Stream, ev: &Event) -> Result<()> {
+        let Some(inner) = ev.backend() else {
+            return Ok(());
+        };
+        if self.wait_event_impl(s, ev, inner)? {
+            Ok(())
+        } else {
+            inner.synchronize()
+        }
+    }
+    /// The backend's part of [`wait_event`](Self::wait_event) for `ev`, whose record is
+    /// `inner`: `Ok(true)` when it made `s` wait (or found the event reached), `Ok(false)` when
+    /// the event is not one it can wait for on a stream (another backend's, another link's).
+    fn wait_event_impl(&self, s: &mut Stream, ev: &Event, inner: &dyn EventImpl) -> Result<bool>;
 
-    /// Waits for everything on `s`, then drops its staging buffers.
-    fn synchronize(&self, s: &mut Stream) -> Result<()>;
+    /// Waits for everything on `s`, then drops its staging buffers and marks it idle, whether the
+    /// wait succeeded or not (the stream is done with either way).
+    fn synchronize(&self, s: &mut Stream) -> Result<()> {
+        let r = self.synchronize_impl(s);
+        s.staging.clear();
+        s.busy = false;
+        r
+    }
+    /// The backend's wait for everything on `s`, with its own bookkeeping of the stream
+    /// (`s.busy` still says whether work was enqueued since the last synchronization).
+    fn synchronize_impl(&self, s: &mut Stream) -> Result<()>;
 
     /// Starts what finishing `s` will need, for a construct whose work is all enqueued and
     /// which will be synchronized later: a device on another node asks for the synchronization
@@ -389,9 +411,14 @@ pub trait Device: Send + Sync {
     /// Page-locks `len` bytes of host memory at `ptr` so copies from and to it run at full speed;
     /// `Ok(false)` when the backend has no use for it or the memory is page-locked already. Use
     /// it through `memory::pinned`, which counts the users of each range.
-    fn pin_host(&self, ptr: usize, len: usize) -> Result<bool>;
+    /// (By default: no use for it, as on host devices and devices on other nodes.)
+    fn pin_host(&self, _ptr: usize, _len: usize) -> Result<bool> {
+        Ok(false)
+    }
     /// Undoes [`pin_host`](Self::pin_host).
-    fn unpin_host(&self, ptr: usize) -> Result<()>;
+    fn unpin_host(&self, _ptr: usize) -> Result<()> {
+        Ok(())
+    }
 
     /// Whether device memory is ordinary process memory, so host devices can copy between each
     /// other directly.
@@ -433,7 +460,4 @@ pub trait Device: Send + Sync {
     /// takes its share of the cores, not all of them (nothing for devices with cores of their
     /// own).
     fn expect_kernels(&self) {}
-
-    /// For backends that need their own type behind a `dyn Device` (peer copies).
-    fn as_any(&self) -> &dyn Any;
 }

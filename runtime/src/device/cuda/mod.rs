@@ -522,9 +522,6 @@ impl EventImpl for CudaEvent {
     fn synchronize(&self) -> Result<()> {
         driver::event_synchronize(self.raw).map_err(|e| backend(self.id, "event wait", e))
     }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
 }
 
 impl Drop for CudaEvent {
@@ -830,7 +827,7 @@ impl Device for CudaDevice {
     fn can_copy_peer(&self, dst_dev: &dyn Device) -> bool {
         // cuMemcpyPeerAsync reaches any GPU of the machine (through host memory where the
         // hardware has no peer path); enabling peer access makes it direct where it can be.
-        match dst_dev.as_any().downcast_ref::<CudaDevice>() {
+        match (dst_dev as &dyn Any).downcast_ref::<CudaDevice>() {
             Some(peer) => {
                 self.peer_access(peer);
                 true
@@ -942,22 +939,18 @@ impl Device for CudaDevice {
         Ok(Event::new(Arc::new(ev)))
     }
 
-    fn wait_event(&self, s: &mut Stream, ev: &Event) -> Result<()> {
-        let Some(inner) = ev.backend() else {
-            return Ok(());
+    fn wait_event_impl(&self, s: &mut Stream, _ev: &Event, inner: &dyn EventImpl) -> Result<bool> {
+        // An event of another backend runs on the host's side: the generic layer waits for it.
+        let Some(ce) = (inner as &dyn Any).downcast_ref::<CudaEvent>() else {
+            return Ok(false);
         };
-        match inner.as_any().downcast_ref::<CudaEvent>() {
-            Some(ce) => {
-                self.bind()?;
-                let raw = self.raw(s)?.raw;
-                driver::stream_wait_event(raw, ce.raw).map_err(|e| self.err("stream wait", e))
-            }
-            // An event of another backend: its work runs on the host's side, wait for it now.
-            None => inner.synchronize(),
-        }
+        self.bind()?;
+        let raw = self.raw(s)?.raw;
+        driver::stream_wait_event(raw, ce.raw).map_err(|e| self.err("stream wait", e))?;
+        Ok(true)
     }
 
-    fn synchronize(&self, s: &mut Stream) -> Result<()> {
+    fn synchronize_impl(&self, s: &mut Stream) -> Result<()> {
         self.bind()?;
         let cs = self.raw(s)?;
         let r = driver::stream_synchronize(cs.raw).map_err(|e| self.err("stream synchronize", e));
@@ -965,8 +958,6 @@ impl Device for CudaDevice {
             let _ = driver::free_device(p);
         }
         self.complete_traced(cs);
-        s.staging.clear();
-        s.busy = false;
         r
     }
 
@@ -1013,8 +1004,7 @@ impl Device for CudaDevice {
 
     fn prefer_location(&self, ptr: usize, len: usize, location: &dyn Device) -> Result<bool> {
         // CU_DEVICE_CPU (-1) for host memory, else the GPU's device handle.
-        let target = location
-            .as_any()
+        let target = (location as &dyn Any)
             .downcast_ref::<CudaDevice>()
             .map_or(-1, |d| d.dev);
         self.bind()?;
@@ -1026,10 +1016,6 @@ impl Device for CudaDevice {
         )
         .map_err(|e| self.err("cuMemAdvise", e))?;
         Ok(true)
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

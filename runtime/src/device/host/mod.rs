@@ -458,24 +458,18 @@ impl Device for HostDevice {
         Ok(HostStream::of(s).record())
     }
 
-    fn wait_event(&self, s: &mut Stream, ev: &Event) -> Result<()> {
-        if !ev.query()? {
+    fn wait_event_impl(
+        &self,
+        s: &mut Stream,
+        ev: &Event,
+        inner: &dyn super::EventImpl,
+    ) -> Result<bool> {
+        // Any backend's event: the executor that reaches the wait blocks on it.
+        if !inner.query()? {
             HostStream::of(s).push(Op::Wait(ev.clone()));
             s.busy = true;
         }
-        Ok(())
-    }
-
-    fn pin_host(&self, _ptr: usize, _len: usize) -> Result<bool> {
-        Ok(false)
-    }
-
-    fn unpin_host(&self, _ptr: usize) -> Result<()> {
-        Ok(())
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
+        Ok(true)
     }
 
     fn to_device_impl(&self, dst: usize, src: usize, len: usize, s: &mut Stream) -> Result<()> {
@@ -529,11 +523,8 @@ impl Device for HostDevice {
         Ok(())
     }
 
-    fn synchronize(&self, s: &mut Stream) -> Result<()> {
-        let r = HostStream::of(s).synchronize(&self.runner);
-        s.staging.clear();
-        s.busy = false;
-        r
+    fn synchronize_impl(&self, s: &mut Stream) -> Result<()> {
+        HostStream::of(s).synchronize(&self.runner)
     }
 
     fn submit(&self, s: &mut Stream) -> Result<()> {

@@ -188,14 +188,11 @@ impl EventImpl for Mark {
         self.wait();
         Ok(())
     }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
 }
 
 /// The host mark behind `ev`, if a host device recorded it.
 fn host_mark(ev: &Event) -> Option<&Mark> {
-    ev.backend()?.as_any().downcast_ref::<Mark>()
+    (ev.backend()? as &dyn std::any::Any).downcast_ref::<Mark>()
 }
 
 /// A submitted part of a stream: its operations, run by an executor (possibly in several goes,

@@ -287,9 +287,6 @@ impl EventImpl for RemoteEvent {
         }
         self.link.wait_signal(self.id)
     }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
 }
 
 impl Drop for RemoteEvent {
@@ -458,8 +455,7 @@ impl Device for RemoteDevice {
     }
 
     fn can_copy_peer(&self, dst_dev: &dyn Device) -> bool {
-        dst_dev
-            .as_any()
+        (dst_dev as &dyn Any)
             .downcast_ref::<RemoteDevice>()
             .is_some_and(|d| Arc::ptr_eq(&d.link, &self.link))
     }
@@ -529,20 +525,16 @@ impl Device for RemoteDevice {
         })))
     }
 
-    fn wait_event(&self, s: &mut Stream, ev: &Event) -> Result<()> {
-        let Some(e) = ev.backend() else {
-            return Ok(());
-        };
-        let Some(re) = e
-            .as_any()
+    fn wait_event_impl(&self, s: &mut Stream, _ev: &Event, e: &dyn EventImpl) -> Result<bool> {
+        let Some(re) = (e as &dyn Any)
             .downcast_ref::<RemoteEvent>()
             .filter(|r| Arc::ptr_eq(&r.link, &self.link))
         else {
             // An event of a local device: the head waits for it before the rest of `s` is sent.
-            return e.synchronize();
+            return Ok(false);
         };
         if self.link.signalled(re.id) {
-            return Ok(());
+            return Ok(true);
         }
         let stream = self.stream(s)?.id;
         if re.rank != self.rank {
@@ -568,7 +560,7 @@ impl Device for RemoteDevice {
             false,
         )?;
         s.busy = true;
-        Ok(())
+        Ok(true)
     }
 
     fn submit(&self, s: &mut Stream) -> Result<()> {
@@ -597,7 +589,7 @@ impl Device for RemoteDevice {
         Ok(self.stream(s)?.sync.map(|req| self.link.answered(req)))
     }
 
-    fn synchronize(&self, s: &mut Stream) -> Result<()> {
+    fn synchronize_impl(&self, s: &mut Stream) -> Result<()> {
         let busy = s.busy;
         let rs = self.stream(s)?;
         let stream = rs.id;
@@ -622,17 +614,7 @@ impl Device for RemoteDevice {
             self.link.take_landing(req);
         }
         self.complete_traced(traced);
-        s.busy = false;
-        s.staging.clear();
         r
-    }
-
-    fn pin_host(&self, _ptr: usize, _len: usize) -> Result<bool> {
-        Ok(false)
-    }
-
-    fn unpin_host(&self, _ptr: usize) -> Result<()> {
-        Ok(())
     }
 
     fn host_addressable(&self) -> bool {
@@ -641,9 +623,5 @@ impl Device for RemoteDevice {
 
     fn asynchronous(&self) -> bool {
         true
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }

@@ -204,7 +204,7 @@ fn a_dropped_event_is_forgotten_by_every_rank_that_knew_it() {
     a.synchronize(&mut sa).expect("sync a");
     let id = ev
         .backend()
-        .and_then(|e| e.as_any().downcast_ref::<super::RemoteEvent>())
+        .and_then(|e| (e as &dyn std::any::Any).downcast_ref::<super::RemoteEvent>())
         .expect("a remote event")
         .id;
     assert!(j.worker_links[0].signalled(id) && j.worker_links[1].signalled(id));
