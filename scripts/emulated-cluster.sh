@@ -100,7 +100,8 @@ run() {
   while IFS='=' read -r k _; do
     case $k in SPREAD_*|OMP_*|KMP_*|LD_PRELOAD|LD_LIBRARY_PATH|PATH) xs+=(-x "$k") ;; esac
   done < <(env)
-  mpirun --allow-run-as-root --oversubscribe --hostfile "$hostfile" --map-by node -np "$np" \
+  # Every "node" is this machine: Open MPI would bind each node's first rank to the same core.
+  mpirun --allow-run-as-root --oversubscribe --hostfile "$hostfile" --map-by node --bind-to none -np "$np" \
     --mca plm_rsh_agent "$STATE/agent" --mca plm_rsh_no_tree_spawn 1 --mca plm_rsh_num_concurrent 1 \
     --mca btl self,tcp --mca btl_tcp_if_include "$NET.0/24" --mca oob_tcp_if_include "$NET.0/24" \
     "${xs[@]}" "$@"
