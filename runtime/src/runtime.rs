@@ -569,7 +569,6 @@ mod tests {
     use crate::device::host::HostDevice;
     use crate::device::{AllocKind, Device, Event, LoadedImage, MemoryInfo, Stream};
     use crate::image::ImageTarget;
-    use crate::runtime::mapping::MapArgs;
     use parking_lot::Mutex;
 
     fn runtime(devices: usize) -> Runtime {
@@ -578,18 +577,7 @@ mod tests {
         }))
     }
 
-    fn args(entries: &[(usize, i64, i64)]) -> MapArgs {
-        MapArgs {
-            bases: entries.iter().map(|e| e.0).collect(),
-            begins: entries.iter().map(|e| e.0).collect(),
-            sizes: entries.iter().map(|e| e.1).collect(),
-            types: entries.iter().map(|e| e.2).collect(),
-            names: smallvec::smallvec![0; entries.len()],
-            mappers: smallvec::smallvec![0; entries.len()],
-            components: Vec::new(),
-            dims: Vec::new(),
-        }
-    }
+    use crate::runtime::mapping::tests::args;
 
     /// A host device that logs the operations that matter to a rollback. With a gate, it acts
     /// as an asynchronous device: its first synchronize waits until the test opens the gate,

@@ -1162,4 +1162,4 @@ pub fn non_contiguous_pieces(dims: &[NonContigDim]) -> Vec<(usize, usize)> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

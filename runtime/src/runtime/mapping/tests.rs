@@ -207,7 +207,9 @@ impl Fake {
     }
 }
 
-fn args(entries: &[(usize, i64, i64)]) -> MapArgs {
+/// Map arguments of plain entries `(address, size, map type)`, as clang passes them (also used
+/// by the core's construct tests in runtime.rs).
+pub(crate) fn args(entries: &[(usize, i64, i64)]) -> MapArgs {
     MapArgs {
         bases: entries.iter().map(|e| e.0).collect(),
         begins: entries.iter().map(|e| e.0).collect(),
