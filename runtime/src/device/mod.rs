@@ -403,8 +403,17 @@ pub trait Device: Any + Send + Sync {
 
     /// Whether everything on `s` has finished, when the backend can tell without blocking;
     /// `None` when only [`synchronize`](Self::synchronize) can (a device on another node,
-    /// whose copies to the host land when the stream is synchronized).
-    fn stream_done(&self, _s: &mut Stream) -> Result<Option<bool>> {
+    /// whose copies to the host land when the stream is synchronized). A stream with nothing
+    /// enqueued since its last synchronization is done, whatever the backend.
+    fn stream_done(&self, s: &mut Stream) -> Result<Option<bool>> {
+        if !s.busy {
+            return Ok(Some(true));
+        }
+        self.stream_done_impl(s)
+    }
+    /// The backend's part of [`stream_done`](Self::stream_done), for a stream with work
+    /// enqueued (by default: only a synchronization can tell).
+    fn stream_done_impl(&self, _s: &mut Stream) -> Result<Option<bool>> {
         Ok(None)
     }
 

@@ -961,10 +961,7 @@ impl Device for CudaDevice {
         r
     }
 
-    fn stream_done(&self, s: &mut Stream) -> Result<Option<bool>> {
-        if !s.busy {
-            return Ok(Some(true));
-        }
+    fn stream_done_impl(&self, s: &mut Stream) -> Result<Option<bool>> {
         self.bind()?;
         let cs = self.raw(s)?;
         let done = driver::stream_query(cs.raw).map_err(|e| self.err("stream query", e))?;

@@ -536,7 +536,7 @@ impl Device for HostDevice {
         true
     }
 
-    fn stream_done(&self, s: &mut Stream) -> Result<Option<bool>> {
+    fn stream_done_impl(&self, s: &mut Stream) -> Result<Option<bool>> {
         Ok(Some(HostStream::of(s).done(&self.runner)))
     }
 

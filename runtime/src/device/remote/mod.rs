@@ -581,10 +581,7 @@ impl Device for RemoteDevice {
         Ok(())
     }
 
-    fn stream_done(&self, s: &mut Stream) -> Result<Option<bool>> {
-        if !s.busy {
-            return Ok(Some(true));
-        }
+    fn stream_done_impl(&self, s: &mut Stream) -> Result<Option<bool>> {
         // Without a synchronization asked for ahead only a round trip can tell.
         Ok(self.stream(s)?.sync.map(|req| self.link.answered(req)))
     }
