@@ -18,6 +18,11 @@ mkdir -p "$out"
   { echo "run.sh: the MPI plugin is not built (scripts/setup.sh --mpi; scripts/build.sh)" >&2; exit 1; }
 target/release/spread-cc -O2 bench/remote/latency.c -o "$out/latency"
 mpirun=(timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2)
+# Calibration for the model from a latency.c table: the remote empty region's round trip and
+# its 1 MiB copy bandwidth.
+calibration() {
+  awk '$1 == 1 { printf "rt_us=%s\nbw_gbs=%.3f\n", $2, $8 / 1000 }' "$1"
+}
 export SPREAD_REMOTE=mpi SPREAD_DEVICES=host SPREAD_HOST_DEVICES=1
 for net in shm tcp; do
   case $net in
@@ -26,8 +31,7 @@ for net in shm tcp; do
   esac
   echo "== $net: device 0 = rank 0's host device, device 1 = rank 1's host device"
   "${mpirun[@]}" "${mca[@]}" "$out/latency" "$reps" | tee "$out/$net.txt"
-  # Calibration for the model: the remote empty region's round trip and 1 MiB copy bandwidth.
-  awk '$1 == 1 { printf "rt_us=%s\nbw_gbs=%.3f\n", $2, $8 / 1000 }' "$out/$net.txt" >"$out/$net.calib"
+  calibration "$out/$net.txt" >"$out/$net.calib"
   echo
 done
 nets=(shm tcp)
@@ -36,7 +40,7 @@ if scripts/emulated-cluster.sh up 2 "$link" >/dev/null 2>"$out/emu.err"; then
   trap 'scripts/emulated-cluster.sh down >/dev/null' EXIT
   echo "== emu: two emulated nodes, veth links shaped to $link (tbf), TCP through a bridge"
   timeout 300 scripts/emulated-cluster.sh run 2 "$out/latency" "$reps" | tee "$out/emu.txt"
-  awk '$1 == 1 { printf "rt_us=%s\nbw_gbs=%.3f\n", $2, $8 / 1000 }' "$out/emu.txt" >"$out/emu.calib"
+  calibration "$out/emu.txt" >"$out/emu.calib"
   nets+=(emu)
   echo
 else
