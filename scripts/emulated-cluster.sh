@@ -84,6 +84,13 @@ i=\${host##*.}
 exec ip netns exec $PREFIX\$i sh -c "\$*"
 AGENT
   chmod +x "$STATE/agent"
+  # Each rank marks itself started (see run) and becomes the program.
+  cat >"$STATE/started" <<STARTED
+#!/bin/sh
+: >"$STATE/started.\$OMPI_COMM_WORLD_RANK"
+exec "\$@"
+STARTED
+  chmod +x "$STATE/started"
   echo "emulated-cluster: $n nodes $NET.1-$NET.$n, links shaped to $rate (tbf), bridge $BRIDGE"
 }
 
@@ -101,10 +108,52 @@ run() {
     case $k in SPREAD_*|OMP_*|KMP_*|LD_PRELOAD|LD_LIBRARY_PATH|PATH) xs+=(-x "$k") ;; esac
   done < <(env)
   # Every "node" is this machine: Open MPI would bind each node's first rank to the same core.
-  mpirun --allow-run-as-root --oversubscribe --hostfile "$hostfile" --map-by node --bind-to none -np "$np" \
-    --mca plm_rsh_agent "$STATE/agent" --mca plm_rsh_no_tree_spawn 1 --mca plm_rsh_num_concurrent 1 \
-    --mca btl self,tcp --mca btl_tcp_if_include "$NET.0/24" --mca oob_tcp_if_include "$NET.0/24" \
-    "${xs[@]}" "$@"
+  local mpirun=(mpirun --allow-run-as-root --oversubscribe --hostfile "$hostfile" --map-by node --bind-to none -np "$np"
+    --mca plm_rsh_agent "$STATE/agent" --mca plm_rsh_no_tree_spawn 1 --mca plm_rsh_num_concurrent 1
+    --mca btl self,tcp --mca btl_tcp_if_include "$NET.0/24" --mca oob_tcp_if_include "$NET.0/24"
+    "${xs[@]}" "$STATE/started")
+  # Open MPI 4.1's daemon launch through the agent sometimes never completes here: in about one
+  # 4-node launch in fifteen, one node's daemon never reports (or mpirun never starts the next
+  # one), and mpirun waits for ever before any rank has started (orte_startup_timeout does not
+  # end it). Every rank first marks itself started; a launch that started no rank in
+  # SPREAD_EC_START_S seconds (default 60) is stopped and tried again, at most three times. Nothing
+  # of the program has run then, so the retry changes no result; a hang after the ranks started
+  # is the program's and is left to the caller's timeout.
+  local attempt pid waited limit=$((${SPREAD_EC_START_S:-60} * 5))
+  for attempt in 1 2 3; do
+    rm -f "$STATE"/started.*
+    "${mpirun[@]}" "$@" &
+    pid=$!
+    # A caller's timeout ends the launch too, not only this script.
+    trap 'stop_launch "$pid"; exit 143' TERM INT
+    waited=0
+    while kill -0 "$pid" 2>/dev/null; do
+      if [ "$(find "$STATE" -maxdepth 1 -name 'started.*' | wc -l)" -ge "$np" ]; then
+        wait "$pid"
+        return
+      fi
+      if [ "$waited" -ge "$limit" ]; then
+        echo "emulated-cluster: Open MPI started no rank of $np in ${SPREAD_EC_START_S:-60} s (a node's daemon did not come up); stopping that launch (attempt $attempt of 3)" >&2
+        stop_launch "$pid"
+        continue 2
+      fi
+      sleep 0.2
+      waited=$((waited + 1))
+    done
+    wait "$pid"
+    return
+  done
+  echo "emulated-cluster: Open MPI's daemons did not come up in 3 launches" >&2
+  return 1
+}
+
+# stop_launch PID: end a hung mpirun and the daemons it started (they talk to it at $NET.254).
+stop_launch() {
+  kill -TERM "$1" 2>/dev/null || true
+  sleep 1
+  kill -KILL "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+  pkill -KILL -f "orte_hnp_uri .*tcp://$NET.254:" 2>/dev/null || true
 }
 
 down() {
