@@ -547,38 +547,5 @@ pub extern "C" fn ompx_dump_mapping_tables() {
     })
 }
 
-// `.symver` needs the definition in the same object as the directive (see exports.rs): these
-// routines get libomptarget's version, `VERS1.0`, as every export of LLVM 19's libomptarget.
-macro_rules! symver {
-    ($($name:ident,)*) => {
-        std::arch::global_asm!(concat!($(".symver ", stringify!($name), ", ", stringify!($name), "@@VERS1.0\n",)*));
-    };
-}
-
-symver! {
-    llvm_omp_target_alloc_device,
-    llvm_omp_target_alloc_host,
-    llvm_omp_target_alloc_shared,
-    llvm_omp_target_dynamic_shared_alloc,
-    llvm_omp_target_free_device,
-    llvm_omp_target_free_host,
-    llvm_omp_target_free_shared,
-    llvm_omp_target_lock_mem,
-    llvm_omp_target_unlock_mem,
-    omp_get_device_num,
-    omp_get_initial_device,
-    omp_get_mapped_ptr,
-    omp_get_num_devices,
-    omp_target_alloc,
-    omp_target_associate_ptr,
-    omp_target_disassociate_ptr,
-    omp_target_free,
-    omp_target_is_present,
-    omp_target_memcpy,
-    omp_target_memcpy_async,
-    omp_target_memcpy_rect,
-    omp_target_memcpy_rect_async,
-    omp_target_memset,
-    omp_target_memset_async,
-    ompx_dump_mapping_tables,
-}
+// These routines get libomptarget's version, `VERS1.0` (exports.list).
+symvers!("capi/device_api");

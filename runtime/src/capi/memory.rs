@@ -552,7 +552,7 @@ pub extern "C" fn omp_alloc(size: usize, a: Handle) -> *mut c_void {
 }
 
 /// The body of [`omp_alloc`], for `omp_realloc` too (Rust never calls an exported function:
-/// see `symver!`).
+/// see `symvers!` in capi/mod.rs).
 fn alloc(size: usize, a: Handle) -> *mut c_void {
     match alloc_spread("omp_alloc", a, size, 1, false) {
         Route::Done(p) => p,
@@ -864,25 +864,7 @@ fn libc_misuse(routine: &str, ptr: *mut c_void, a: &allocator::Allocation, done:
     );
 }
 
-// `.symver` needs the definition in the same object as the directive. Rust code never calls
-// an exported function (the exports share internal functions instead): a call from elsewhere
-// lets rustc emit the function into another codegen unit, and the build fails.
-/// libomp's routines get libomp's symbol version (node `VERSION` in `exports.map`), so that
-/// programs linked against libomp bind to Spread's definitions when Spread comes first. The other
-/// exports of this module are unversioned, like the `__spread_*` ABI.
-#[cfg(not(test))]
-macro_rules! symver {
-    ($version:literal: $($name:ident,)*) => {
-        std::arch::global_asm!(concat!($(".symver ", stringify!($name), ", ", stringify!($name), "@@", $version, "\n",)*));
-    };
-}
-
-// Unit-test binaries take these functions' addresses from another codegen unit, where the
-// assembler cannot see their definitions; versions only matter in the shared library.
-#[cfg(not(test))]
-symver! { "VERSION":
-    omp_init_allocator, omp_destroy_allocator, omp_set_default_allocator, omp_get_default_allocator,
-    omp_alloc, omp_aligned_alloc, omp_calloc, omp_aligned_calloc, omp_realloc, omp_free,
-    __kmpc_init_allocator, __kmpc_destroy_allocator, __kmpc_alloc, __kmpc_aligned_alloc,
-    __kmpc_calloc, __kmpc_realloc, __kmpc_free,
-}
+// libomp's routines get libomp's symbol version, `VERSION` (exports.list), so that programs
+// linked against libomp bind to Spread's definitions when Spread comes first. The other exports
+// of this module are unversioned, like the `__spread_*` ABI.
+symvers!("capi/memory");

@@ -172,7 +172,7 @@ pub extern "C" fn ompt_start_tool(
 }
 
 /// The body of `ompt_start_tool`, and where libomp's call goes when it was pointed here (Rust
-/// code never names an exported function: see `symver!` in capi/memory.rs).
+/// code never names an exported function: see `symvers!` in capi/mod.rs).
 extern "C" fn start_tool(
     omp_version: c_uint,
     runtime_version: *const c_char,
@@ -604,5 +604,4 @@ extern "C" fn sync_region(
 // libomp calls `ompt_start_tool@VERSION` (its own, weak, definition's version): Spread's
 // definition carries the same version so that it is the one found when Spread comes first in
 // lookup order (see capi/memory.rs for the same arrangement).
-#[cfg(not(test))]
-std::arch::global_asm!(".symver ompt_start_tool, ompt_start_tool@@VERSION");
+symvers!("capi/ompt/mod");
