@@ -5,7 +5,8 @@
 # talk over TCP through the bridge (no shared memory between them), at the link rate.
 #
 #   scripts/emulated-cluster.sh up [NODES] [RATE]   create nodes spn1..spnNODES (default 4, 1gbit)
-#   scripts/emulated-cluster.sh run NP CMD...        mpirun NP ranks, one per node in turn
+#   scripts/emulated-cluster.sh run NP [MPIRUN-OPTIONS] CMD...
+#                                                     mpirun NP ranks, one per node in turn
 #   scripts/emulated-cluster.sh down                 remove everything it created
 #
 # Root only (namespaces, links, qdiscs); elsewhere it says so and exits 77 (tests skip on that).
@@ -87,7 +88,7 @@ AGENT
   # Each rank marks itself started (see run) and becomes the program.
   cat >"$STATE/started" <<STARTED
 #!/bin/sh
-: >"$STATE/started.\$OMPI_COMM_WORLD_RANK"
+: >"\$SPREAD_EC_MARKS/started.\$OMPI_COMM_WORLD_RANK"
 exec "\$@"
 STARTED
   chmod +x "$STATE/started"
@@ -98,62 +99,85 @@ run() {
   local np=$1; shift
   local n; n=$(nodes)
   [ "$n" -gt 0 ] || { echo "emulated-cluster: not up (scripts/emulated-cluster.sh up)" >&2; exit 1; }
-  local hostfile="$STATE/hostfile"
-  : >"$hostfile"
+  # mpirun options before the program (`run 3 --mca odls_base_sigkill_timeout 3 ./prog`).
+  local opts=()
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --mca|-mca) opts+=("$1" "$2" "$3"); shift 3 ;;
+      -x) opts+=("$1" "$2"); shift 2 ;;
+      -*) opts+=("$1"); shift ;;
+      *) break ;;
+    esac
+  done
+  # One folder per launch (lit runs several at once): its hostfile and the ranks' start marks.
+  local launch
+  launch=$(mktemp -d "$STATE/launch.XXXXXX")
+  local hostfile="$launch/hostfile"
   for i in $(seq 1 "$n"); do echo "$NET.$i slots=$(( (np + n - 1) / n ))" >>"$hostfile"; done
+  export SPREAD_EC_MARKS="$launch"
   # Environment for the ranks: Open MPI's daemons start in other namespaces, which do not
   # inherit mpirun's environment; -x passes the settings the program needs.
   local xs=()
   while IFS='=' read -r k _; do
     case $k in SPREAD_*|OMP_*|KMP_*|LD_PRELOAD|LD_LIBRARY_PATH|PATH) xs+=(-x "$k") ;; esac
   done < <(env)
-  # Every "node" is this machine: Open MPI would bind each node's first rank to the same core.
+  # Every "node" is this machine: Open MPI would bind each node's first rank to the same core,
+  # and every node has the same host name, so all launches would share one session directory
+  # tree (/tmp/ompi.HOST.UID), which Open MPI creates and removes without locking: each launch
+  # gets its own (orte_tmpdir_base).
   local mpirun=(mpirun --allow-run-as-root --oversubscribe --hostfile "$hostfile" --map-by node --bind-to none -np "$np"
     --mca plm_rsh_agent "$STATE/agent" --mca plm_rsh_no_tree_spawn 1 --mca plm_rsh_num_concurrent 1
     --mca btl self,tcp --mca btl_tcp_if_include "$NET.0/24" --mca oob_tcp_if_include "$NET.0/24"
-    "${xs[@]}" "$STATE/started")
+    --mca orte_tmpdir_base "$launch"
+    "${xs[@]}" "${opts[@]}" "$STATE/started")
   # Open MPI 4.1's daemon launch through the agent sometimes never completes here: in about one
-  # 4-node launch in fifteen, one node's daemon never reports (or mpirun never starts the next
+  # launch in twenty to forty, one node's daemon never reports (or mpirun never starts the next
   # one), and mpirun waits for ever before any rank has started (orte_startup_timeout does not
-  # end it). Every rank first marks itself started; a launch that started no rank in
-  # SPREAD_EC_START_S seconds (default 60) is stopped and tried again, at most three times. Nothing
-  # of the program has run then, so the retry changes no result; a hang after the ranks started
-  # is the program's and is left to the caller's timeout.
-  local attempt pid waited limit=$((${SPREAD_EC_START_S:-60} * 5))
+  # end it). Every rank first marks itself started; a launch that has not started all ranks in
+  # SPREAD_EC_START_S seconds (default 20; a launch takes under a second here) is stopped and
+  # tried again, at most three times. No rank has run the program then, so the retry changes no
+  # result; a hang after the ranks started is the program's and is left to the caller's timeout.
+  local attempt pid waited rc limit=$((${SPREAD_EC_START_S:-20} * 5))
   for attempt in 1 2 3; do
-    rm -f "$STATE"/started.*
+    rm -f "$launch"/started.*
     "${mpirun[@]}" "$@" &
     pid=$!
     # A caller's timeout ends the launch too, not only this script.
-    trap 'stop_launch "$pid"; exit 143' TERM INT
+    trap 'stop_launch "$pid"; rm -rf "$launch"; exit 143' TERM INT
     waited=0
     while kill -0 "$pid" 2>/dev/null; do
-      if [ "$(find "$STATE" -maxdepth 1 -name 'started.*' | wc -l)" -ge "$np" ]; then
-        wait "$pid"
-        return
+      if [ "$(find "$launch" -maxdepth 1 -name 'started.*' | wc -l)" -ge "$np" ]; then
+        break
       fi
       if [ "$waited" -ge "$limit" ]; then
-        echo "emulated-cluster: Open MPI started no rank of $np in ${SPREAD_EC_START_S:-60} s (a node's daemon did not come up); stopping that launch (attempt $attempt of 3)" >&2
+        echo "emulated-cluster: Open MPI started no rank of $np in ${SPREAD_EC_START_S:-20} s (a node's daemon did not come up); stopping that launch (attempt $attempt of 3)" >&2
         stop_launch "$pid"
         continue 2
       fi
       sleep 0.2
       waited=$((waited + 1))
     done
-    wait "$pid"
-    return
+    rc=0
+    wait "$pid" || rc=$?
+    rm -rf "$launch"
+    return "$rc"
   done
+  rm -rf "$launch"
   echo "emulated-cluster: Open MPI's daemons did not come up in 3 launches" >&2
   return 1
 }
 
-# stop_launch PID: end a hung mpirun and the daemons it started (they talk to it at $NET.254).
+# stop_launch PID: end a hung mpirun and the daemons it started (those that reach it at the
+# address and port it listens on; other launches' daemons are left alone).
 stop_launch() {
+  local ports
+  ports=$(ss -Htlnp 2>/dev/null | awk -v p="pid=$1," 'index($0, p) { print $4 }')
   kill -TERM "$1" 2>/dev/null || true
   sleep 1
   kill -KILL "$1" 2>/dev/null || true
   wait "$1" 2>/dev/null || true
-  pkill -KILL -f "orte_hnp_uri .*tcp://$NET.254:" 2>/dev/null || true
+  local a
+  for a in $ports; do pkill -KILL -f "tcp://$a" 2>/dev/null || true; done
 }
 
 down() {

@@ -1233,6 +1233,7 @@ class Config:
     max_threads: int
     remote: tuple = ()  # cluster mode: rank counts a case's mpirun draws from (empty: one node)
     transports: tuple = ("vader",)  # cluster mode: Open MPI byte transports drawn from
+    emulated: str = ""  # cluster mode: scripts/emulated-cluster.sh, whose nodes run the ranks
 
 
 def gen_env(rng, shape, cfg):
@@ -1275,11 +1276,14 @@ NP_VAR = "FUZZ_MPI_NP"
 BTL_VAR = "FUZZ_MPI_BTL"
 
 
-def launcher(env):
+def launcher(env, emulated=""):
     """The mpirun prefix of a cluster-mode case (empty otherwise): Open MPI on this machine, one
-    process per rank, the cores oversubscribed, shared memory (vader) or TCP on loopback."""
+    process per rank, the cores oversubscribed, shared memory (vader) or TCP on loopback; or,
+    with `emulated` (the emulated cluster's script), one rank per node in turn over its links."""
     if NP_VAR not in env:
         return []
+    if emulated:
+        return [emulated, "run", env[NP_VAR]]
     cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
     if env.get(BTL_VAR) == "tcp":
         cmd += ["--mca", "btl", "self,tcp", "--mca", "btl_tcp_if_include", "lo",
@@ -1319,7 +1323,7 @@ def launch_failed(out, err):
 def run_case(shape, where, bindir, seed, env, cfg):
     full = base_env()
     full.update({k: v for k, v in env.items() if k not in (NP_VAR, BTL_VAR)})
-    cmd = launcher(env) + [os.path.join(bindir, "prog"), str(seed)]
+    cmd = launcher(env, cfg.emulated) + [os.path.join(bindir, "prog"), str(seed)]
     for _ in range(LAUNCH_TRIES):
         t0 = time.time()
         rc, out, err, to = run_process(cmd, full, cfg.timeout)
@@ -1361,7 +1365,7 @@ def write_repro(case, shape, bindir, cfg, n):
             cfg.spread_cc, shape.opt, " -g" if shape.debug else ""))
         run_env = {k: v for k, v in case["env"].items() if k not in (NP_VAR, BTL_VAR)}
         envs = " ".join("%s=%s" % (k, shlex.quote(v)) for k, v in sorted(run_env.items()))
-        f.write("env %s %s./prog %d\n" % (envs, " ".join(launcher(case["env"]) + [""]),
+        f.write("env %s %s./prog %d\n" % (envs, " ".join(launcher(case["env"], cfg.emulated) + [""]),
                                           case["seed"]))
     os.chmod(os.path.join(d, "run.sh"), 0o755)
     with open(os.path.join(d, "stdout.txt"), "w") as f:
@@ -1433,6 +1437,9 @@ def main():
                     "host devices are the program's remote devices (docs/remote.md)")
     ap.add_argument("--remote-tcp", action="store_true",
                     help="cluster mode: draw TCP on loopback as well as shared memory")
+    ap.add_argument("--emulated", action="store_true",
+                    help="cluster mode: run the ranks on the emulated cluster, one per node in "
+                    "turn (root; bring it up first: scripts/emulated-cluster.sh up 4)")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     args = ap.parse_args()
 
@@ -1443,7 +1450,9 @@ def main():
                  linked_ok=linked_ok, timeout=args.timeout, out=os.path.abspath(args.out),
                  max_threads=args.max_threads,
                  remote=tuple(int(x) for x in args.remote.split(",") if x.strip()),
-                 transports=("vader", "tcp") if args.remote_tcp else ("vader",))
+                 transports=("vader", "tcp") if args.remote_tcp else ("vader",),
+                 emulated=os.path.join(REPO, "scripts", "emulated-cluster.sh") if args.emulated
+                 else "")
     if cfg.remote and not shutil.which("mpirun"):
         sys.exit("spread-fuzz: --remote needs mpirun on PATH (scripts/setup.sh --mpi)")
     for pth in (cfg.spread_cc, cfg.runtime_lib):

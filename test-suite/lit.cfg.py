@@ -171,10 +171,30 @@ if "mpi" in config.available_features and _netns_ok():
     config.available_features.add("netns")
     lit_config.note("netns: the emulated cluster (scripts/emulated-cluster.sh) can run here")
 mpirun = "timeout 120 mpirun --allow-run-as-root --oversubscribe"
-# (%mpirun-tcp before %mpirun, which is a prefix of it.)
-config.substitutions.append(("%mpirun-tcp", "%s --mca btl self,tcp --mca btl_tcp_if_include lo "
-                             "--mca oob_tcp_if_include lo -np" % mpirun))
-config.substitutions.append(("%mpirun", "%s --mca btl self,vader -np" % mpirun))
+# `lit -Dremote=emulated`: the MPI tests' ranks run on the emulated cluster instead, one per node
+# in turn, over TCP through the shaped links (bring it up first: scripts/emulated-cluster.sh up 4;
+# docs/remote.md). The test that brings its own cluster up and down is then left out.
+remote = lit_config.params.get("remote", "")
+if remote == "emulated":
+    if "netns" not in config.available_features:
+        lit_config.fatal("remote=emulated: the emulated cluster cannot run here (needs root, "
+                         "ip, tc and the mpi feature)")
+    cluster = os.path.join(config.test_source_root, "..", "scripts", "emulated-cluster.sh")
+    if not os.path.exists("/run/spread-emulated-cluster/nodes"):
+        lit_config.fatal("remote=emulated: no emulated cluster is up (%s up 4)" % cluster)
+    config.available_features.add("emulated-remote")
+    lit_config.note("remote=emulated: %mpirun and %mpirun-tcp run ranks on the emulated cluster")
+    config.substitutions.append(("%mpirun-tcp", "timeout 120 %s run" % cluster))
+    config.substitutions.append(("%mpirun", "timeout 120 %s run" % cluster))
+    config.substitutions.append(("%fuzz-emulated", "--emulated"))
+elif remote:
+    lit_config.fatal("remote=%s: the value is `emulated` (or leave it out)" % remote)
+else:
+    # (%mpirun-tcp before %mpirun, which is a prefix of it.)
+    config.substitutions.append(("%mpirun-tcp", "%s --mca btl self,tcp --mca btl_tcp_if_include "
+                                 "lo --mca oob_tcp_if_include lo -np" % mpirun))
+    config.substitutions.append(("%mpirun", "%s --mca btl self,vader -np" % mpirun))
+    config.substitutions.append(("%fuzz-emulated", ""))
 
 # --- NVIDIA GPUs (issue 8) ----------------------------------------------------
 # nvptx-toolchain: spread-cc finds a CUDA toolkit for nvptx64 images (scripts/setup.sh --cuda,
