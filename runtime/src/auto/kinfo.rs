@@ -480,6 +480,9 @@ pub struct Reduction {
 pub struct Plan {
     entries: Vec<Entry>,
     cuts: Vec<Cut>,
+    /// Per entry: the group of read-only entries sharing host bytes it is in (its first
+    /// entry), if any.
+    groups: Vec<Option<usize>>,
     tripcount: u64,
 }
 
@@ -726,9 +729,19 @@ fn refuse_outside(
     )
 }
 
-/// Refuses a launch where two mapped sections that are cut or copied share host bytes: one
-/// object on one device, they would be two copies on several.
-fn refuse_shared_bytes(entries: &[Entry], cuts: &[Cut]) -> Result<(), Refusal> {
+/// Whether entry `i`, cut as `cut`, is only read by the kernel and stands alone (not a struct
+/// member or a pointer attached to its pointee): such entries may share host bytes.
+fn shareable(e: &Entry, cut: &Cut) -> bool {
+    let read_only = matches!(cut, Cut::Replicate | Cut::Affine { writes: false, .. });
+    read_only && e.types & (bits::MEMBER_OF | bits::PTR_AND_OBJ) == 0
+}
+
+/// The groups of mapped sections that are cut or copied and share host bytes (one entry id per
+/// entry, `None` alone). Read-only entries may share bytes (the same array passed twice, two
+/// pointers into one input): each block maps one section covering the group's (see
+/// [`Plan::block`]). Refuses a launch where a shared byte belongs to an entry that is written or
+/// is not plain: one object on one device, it would be two copies on several.
+fn shared_groups(entries: &[Entry], cuts: &[Cut]) -> Result<Vec<Option<usize>>, Refusal> {
     let mut ranges: Vec<(usize, usize, usize)> = entries
         .iter()
         .enumerate()
@@ -736,15 +749,32 @@ fn refuse_shared_bytes(entries: &[Entry], cuts: &[Cut]) -> Result<(), Refusal> {
         .map(|(i, e)| (e.begin, e.begin.saturating_add(e.size as usize), i))
         .collect();
     ranges.sort_unstable();
-    for w in ranges.windows(2) {
-        if w[1].0 < w[0].1 {
-            return refuse(format!(
-                "map entries {} and {} overlap in host memory",
-                w[0].2, w[1].2
-            ));
+    let mut group = vec![None; entries.len()];
+    // Sweep: a run of ranges each starting before the run's end so far is one group.
+    let mut k = 0;
+    while k < ranges.len() {
+        let (mut end, mut j) = (ranges[k].1, k + 1);
+        while j < ranges.len() && ranges[j].0 < end {
+            end = end.max(ranges[j].1);
+            j += 1;
         }
+        if j - k > 1 {
+            let run = &ranges[k..j];
+            if let Some(&(_, _, bad)) = run.iter().find(|r| !shareable(&entries[r.2], &cuts[r.2])) {
+                let other = run.iter().map(|r| r.2).find(|&i| i != bad).unwrap_or(bad);
+                let (a, b) = (bad.min(other), bad.max(other));
+                return refuse(format!(
+                    "map entries {a} and {b} overlap in host memory, and entry {bad} is written \
+                     (or is a struct member or an attached pointer)"
+                ));
+            }
+            for r in run {
+                group[r.2] = Some(run[0].2);
+            }
+        }
+        k = j;
     }
-    Ok(())
+    Ok(group)
 }
 
 impl Plan {
@@ -765,10 +795,11 @@ impl Plan {
         for (k, &i) in param_entry.iter().enumerate() {
             cuts[i] = cut_argument(info, entries, &param_entry, k, tripcount)?;
         }
-        refuse_shared_bytes(entries, &cuts)?;
+        let groups = shared_groups(entries, &cuts)?;
         Ok(Plan {
             entries: entries.to_vec(),
             cuts,
+            groups,
             tripcount,
         })
     }
@@ -814,8 +845,42 @@ impl Plan {
             .collect()
     }
 
+    /// The entries that share host bytes with another one (read-only, see [`shared_groups`]),
+    /// as groups of entry numbers.
+    pub fn shared(&self) -> Vec<Vec<usize>> {
+        let mut by_group: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+        for (i, g) in self.groups.iter().enumerate() {
+            if let Some(g) = *g {
+                by_group.entry(g).or_default().push(i);
+            }
+        }
+        by_group.into_values().collect()
+    }
+
     /// The sections of block `[lo, hi)` (non-empty, inside `[0, tripcount)`), one per entry.
+    /// Entries of a group that share host bytes all get the group's hull: one section on the
+    /// device, which each entry's pointer lies in (two partly overlapping sections could not
+    /// both be mapped there).
     pub fn block(&self, lo: u64, hi: u64) -> Vec<Section> {
+        let mut sections = self.cut_block(lo, hi);
+        for group in self.shared() {
+            let lo = group.iter().map(|&i| sections[i].begin).min();
+            let hi = group
+                .iter()
+                .map(|&i| sections[i].begin + sections[i].size as usize)
+                .max();
+            if let (Some(lo), Some(hi)) = (lo, hi) {
+                for &i in &group {
+                    sections[i].begin = lo;
+                    sections[i].size = (hi - lo) as i64;
+                }
+            }
+        }
+        sections
+    }
+
+    /// Each entry's own section of block `[lo, hi)`.
+    fn cut_block(&self, lo: u64, hi: u64) -> Vec<Section> {
         self.entries
             .iter()
             .zip(&self.cuts)
@@ -877,8 +942,9 @@ impl Plan {
                 (false, true) => "from",
                 (false, false) => "alloc",
             };
+            // A section shared with an aliasing entry may start before this entry's own.
             out.push_str(&format!(
-                " arg{i} +{}:{}B({dir})",
+                " arg{i} {:+}:{}B({dir})",
                 s.begin as i128 - e.begin as i128,
                 s.size
             ));
@@ -1721,5 +1787,46 @@ mod tests {
             .unwrap_err()
             .0
             .contains("may overlap"));
+    }
+
+    #[test]
+    fn read_only_entries_sharing_bytes_get_one_section_per_block() {
+        // y[i] = p[i] - q[i] with q = p + 4 elements (p[0:10], q[0:10] read, y written).
+        let info = KernelInfo {
+            accesses: vec![
+                acc(0, Mode::Read, 0, 4, 4),
+                acc(1, Mode::Read, 0, 4, 4),
+                acc(2, Mode::Write, 0, 4, 4),
+            ],
+        };
+        let e = [
+            arr(0x1000, 40, TO),
+            arr(0x1010, 40, TO),
+            arr(0x9000, 40, TOFROM),
+        ];
+        let plan = Plan::new(&info, &e, 10).expect("read-only aliases are spread");
+        assert_eq!(plan.shared(), [vec![0, 1]]);
+        // Block [2, 5): p's bytes [0x1008, 0x1014), q's [0x1018, 0x1024): one hull for both.
+        let b = plan.block(2, 5);
+        for s in &b[..2] {
+            assert_eq!((s.begin, s.size, s.writes), (0x1008, 0x1c, false));
+        }
+        assert_eq!((b[2].begin, b[2].size, b[2].writes), (0x9008, 12, true));
+        // The same array passed twice, read whole: one section, the array.
+        let whole = KernelInfo {
+            accesses: vec![acc(0, Mode::Whole, 0, 0, 4), acc(1, Mode::Whole, 0, 0, 4)],
+        };
+        let e2 = [arr(0x1000, 40, TO), arr(0x1000, 40, TO)];
+        let plan = Plan::new(&whole, &e2, 10).expect("the same read-only array twice");
+        assert_eq!(plan.block(0, 3)[1].begin, 0x1000);
+        // One of them written: refused, naming it.
+        let mut w = info.clone();
+        w.accesses[1] = acc(1, Mode::Write, 0, 4, 4);
+        let r = Plan::new(&w, &e, 10).expect_err("a written alias");
+        assert!(
+            r.0.contains("map entries 0 and 1 overlap in host memory, and entry 1 is written"),
+            "{}",
+            r.0
+        );
     }
 }

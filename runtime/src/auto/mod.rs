@@ -235,6 +235,17 @@ fn decide(
     // A map entry's name as the program wrote it, where the build keeps map names.
     let declared = |i: usize| args.names.get(i).and_then(|&n| crate::info::declared(n));
     let plan = Plan::new(&info, &entries, cfg.tripcount).map_err(|r| r.named(declared))?;
+    // Read-only entries sharing host bytes get one section per block: all of them in the same
+    // resident object, or none.
+    for group in plan.shared() {
+        let home = |i: usize| resident.get(i).copied().flatten();
+        if let Some(&j) = group.iter().find(|&&j| home(j) != home(group[0])) {
+            return Err(format!(
+                "map entries {} and {j} overlap in host memory, and only one of them lives in an enclosing target data",
+                group[0]
+            ));
+        }
+    }
     // An iteration that handles a row (an inner loop, a nested parallel loop) counts as the
     // elements it handles.
     let weight = plan.elements_per_iteration();
