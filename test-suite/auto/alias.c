@@ -1,9 +1,10 @@
 // Read-only map entries that share host bytes (issue 44: HeCBench flip passes one array as two
 // arguments; a stencil passes two pointers into one input): SPREAD_AUTO spreads the launch,
 // giving each block one section that covers the entries' sections (two partly overlapping
-// sections could not both be mapped on a device), and each argument points into it. A written
-// entry that shares bytes with another stays on one device (refused.c). Results are the serial
-// loop's on every path and device count.
+// sections could not both be mapped on a device), and each argument points into it. Pointers
+// into one resident object are compared by the bytes the loop touches through them, so written
+// ones at disjoint ranges are spread too. A written entry that shares bytes with another stays on
+// one device (refused.c). Results are the serial loop's on every path and device count.
 //
 // REQUIRES: spread
 // RUN: %clang-offload -O2 -fpass-plugin=%spread-pass %s -o %t
@@ -16,9 +17,11 @@
 // CHECK: shifted: ok
 // CHECK: twice: ok
 // CHECK: resident: ok
+// CHECK: halves: ok
 // INFO-DAG: kernel {{.*}}_shifted_l{{[0-9]+}} spread over devices
 // INFO-DAG: kernel {{.*}}_twice_l{{[0-9]+}} spread over devices
 // INFO-DAG: kernel {{.*}}_resident_l{{[0-9]+}} spread over devices
+// INFO-DAG: kernel {{.*}}_halves_l{{[0-9]+}} spread over devices
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +60,17 @@ static void resident(int n, const float *p, const float *q, float *y) {
     y[i] = p[i] + q[i];
 }
 
+// Two pointers into one resident array, both written, at disjoint ranges (HeCBench permute's
+// Q, K, V): each stands for the whole object, but what the loop touches through them does not
+// overlap.
+static void halves(int n, const float *x, float *lo, float *hi) {
+#pragma omp target teams distribute parallel for map(to : x[0:n])
+  for (int i = 0; i < n / 2; i++) {
+    lo[i] = x[i] + 1;
+    hi[i] = x[i] - 1;
+  }
+}
+
 int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 1000;
   float *x = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * n);
@@ -80,6 +94,16 @@ int main(int argc, char **argv) {
   for (int i = 0; i < n / 2; i++)
     want[i] = x[i] + x[i + n / 2];
   check("resident", y, want, n / 2);
+
+  for (int i = 0; i < n; i++)
+    y[i] = -7;
+#pragma omp target data map(tofrom : y[0:n])
+  halves(n, x, y, y + n / 2);
+  for (int i = 0; i < n / 2; i++)
+    want[i] = x[i] + 1, want[i + n / 2] = x[i] - 1;
+  if (n % 2)
+    want[n - 1] = -7;
+  check("halves", y, want, n);
 
   free(x);
   free(y);

@@ -736,17 +736,42 @@ fn shareable(e: &Entry, cut: &Cut) -> bool {
     read_only && e.types & (bits::MEMBER_OF | bits::PTR_AND_OBJ) == 0
 }
 
+/// The host bytes entry `e`, cut as `cut`, stands for over the whole iteration space: an affine
+/// argument's accesses (all blocks' sections lie in them), else its whole mapped section. Two
+/// pointers into one object (resident data, where each stands for the whole object) share no
+/// bytes when their accesses do not.
+fn touched(e: &Entry, cut: &Cut, tripcount: u64) -> (usize, usize) {
+    let whole = (e.begin, e.begin.saturating_add(e.size as usize));
+    match cut {
+        Cut::Affine { forms, .. } => match hull(forms, 0, i128::from(tripcount), e.base) {
+            Some((a, b)) => (
+                usize::try_from(a).unwrap_or(whole.0),
+                usize::try_from(b).unwrap_or(whole.1),
+            ),
+            None => whole,
+        },
+        _ => whole,
+    }
+}
+
 /// The groups of mapped sections that are cut or copied and share host bytes (one entry id per
 /// entry, `None` alone). Read-only entries may share bytes (the same array passed twice, two
 /// pointers into one input): each block maps one section covering the group's (see
 /// [`Plan::block`]). Refuses a launch where a shared byte belongs to an entry that is written or
 /// is not plain: one object on one device, it would be two copies on several.
-fn shared_groups(entries: &[Entry], cuts: &[Cut]) -> Result<Vec<Option<usize>>, Refusal> {
+fn shared_groups(
+    entries: &[Entry],
+    cuts: &[Cut],
+    tripcount: u64,
+) -> Result<Vec<Option<usize>>, Refusal> {
     let mut ranges: Vec<(usize, usize, usize)> = entries
         .iter()
         .enumerate()
         .filter(|(i, _)| cuts[*i] != Cut::Keep)
-        .map(|(i, e)| (e.begin, e.begin.saturating_add(e.size as usize), i))
+        .map(|(i, e)| {
+            let (lo, hi) = touched(e, &cuts[i], tripcount);
+            (lo, hi, i)
+        })
         .collect();
     ranges.sort_unstable();
     let mut group = vec![None; entries.len()];
@@ -795,7 +820,7 @@ impl Plan {
         for (k, &i) in param_entry.iter().enumerate() {
             cuts[i] = cut_argument(info, entries, &param_entry, k, tripcount)?;
         }
-        let groups = shared_groups(entries, &cuts)?;
+        let groups = shared_groups(entries, &cuts, tripcount)?;
         Ok(Plan {
             entries: entries.to_vec(),
             cuts,
@@ -911,18 +936,23 @@ impl Plan {
                         },
                         // The guards exclude every access of the block: a read-only element
                         // of the mapped section stands for the argument (copying back could
-                        // overwrite another block's results).
-                        None => Section {
-                            begin: e.begin,
-                            size: forms
-                                .iter()
-                                .map(|f| f.w)
-                                .min()
-                                .unwrap_or(1)
-                                .min(i128::from(e.size)) as i64,
-                            types: e.types & !bits::FROM,
-                            writes: false,
-                        },
+                        // overwrite another block's results), the first the loop touches, so
+                        // that it stays clear of other entries' bytes (see `touched`).
+                        None => {
+                            let (first, end) = touched(e, cut, self.tripcount);
+                            Section {
+                                begin: first,
+                                size: forms
+                                    .iter()
+                                    .map(|f| f.w)
+                                    .min()
+                                    .unwrap_or(1)
+                                    .min(end.saturating_sub(first) as i128)
+                                    .max(1) as i64,
+                                types: e.types & !bits::FROM,
+                                writes: false,
+                            }
+                        }
                     }
                 }
             })
