@@ -29,17 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int fails;
-
-static void check(const char *what, const float *got, const float *want, int n) {
-  for (int i = 0; i < n; i++)
-    if (got[i] != want[i]) {
-      printf("FAIL: %s: element %d is %g, expected %g\n", what, i, got[i], want[i]);
-      fails++;
-      return;
-    }
-  printf("%s: ok\n", what);
-}
+#include "../Inputs/check_floats.h"
 
 static void saxpy(int n, float a, const float *x, float *y) {
 #pragma omp target teams distribute parallel for map(to : x[0:n]) map(tofrom : y[0:n])
