@@ -82,6 +82,21 @@ impl Stream {
         addr
     }
 
+    /// The backend's state in this stream as its type `T`: the one downcast each backend makes
+    /// on every operation. A stream of another backend (or one made by no backend) is the
+    /// runtime's error, reported for `device` (the device's label, as its other errors name it).
+    pub fn state<T: Any>(&mut self, device: &dyn std::fmt::Display) -> Result<&mut T> {
+        self.backend
+            .as_mut()
+            .and_then(|b| b.downcast_mut::<T>())
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Backend,
+                    format!("{device}: a stream of another device was used"),
+                )
+            })
+    }
+
     /// Like [`stage`](Self::stage), for `len` bytes of the program's memory at `src` (read now).
     pub fn stage_from(&mut self, src: usize, len: usize) -> usize {
         let mut v = Vec::new();

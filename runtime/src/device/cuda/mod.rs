@@ -437,17 +437,15 @@ impl CudaDevice {
 
     /// This device's state in `s`, creating nothing: streams come from [`Device::create_stream`].
     fn raw<'s>(&self, s: &'s mut Stream) -> Result<&'s mut CudaStream> {
-        let id = self.id();
-        s.backend
-            .as_mut()
-            .and_then(|b| b.downcast_mut::<CudaStream>())
-            .filter(|c| c.ctx == self.shared.ctx)
-            .ok_or_else(|| {
-                Error::new(
-                    ErrorKind::Backend,
-                    format!("CUDA device {id}: a stream of another device was passed"),
-                )
-            })
+        let label = format!("CUDA device {}", self.id());
+        let c = s.state::<CudaStream>(&label)?;
+        if c.ctx != self.shared.ctx {
+            return Err(Error::new(
+                ErrorKind::Backend,
+                format!("{label}: a stream of another CUDA device was used"),
+            ));
+        }
+        Ok(c)
     }
 
     /// The blocks and threads `k` gets for a launch with `cfg` on this device.

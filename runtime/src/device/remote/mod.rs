@@ -119,15 +119,7 @@ impl RemoteDevice {
     }
 
     fn stream<'s>(&self, s: &'s mut Stream) -> Result<&'s mut RemoteStream> {
-        s.backend
-            .as_mut()
-            .and_then(|b| b.downcast_mut::<RemoteStream>())
-            .ok_or_else(|| {
-                Error::new(
-                    ErrorKind::Backend,
-                    format!("{}: a stream of another device was used", self.label),
-                )
-            })
+        s.state::<RemoteStream>(&self.label)
     }
 
     fn post(&self, msg: &Msg, urgent: bool) -> Result<()> {
