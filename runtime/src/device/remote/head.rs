@@ -2,7 +2,7 @@
 //! become workers and serve until the head ends. Also the head's side of failure detection.
 
 use super::link::{self, Handler, HandlerSlot, Link};
-use super::protocol::{DeviceDesc, Msg};
+use super::protocol::{self, DeviceDesc, Msg};
 use super::worker::{Worker, WorkerHandler};
 use super::RemoteDevice;
 use crate::config::RemoteSettings;
@@ -369,9 +369,18 @@ pub fn at_exit(report: bool) {
     };
     if report {
         for (rank, t) in link.traffic().iter().enumerate().skip(1) {
+            let mut kinds: Vec<(u64, &str)> = (0..t.kinds.len())
+                .filter(|&k| t.kinds[k] > 0)
+                .map(|k| (t.kinds[k], protocol::kind_name(k)))
+                .collect();
+            kinds.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+            let kinds: Vec<String> = kinds.iter().map(|(n, k)| format!("{k} {n}")).collect();
             eprintln!(
-                "spread: info: remote: MPI rank {rank}: {} messages in {} batches, {} bytes",
-                t.messages, t.batches, t.bytes
+                "spread: info: remote: MPI rank {rank}: {} messages in {} batches, {} bytes ({})",
+                t.messages,
+                t.batches,
+                t.bytes,
+                kinds.join(", ")
             );
         }
     }

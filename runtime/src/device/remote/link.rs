@@ -56,10 +56,11 @@ struct Outbox {
     batch: Vec<u8>,
     since: Option<Instant>,
     urgent: bool,
-    /// Messages and batches sent (statistics).
+    /// Messages and batches sent (statistics), and messages per kind.
     messages: u64,
     batches: u64,
     bytes: u64,
+    kinds: [u64; protocol::KINDS],
 }
 
 /// Traffic to one rank, for `SPREAD_INFO=remote` and the tests.
@@ -71,6 +72,8 @@ pub struct Traffic {
     pub batches: u64,
     /// Bytes sent.
     pub bytes: u64,
+    /// Protocol messages sent per kind (`protocol::kind_name` names them).
+    pub kinds: [u64; protocol::KINDS],
 }
 
 /// State shared by a process's threads and its communication thread.
@@ -206,8 +209,12 @@ impl Link {
         };
         let flush = {
             let mut ob = ob.lock();
+            let at = ob.batch.len();
             write(&mut ob.batch);
             ob.messages += 1;
+            if let Some(k) = protocol::kind_at(&ob.batch[at..]) {
+                ob.kinds[k] += 1;
+            }
             if leave != Leave::WithNext {
                 ob.since.get_or_insert_with(Instant::now);
             }
@@ -433,6 +440,7 @@ impl Link {
                     messages: o.messages,
                     batches: o.batches,
                     bytes: o.bytes,
+                    kinds: o.kinds,
                 }
             })
             .collect()

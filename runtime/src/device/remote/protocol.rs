@@ -924,6 +924,66 @@ impl Msg {
     }
 }
 
+/// Kinds of message counted per destination (`SPREAD_INFO=remote`): a message's code, or for
+/// a request [`REQUEST_KINDS`] plus its body's code.
+pub const KINDS: usize = 32;
+const REQUEST_KINDS: usize = 24;
+
+/// The kind (see [`KINDS`]) of the message encoded at the start of `bytes` (its length word
+/// first, as [`append`] writes it), if it can be read.
+pub fn kind_at(bytes: &[u8]) -> Option<usize> {
+    let code = usize::from(*bytes.get(8)?);
+    if code == 1 {
+        // A request: its code, its number, then its body's code.
+        let sub = usize::from(*bytes.get(17)?);
+        return (REQUEST_KINDS + sub < KINDS).then_some(REQUEST_KINDS + sub);
+    }
+    (code < REQUEST_KINDS).then_some(code)
+}
+
+/// The name of message kind `kind` (see [`KINDS`]).
+pub fn kind_name(kind: usize) -> &'static str {
+    const NAMES: [&str; REQUEST_KINDS] = [
+        "Hello",
+        "Request",
+        "Reply",
+        "Failed",
+        "CopyTo",
+        "CopyFrom",
+        "Data",
+        "CopyWithin",
+        "Fill",
+        "Launch",
+        "Record",
+        "WaitEvent",
+        "Notify",
+        "Fired",
+        "PeerSend",
+        "PeerData",
+        "PeerAck",
+        "Heartbeat",
+        "?",
+        "Forget",
+        "Welcome",
+        "?",
+        "?",
+        "?",
+    ];
+    const REQUESTS: [&str; 7] = [
+        "LoadImage",
+        "Lookup",
+        "Alloc",
+        "Free",
+        "MemInfo",
+        "Sync",
+        "Leave",
+    ];
+    match kind.checked_sub(REQUEST_KINDS) {
+        Some(sub) => REQUESTS.get(sub).copied().unwrap_or("Request"),
+        None => NAMES.get(kind).copied().unwrap_or("?"),
+    }
+}
+
 /// Appends `msg` to a batch being built.
 pub fn append(batch: &mut Vec<u8>, msg: &Msg) {
     // One allocation for a large payload, not a doubling series of copies.
@@ -1009,6 +1069,24 @@ mod tests {
     fn every_error_kind_crosses_the_wire_as_itself() {
         for (code, &k) in ERROR_KINDS.iter().enumerate() {
             assert_eq!(usize::from(error_kind_code(k)), code, "{k:?}");
+        }
+    }
+
+    #[test]
+    fn every_message_is_counted_under_its_own_name() {
+        for m in all() {
+            let mut b = Vec::new();
+            append(&mut b, &m);
+            let want = match &m {
+                Msg::Request { body, .. } => format!("{body:?}"),
+                _ => format!("{m:?}"),
+            };
+            let name = kind_at(&b).map_or("none", kind_name);
+            let rest = want.strip_prefix(name).unwrap_or("?");
+            assert!(
+                rest.is_empty() || rest.starts_with([' ', '{', '(']),
+                "{want} is counted as {name}"
+            );
         }
     }
 
