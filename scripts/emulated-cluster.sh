@@ -134,12 +134,14 @@ run() {
   # launch in twenty to forty, one node's daemon never reports (or mpirun never starts the next
   # one), and mpirun waits for ever before any rank has started (orte_startup_timeout does not
   # end it). Failures come in runs under load: in 2,000 random programs, two launches at a time
-  # on 2 cores, one program's launch failed three times in a row. Every rank first marks itself started; a launch that has not started all ranks in
-  # SPREAD_EC_START_S seconds (default 15; a launch takes under a second here) is stopped and
-  # tried again, at most five times. No rank has run the program then, so the retry changes no
-  # result; a hang after the ranks started is the program's and is left to the caller's timeout.
-  local attempt pid waited rc limit=$((${SPREAD_EC_START_S:-15} * 5))
-  for attempt in 1 2 3 4 5; do
+  # on 2 cores, one program's launch failed three times in a row. Every rank first marks itself
+  # started; a launch that has not started all ranks in SPREAD_EC_START_S seconds (default 15; a
+  # launch takes under a second here) is stopped and tried again, at most `tries` times. No rank
+  # has run the program then, so the retry changes no result; a hang after the ranks started is
+  # the program's and is left to the caller's timeout.
+  local tries=5 start_s=${SPREAD_EC_START_S:-15}
+  local attempt pid waited rc
+  for ((attempt = 1; attempt <= tries; attempt++)); do
     rm -f "$launch"/started.*
     "${mpirun[@]}" "$@" &
     pid=$!
@@ -150,8 +152,8 @@ run() {
       if [ "$(find "$launch" -maxdepth 1 -name 'started.*' | wc -l)" -ge "$np" ]; then
         break
       fi
-      if [ "$waited" -ge "$limit" ]; then
-        echo "emulated-cluster: Open MPI started no rank of $np in ${SPREAD_EC_START_S:-15} s (a node's daemon did not come up); stopping that launch (attempt $attempt of 5)" >&2
+      if [ "$waited" -ge $((start_s * 5)) ]; then # polled every 0.2 s
+        echo "emulated-cluster: Open MPI did not start the $np ranks in $start_s s (a node's daemon did not come up); stopping that launch (attempt $attempt of $tries)" >&2
         stop_launch "$pid"
         continue 2
       fi
@@ -164,7 +166,7 @@ run() {
     return "$rc"
   done
   rm -rf "$launch"
-  echo "emulated-cluster: Open MPI's daemons did not come up in 5 launches" >&2
+  echo "emulated-cluster: Open MPI's daemons did not come up in $tries launches" >&2
   return 1
 }
 
