@@ -480,9 +480,8 @@ pub struct Reduction {
 pub struct Plan {
     entries: Vec<Entry>,
     cuts: Vec<Cut>,
-    /// Per entry: the group of read-only entries sharing host bytes it is in (its first
-    /// entry), if any.
-    groups: Vec<Option<usize>>,
+    /// The groups of read-only entries that share host bytes (entry numbers, ascending).
+    groups: Vec<Vec<usize>>,
     tripcount: u64,
 }
 
@@ -729,7 +728,7 @@ fn refuse_outside(
     )
 }
 
-/// Whether entry `i`, cut as `cut`, is only read by the kernel and stands alone (not a struct
+/// Whether entry `e`, cut as `cut`, is only read by the kernel and stands alone (not a struct
 /// member or a pointer attached to its pointee): such entries may share host bytes.
 fn shareable(e: &Entry, cut: &Cut) -> bool {
     let read_only = matches!(cut, Cut::Replicate | Cut::Affine { writes: false, .. });
@@ -754,8 +753,8 @@ fn touched(e: &Entry, cut: &Cut, tripcount: u64) -> (usize, usize) {
     }
 }
 
-/// The groups of mapped sections that are cut or copied and share host bytes (one entry id per
-/// entry, `None` alone). Read-only entries may share bytes (the same array passed twice, two
+/// The groups of mapped sections that are cut or copied and share host bytes (entry numbers,
+/// ascending; entries alone are in none). Read-only entries may share bytes (the same array passed twice, two
 /// pointers into one input): each block maps one section covering the group's (see
 /// [`Plan::block`]). Refuses a launch where a shared byte belongs to an entry that is written or
 /// is not plain: one object on one device, it would be two copies on several.
@@ -763,7 +762,7 @@ fn shared_groups(
     entries: &[Entry],
     cuts: &[Cut],
     tripcount: u64,
-) -> Result<Vec<Option<usize>>, Refusal> {
+) -> Result<Vec<Vec<usize>>, Refusal> {
     let mut ranges: Vec<(usize, usize, usize)> = entries
         .iter()
         .enumerate()
@@ -774,7 +773,7 @@ fn shared_groups(
         })
         .collect();
     ranges.sort_unstable();
-    let mut group = vec![None; entries.len()];
+    let mut groups = Vec::new();
     // Sweep: a run of ranges each starting before the run's end so far is one group.
     let mut k = 0;
     while k < ranges.len() {
@@ -793,13 +792,13 @@ fn shared_groups(
                      (or is a struct member or an attached pointer)"
                 ));
             }
-            for r in run {
-                group[r.2] = Some(run[0].2);
-            }
+            let mut group: Vec<usize> = run.iter().map(|r| r.2).collect();
+            group.sort_unstable();
+            groups.push(group);
         }
         k = j;
     }
-    Ok(group)
+    Ok(groups)
 }
 
 impl Plan {
@@ -872,14 +871,8 @@ impl Plan {
 
     /// The entries that share host bytes with another one (read-only, see [`shared_groups`]),
     /// as groups of entry numbers.
-    pub fn shared(&self) -> Vec<Vec<usize>> {
-        let mut by_group: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
-        for (i, g) in self.groups.iter().enumerate() {
-            if let Some(g) = *g {
-                by_group.entry(g).or_default().push(i);
-            }
-        }
-        by_group.into_values().collect()
+    pub fn shared(&self) -> &[Vec<usize>] {
+        &self.groups
     }
 
     /// The sections of block `[lo, hi)` (non-empty, inside `[0, tripcount)`), one per entry.
@@ -888,14 +881,14 @@ impl Plan {
     /// both be mapped there).
     pub fn block(&self, lo: u64, hi: u64) -> Vec<Section> {
         let mut sections = self.cut_block(lo, hi);
-        for group in self.shared() {
+        for group in &self.groups {
             let lo = group.iter().map(|&i| sections[i].begin).min();
             let hi = group
                 .iter()
                 .map(|&i| sections[i].begin + sections[i].size as usize)
                 .max();
             if let (Some(lo), Some(hi)) = (lo, hi) {
-                for &i in &group {
+                for &i in group {
                     sections[i].begin = lo;
                     sections[i].size = (hi - lo) as i64;
                 }

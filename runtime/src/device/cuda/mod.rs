@@ -437,12 +437,13 @@ impl CudaDevice {
 
     /// This device's state in `s`, creating nothing: streams come from [`Device::create_stream`].
     fn raw<'s>(&self, s: &'s mut Stream) -> Result<&'s mut CudaStream> {
-        let label = format!("CUDA device {}", self.id());
-        let c = s.state::<CudaStream>(&label)?;
+        // On every operation: the label is formatted only for an error.
+        let id = self.id();
+        let c = s.state::<CudaStream>(&format_args!("CUDA device {id}"))?;
         if c.ctx != self.shared.ctx {
             return Err(Error::new(
                 ErrorKind::Backend,
-                format!("{label}: a stream of another CUDA device was used"),
+                format!("CUDA device {id}: a stream of another CUDA device was used"),
             ));
         }
         Ok(c)
