@@ -57,6 +57,7 @@
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/LCSSA.h"
+#include "llvm/Transforms/Utils/Local.h"
 #include "llvm/Transforms/Utils/LoopSimplify.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
@@ -101,7 +102,13 @@ enum AccessMode : uint32_t {
   ModeWhole = 4,     // read-only argument with non-affine reads
   ModeReduce = 5,    // a scalar reduction variable: C0 = operator, C1 = type
   ModeReduceElements = 6, // an array updated atomically element by element: as 5
+  ModeMerge = 7, // written by a grid kernel's teams: each block writes a copy
+                 // of its own, whose changed bytes the runtime merges
 };
+// Header flags: the kernel is a grid kernel (its window counts teams).
+constexpr uint32_t InfoFlagGrid = 1;
+// A grid kernel's window: {lo, hi, league}; league 0 until the runtime cuts.
+constexpr unsigned GridWindowWords = 3;
 
 // Reduction operators and types as spread.h codes them (__SPREAD_RED_*,
 // __SPREAD_TYPE_*), the runtime's Mode::Reduce. `-` is combined as `+`
@@ -3474,12 +3481,15 @@ void applyClamps(const Chain &C, const ClampPlan &Plan, GlobalVariable *Win) {
   }
 }
 
-GlobalVariable *addWindow(Module &M, StringRef Kernel) {
+GlobalVariable *addWindow(Module &M, StringRef Kernel, bool Grid = false) {
   LLVMContext &Ctx = M.getContext();
   Type *I64 = Type::getInt64Ty(Ctx);
-  auto *Ty = ArrayType::get(I64, 2);
-  Constant *Init = ConstantArray::get(
-      Ty, {ConstantInt::get(I64, 0), ConstantInt::get(I64, WindowAll)});
+  SmallVector<Constant *, 3> Words{ConstantInt::get(I64, 0),
+                                   ConstantInt::get(I64, WindowAll)};
+  if (Grid)
+    Words.push_back(ConstantInt::get(I64, 0));
+  auto *Ty = ArrayType::get(I64, Words.size());
+  Constant *Init = ConstantArray::get(Ty, Words);
   auto *GV = new GlobalVariable(
       M, Ty, /*isConstant=*/false, GlobalValue::ExternalLinkage, Init,
       WindowPrefix + Kernel.str(), nullptr, GlobalValue::NotThreadLocal,
@@ -3487,6 +3497,440 @@ GlobalVariable *addWindow(Module &M, StringRef Kernel) {
   GV->setVisibility(GlobalValue::ProtectedVisibility);
   GV->setAlignment(Align(8));
   return GV;
+}
+
+// ---------------------------------------------------------------------------
+// Grid kernels: teams indexed by their team number (CUDA-style ports)
+//
+//   #pragma omp target teams num_teams(G) thread_limit(B)
+//   { float s[B];
+//   #pragma omp parallel
+//     { int i = omp_get_team_num() * B + omp_get_thread_num(); ... } }
+//
+// has no loop to cut: the teams are the units. A window [lo, hi) of the league
+// runs as a league of hi - lo teams whose omp_get_team_num() is lo plus their
+// own and whose omp_get_num_teams() is the whole league's G (the runtime
+// writes {lo, hi, G}; the image's default {0, max, 0} changes nothing). The
+// addresses need not be analysed: teams cannot synchronise with one another,
+// so in a race-free kernel no team reads what another writes, and each
+// location is written by one team at most. Each block therefore gets every
+// argument it touches whole, writes into a copy of its own, and the runtime
+// merges the bytes each block changed (ModeMerge). What the pass proves: the
+// kernel touches memory only through its mapped arguments and the teams' own
+// variables, with no atomics, reductions or critical sections on mapped data
+// (a merge would keep one team's update) and no other calls with effects.
+
+bool isTeamQuery(StringRef N) {
+  return N == "omp_get_team_num" || N == "omp_get_num_teams";
+}
+
+// Calls the teams and threads of a grid kernel may make among themselves.
+bool isTeamLocalCall(StringRef N) {
+  static const char *const Names[] = {
+      "__kmpc_single",        "__kmpc_end_single", "__kmpc_master",
+      "__kmpc_end_master",    "__kmpc_masked",     "__kmpc_end_masked",
+      "omp_get_thread_num",   "omp_get_num_threads",
+      "omp_get_max_threads",  "omp_get_thread_limit",
+      "omp_get_team_size",    "omp_get_level",     "omp_get_active_level",
+      "omp_in_parallel",      "omp_get_team_num",  "omp_get_num_teams",
+      "__kmpc_parallel_level", "__kmpc_get_hardware_num_blocks",
+      "__kmpc_for_static_fini",
+  };
+  return isForStaticInit(N) || any_of(Names, [&](const char *S) { return N == S; });
+}
+
+// C++: clang calls the runtime's queries with `invoke` and ends their
+// landing pads in std::terminate; the program stops there, so what that path
+// calls changes no result.
+bool isTerminatePath(StringRef N) {
+  return N == "__cxa_begin_catch" || N == "_ZSt9terminatev" ||
+         N == "__clang_call_terminate";
+}
+
+// The functions of a grid kernel whose code the window rewrite touches: K, T
+// and every parallel region, as their bodies (-g).
+SmallVector<Function *, 6> gridBodies(const Chain &C) {
+  SmallVector<Function *, 6> Out{C.KBody, C.TBody};
+  if (C.P) {
+    Out.push_back(C.PBody);
+    for (auto [Q, Call] : C.MoreP)
+      Out.push_back(debugBody(*Q));
+  }
+  return Out;
+}
+
+unsigned countTeamQueries(ArrayRef<Function *> Fs) {
+  unsigned N = 0;
+  for (Function *F : Fs)
+    for (Instruction &I : instructions(*F))
+      if (auto *CB = dyn_cast<CallBase>(&I))
+        N += isTeamQuery(calleeName(CB));
+  return N;
+}
+
+// Whether the teams or threads of the kernel ask who they are (a team's
+// threads dividing its work by their number: a grid of one or more teams).
+bool queriesTeamOrThread(ArrayRef<Function *> Fs) {
+  for (Function *F : Fs)
+    for (Instruction &I : instructions(*F))
+      if (auto *CB = dyn_cast<CallBase>(&I)) {
+        StringRef N = calleeName(CB);
+        if (isTeamQuery(N) || N == "omp_get_thread_num" ||
+            N == "omp_get_num_threads")
+          return true;
+      }
+  return false;
+}
+
+// K forks a teams function T with no distribute loop (that is the loop
+// form's) whose code or parallel regions (any number) ask their team or
+// thread numbers.
+bool findGridChain(Function &K, Chain &C) {
+  C = Chain();
+  C.K = &K;
+  C.KBody = debugBody(K);
+  for (Instruction &I : instructions(*C.KBody)) {
+    auto *CB = dyn_cast<CallBase>(&I);
+    if (!CB)
+      continue;
+    Function *Target = nullptr;
+    if (isForkTeams(CB) && CB->arg_size() >= 3)
+      Target = dyn_cast<Function>(CB->getArgOperand(2)->stripPointerCasts());
+    else if (isForkCall(CB) || isParallel51(CB))
+      return false;
+    else if (isProgramFunction(CB->getCalledFunction()))
+      Target = CB->getCalledFunction();
+    if (!Target)
+      continue;
+    if (C.T)
+      return false;
+    C.T = Target;
+    C.TCall = CB;
+  }
+  if (!C.T || C.T->isDeclaration() || !C.T->hasLocalLinkage() ||
+      !C.T->hasOneUse() || C.T->arg_size() < 2 || C.T == &K)
+    return false;
+  C.TBody = debugBody(*C.T);
+  for (Instruction &I : instructions(*C.TBody)) {
+    auto *CB = dyn_cast<CallBase>(&I);
+    if (!CB)
+      continue;
+    if (isDistributeInit(calleeName(CB)))
+      return false;
+    Function *Target = nullptr;
+    if (isForkCall(CB) && CB->arg_size() >= 3)
+      Target = dyn_cast<Function>(CB->getArgOperand(2)->stripPointerCasts());
+    else if (isParallel51(CB) && CB->arg_size() >= 9)
+      Target = dyn_cast<Function>(CB->getArgOperand(5)->stripPointerCasts());
+    if (!Target)
+      continue;
+    if (Target->isDeclaration() || !Target->hasLocalLinkage() ||
+        !Target->hasOneUse() || Target->arg_size() < 2 || Target == C.T ||
+        Target == &K)
+      return false;
+    if (!C.P) {
+      C.P = Target;
+      C.PCall = CB;
+    } else {
+      C.MoreP.push_back({Target, CB});
+    }
+  }
+  if (C.P)
+    C.PBody = debugBody(*C.P);
+  return queriesTeamOrThread(gridBodies(C));
+}
+
+class GridAnalysis {
+public:
+  GridAnalysis(const Chain &C, const DataLayout &DL) : C(C), DL(DL) {}
+
+  // Fills Records (one per touched argument), or Why.
+  bool run(std::vector<Record> &Records, std::string &WhyOut) {
+    SmallVector<std::pair<Function *, CallBase *>, 4> Regions;
+    if (C.P)
+      Regions = C.regions();
+    bool Ok = scan(*C.K, C) && scan(*C.T, C);
+    for (auto [Q, Call] : Regions) {
+      if (!Ok)
+        break;
+      Chain R = C;
+      R.P = R.PBody = Q;
+      R.PCall = Call;
+      R.MoreP.clear();
+      Ok = scan(*Q, R);
+    }
+    if (!Ok) {
+      WhyOut = Why;
+      return false;
+    }
+    for (auto &[Param, Written] : Touched) {
+      Record R;
+      R.Param = Param;
+      R.Mode = Written ? ModeMerge : ModeWhole;
+      R.Width = 1;
+      Records.push_back(R);
+    }
+    return true;
+  }
+
+private:
+  enum class Kind { Local, Arg, Constant, Bad };
+  struct Where {
+    Kind K = Kind::Bad;
+    unsigned Arg = 0;
+  };
+
+  bool refuse(std::string Reason) {
+    if (Why.empty())
+      Why = std::move(Reason);
+    return false;
+  }
+
+  // Where the memory Ptr points at lives, seen from the chain R: an argument
+  // when any of its possible objects is one (all the same argument), Bad when
+  // one cannot be traced.
+  Where locate(Value *Ptr, const Chain &R) {
+    SmallVector<const Value *, 4> Objs;
+    getUnderlyingObjects(Ptr, Objs, nullptr, 0);
+    Where Out{Kind::Local, 0};
+    for (const Value *O : Objs) {
+      Where W{Kind::Bad, 0};
+      if (isa<AllocaInst>(O)) {
+        W.K = Kind::Local;
+      } else if (auto *GV = dyn_cast<GlobalVariable>(O)) {
+        W.K = GV->isConstant() ? Kind::Constant : Kind::Bad;
+      } else {
+        Tracer Tr(R, DL);
+        unsigned Bits = 64;
+        Source S = Tr.resolve(const_cast<Value *>(O), Bits);
+        if (S.Kind == Source::KernelArg &&
+            C.K->getArg(S.Index + 1)->getType()->isPointerTy())
+          W = {Kind::Arg, S.Index};
+        else if (S.Kind == Source::Slot || S.Kind == Source::ThreadId)
+          W.K = Kind::Local;
+      }
+      if (W.K == Kind::Bad || (W.K == Kind::Arg && Out.K == Kind::Arg &&
+                               W.Arg != Out.Arg))
+        return Where{};
+      if (W.K == Kind::Arg || (W.K == Kind::Constant && Out.K == Kind::Local))
+        Out = W;
+    }
+    return Out;
+  }
+
+  // One access of F: a load, a store, a memory intrinsic's operand.
+  bool access(Instruction &I, Value *Ptr, bool IsWrite, const Chain &R) {
+    Where W = locate(Ptr, R);
+    switch (W.K) {
+    case Kind::Local:
+      return true;
+    case Kind::Constant:
+      if (!IsWrite)
+        return true;
+      [[fallthrough]];
+    case Kind::Bad:
+      if (auto *GV = dyn_cast<GlobalVariable>(getUnderlyingObject(Ptr, 0)))
+        return refuse("an access to the global variable '" +
+                      GV->getName().str() +
+                      "' (a grid kernel's teams share only mapped data)" +
+                      lineOf(&I));
+      return refuse("an access through a pointer the pass cannot trace" +
+                    lineOf(&I));
+    case Kind::Arg:
+      Touched[W.Arg] |= IsWrite;
+      return true;
+    }
+    return true;
+  }
+
+  bool scan(Function &F, const Chain &R) {
+    for (Instruction &I : instructions(F)) {
+      if (auto *CB = dyn_cast<CallBase>(&I)) {
+        if (!call(*CB, R))
+          return false;
+        continue;
+      }
+      if (auto *LI = dyn_cast<LoadInst>(&I)) {
+        if (LI->isAtomic() && locate(LI->getPointerOperand(), R).K != Kind::Local)
+          return refuse("an atomic access to mapped data" + lineOf(&I));
+        if (!access(I, LI->getPointerOperand(), false, R))
+          return false;
+      } else if (auto *SI = dyn_cast<StoreInst>(&I)) {
+        if (SI->isAtomic() && locate(SI->getPointerOperand(), R).K != Kind::Local)
+          return refuse("an atomic access to mapped data" + lineOf(&I));
+        if (!access(I, SI->getPointerOperand(), true, R))
+          return false;
+        // A mapped address kept in memory other than the team's own
+        // variables: each device holds its copy at its own address.
+        if (SI->getValueOperand()->getType()->isPointerTy() &&
+            locate(SI->getValueOperand(), R).K == Kind::Arg &&
+            locate(SI->getPointerOperand(), R).K != Kind::Local)
+          return refuse("a mapped address stored to memory" + lineOf(&I));
+      } else if (isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I)) {
+        Value *Ptr = isa<AtomicRMWInst>(I)
+                         ? cast<AtomicRMWInst>(I).getPointerOperand()
+                         : cast<AtomicCmpXchgInst>(I).getPointerOperand();
+        if (locate(Ptr, R).K != Kind::Local)
+          return refuse("an atomic update of mapped data (teams would each "
+                        "update a copy of their own)" +
+                        lineOf(&I));
+      } else if (auto *PI = dyn_cast<PtrToIntInst>(&I)) {
+        if (locate(PI->getOperand(0), R).K == Kind::Arg)
+          return refuse("the address of a mapped argument used as a value "
+                        "(each device holds its own copy at its own "
+                        "address)" +
+                        lineOf(&I));
+      } else if (isa<VAArgInst>(I)) {
+        return refuse("a va_arg");
+      }
+    }
+    return true;
+  }
+
+  bool call(CallBase &CB, const Chain &R) {
+    if (&CB == C.TCall)
+      return true;
+    if (C.P)
+      for (auto [Q, Call] : C.regions())
+        if (&CB == Call)
+          return true;
+    if (auto *MI = dyn_cast<MemIntrinsic>(&CB)) {
+      if (!access(CB, MI->getRawDest(), true, R))
+        return false;
+      if (auto *MT = dyn_cast<MemTransferInst>(MI))
+        return access(CB, MT->getRawSource(), false, R);
+      return true;
+    }
+    if (auto *II = dyn_cast<IntrinsicInst>(&CB)) {
+      if (II->isLifetimeStartOrEnd() || isa<DbgInfoIntrinsic>(II) ||
+          II->isAssumeLikeIntrinsic() || II->doesNotAccessMemory())
+        return true;
+      switch (II->getIntrinsicID()) {
+      case Intrinsic::stacksave:
+      case Intrinsic::stackrestore:
+      case Intrinsic::experimental_noalias_scope_decl:
+        return true;
+      default:
+        return refuse("a call to '" +
+                      II->getCalledFunction()->getName().str() +
+                      "' with unknown memory effects");
+      }
+    }
+    Function *Callee = CB.getCalledFunction();
+    if (!Callee)
+      return refuse("an indirect call");
+    StringRef N = Callee->getName();
+    if (isTeamLocalCall(N) || isBookkeepingCall(N) || isMathFunction(N) ||
+        isTerminatePath(N) || Callee->doesNotAccessMemory())
+      return true;
+    if (std::string H = hazardOf(N); !H.empty())
+      return refuse(H);
+    return refuse("a call to '" + demangle(N.str()) +
+                  "' with unknown memory effects");
+  }
+
+  const Chain &C;
+  const DataLayout &DL;
+  std::string Why;
+  std::map<unsigned, bool> Touched; // argument -> written
+};
+
+// The grid analysis on the clone: K, T and the parallel regions with their
+// -g bodies put back and the program's functions inlined. A team-number query
+// the inlining brought in (from a function the kernel calls) would escape the
+// window's rewrite of the real kernel: refused.
+bool analyseGrid(Workbench &WB, const Chain &Real, const DataLayout &DL,
+                 std::vector<Record> &Records, std::string &Why) {
+  Chain Clone;
+  Function *K = WB.map(Real.K);
+  if (!K || !inlineDebugBody(*K) || !findGridChain(*K, Clone) ||
+      Clone.T != WB.map(Real.T) || !inlineDebugBody(*Clone.T)) {
+    Why = "the teams region could not be followed";
+    return false;
+  }
+  SmallVector<Function *, 4> Regions;
+  if (Clone.P)
+    for (auto [Q, Call] : Clone.regions())
+      Regions.push_back(Q);
+  for (Function *Q : Regions)
+    if (!inlineDebugBody(*Q)) {
+      Why = "the teams region could not be followed";
+      return false;
+    }
+  inlineProgramCalls(*Clone.T);
+  for (Function *Q : Regions)
+    inlineProgramCalls(*Q);
+  SmallVector<Function *, 6> All{Clone.K, Clone.T};
+  All.append(Regions.begin(), Regions.end());
+  if (countTeamQueries(All) != countTeamQueries(gridBodies(Real))) {
+    Why = "a team-number query in a function the kernel calls";
+    return false;
+  }
+  for (Function *F : All)
+    WB.simplify(*F);
+  // The cleanup may have rewritten the calls: find the chain again.
+  if (!findGridChain(*Clone.K, Clone) || Clone.T != WB.map(Real.T)) {
+    Why = "the teams region could not be followed";
+    return false;
+  }
+  return GridAnalysis(Clone, DL).run(Records, Why);
+}
+
+// On the real module: team numbers through the window, the league's size
+// from it, and (x86) the teams pushed for the window's width.
+void applyGridWindow(const Chain &C, GlobalVariable *Win) {
+  Type *ArrTy = Win->getValueType();
+  auto Word = [&](IRBuilder<> &B, unsigned I, const char *Name) {
+    return B.CreateLoad(B.getInt64Ty(),
+                        B.CreateConstInBoundsGEP2_32(ArrTy, Win, 0, I), Name);
+  };
+  SmallVector<CallBase *, 8> Calls;
+  for (Function *F : gridBodies(C))
+    for (Instruction &I : instructions(*F))
+      if (auto *CB = dyn_cast<CallBase>(&I)) {
+        StringRef N = calleeName(CB);
+        if (isTeamQuery(N) || N == "__kmpc_push_num_teams" ||
+            N == "__kmpc_push_num_teams_51")
+          Calls.push_back(CB);
+      }
+  for (CallBase *CB : Calls) {
+    StringRef N = calleeName(CB);
+    if (N.starts_with("__kmpc_push_num_teams")) {
+      // Before the push: (league != 0 ? hi - lo : n) for each count.
+      IRBuilder<> B(CB);
+      Value *Lo = Word(B, 0, "spread.grid.lo");
+      Value *Hi = Word(B, 1, "spread.grid.hi");
+      Value *League = Word(B, 2, "spread.grid.league");
+      Value *Cut = B.CreateICmpNE(League, B.getInt64(0));
+      Value *Width = B.CreateSub(Hi, Lo);
+      unsigned Last = N.ends_with("_51") ? 3 : 2;
+      for (unsigned A = 2; A <= Last; ++A) {
+        Value *Old = CB->getArgOperand(A);
+        Value *W = B.CreateTrunc(Width, Old->getType());
+        CB->setArgOperand(A, B.CreateSelect(Cut, W, Old, "spread.grid.teams"));
+      }
+      continue;
+    }
+    // (C++ invokes the queries; they do not throw: a call, then the rewrite.)
+    if (auto *II = dyn_cast<InvokeInst>(CB))
+      CB = changeToCall(II);
+    IRBuilder<> B(CB->getNextNode());
+    SmallVector<Use *, 4> Uses;
+    for (Use &U : CB->uses())
+      Uses.push_back(&U);
+    Value *New;
+    if (N == "omp_get_team_num") {
+      Value *Lo = B.CreateTrunc(Word(B, 0, "spread.grid.lo"), CB->getType());
+      New = B.CreateAdd(CB, Lo, "spread.grid.team");
+    } else {
+      Value *League = Word(B, 2, "spread.grid.league");
+      New = B.CreateSelect(B.CreateICmpNE(League, B.getInt64(0)),
+                           B.CreateTrunc(League, CB->getType()), CB,
+                           "spread.grid.nteams");
+    }
+    for (Use *U : Uses)
+      U->set(New);
+  }
 }
 
 void putLE(std::string &Out, uint64_t V, unsigned Bytes) {
@@ -3501,12 +3945,12 @@ void putExpr(std::string &Out, const Expr &E) {
   putLE(Out, static_cast<uint64_t>(E.SymCoeff), 8);
 }
 
-std::string encode(const std::vector<Record> &Records) {
+std::string encode(const std::vector<Record> &Records, uint32_t Flags) {
   bool Extended = any_of(Records, [](const Record &R) { return R.extended(); });
   std::string Out = "SPRD";
   putLE(Out, Extended ? InfoVersionExtended : InfoVersionAffine, 4);
   putLE(Out, Records.size(), 4);
-  putLE(Out, 0, 4); // flags
+  putLE(Out, Flags, 4);
   for (const Record &R : Records) {
     putLE(Out, R.Param, 4);
     putLE(Out, R.Mode, 4);
@@ -3539,8 +3983,10 @@ std::string encode(const std::vector<Record> &Records) {
   return Out;
 }
 
-void addInfo(Module &M, StringRef Kernel, const std::vector<Record> &Records) {
-  Constant *Init = ConstantDataArray::getString(M.getContext(), encode(Records),
+void addInfo(Module &M, StringRef Kernel, const std::vector<Record> &Records,
+             uint32_t Flags = 0) {
+  Constant *Init = ConstantDataArray::getString(M.getContext(),
+                                                encode(Records, Flags),
                                                 /*AddNull=*/false);
   auto *GV = new GlobalVariable(
       M, Init->getType(), /*isConstant=*/true, GlobalValue::ExternalLinkage,
@@ -3629,6 +4075,8 @@ std::string describe(const Record &R) {
   case ModeReduceElements:
     return Out + "reduce-elements(" + redOpName(R.C0) + ", " +
            redTypeName(R.C1) + ")";
+  case ModeMerge:
+    return Out + "merge";
   default:
     return Out + "whole";
   }
@@ -3709,6 +4157,36 @@ PreservedAnalyses SpreadAutoPass::run(Module &M, ModuleAnalysisManager &) {
     std::string Why;
     std::vector<Record> Records;
     readParamNames(*K);
+    StringRef KName = K->getName();
+    if (Chain Grid; findGridChain(*K, Grid)) {
+      if (!WB)
+        WB = std::make_unique<Workbench>(M);
+      if (!analyseGrid(*WB, Grid, M.getDataLayout(), Records, Why)) {
+        emitRemark<OptimizationRemarkMissed>(
+            *K, "KernelNotSpread",
+            withSource("kernel " + KName.str() + " runs on one device: " +
+                           Why + " (a grid kernel: its teams divide the "
+                                 "work by their numbers)",
+                       KName));
+        continue;
+      }
+      applyGridWindow(Grid, addWindow(M, KName, /*Grid=*/true));
+      addInfo(M, KName, Records, InfoFlagGrid);
+      Changed = true;
+      std::string List;
+      for (const Record &R : Records)
+        List += " " + describe(R);
+      if (Records.empty())
+        List = " (no memory accessed)";
+      emitRemark<OptimizationRemark>(
+          *K, "KernelSpread",
+          withSource("kernel " + KName.str() +
+                         " can be spread over devices by its teams (a grid "
+                         "kernel):" +
+                         List,
+                     KName));
+      continue;
+    }
     Chain Real;
     ClampPlan Plan;
     bool Nested = false;

@@ -29,6 +29,11 @@ pub enum Mode {
     /// a whole copy of its own that starts from the identity, combined element by element into
     /// the mapped array on the host.
     ReduceElements,
+    /// Is written by a grid kernel's teams (indexed by their team number, no loop to cut): each
+    /// block writes a whole copy of its own that starts from the current values, and the bytes
+    /// a block changed are merged into the mapped array on the host. Teams cannot synchronise,
+    /// so in a race-free kernel each byte is changed by one block at most.
+    Merge,
 }
 
 impl Mode {
@@ -38,13 +43,14 @@ impl Mode {
 }
 
 /// The descriptor's codes of modes and guard variables (docs/pass.md), one table each way.
-const MODE_CODES: [(u32, Mode); 6] = [
+const MODE_CODES: [(u32, Mode); 7] = [
     (1, Mode::Read),
     (2, Mode::Write),
     (3, Mode::ReadWrite),
     (4, Mode::Whole),
     (5, Mode::Reduce),
     (6, Mode::ReduceElements),
+    (7, Mode::Merge),
 ];
 const VAR_CODES: [(u32, Var); 3] = [(1, Var::Q), (2, Var::R), (3, Var::Offset)];
 
@@ -178,7 +184,13 @@ impl Access {
 pub struct KernelInfo {
     /// The accesses (a pointer argument without any is not touched).
     pub accesses: Vec<Access>,
+    /// A grid kernel: the blocks are windows of the league of teams, not of a loop's iterations
+    /// (its accesses are [`Mode::Whole`] reads and [`Mode::Merge`] writes).
+    pub grid: bool,
 }
+
+/// The descriptor header's flag of a grid kernel.
+const FLAG_GRID: u32 = 1;
 
 const MAGIC: &[u8; 4] = b"SPRD";
 /// Version 1: affine accesses; version 2 adds the divisor and guards (the pass writes it only
@@ -277,6 +289,12 @@ impl KernelInfo {
             }
         };
         let n = u32_at(b, 8) as usize;
+        let flags = u32_at(b, 12);
+        if flags & !FLAG_GRID != 0 {
+            return Err(format!(
+                "descriptor flags {flags:#x} unknown to this runtime (rebuild with this Spread's pass plugin)"
+            ));
+        }
         let need = n
             .checked_mul(record)
             .and_then(|r| r.checked_add(HEADER))
@@ -333,7 +351,15 @@ impl KernelInfo {
             }
             accesses.push(a);
         }
-        Ok(KernelInfo { accesses })
+        let grid = flags & FLAG_GRID != 0;
+        if grid
+            && accesses
+                .iter()
+                .any(|a| !matches!(a.mode, Mode::Whole | Mode::Merge))
+        {
+            return Err("a grid kernel's descriptor with an affine or reduction record".into());
+        }
+        Ok(KernelInfo { accesses, grid })
     }
 
     /// Writes the descriptor [`parse`](Self::parse) reads (for tests and tools): version 1
@@ -344,7 +370,7 @@ impl KernelInfo {
         b.extend_from_slice(MAGIC);
         b.extend_from_slice(&(if v2 { 2u32 } else { 1 }).to_le_bytes());
         b.extend_from_slice(&(self.accesses.len() as u32).to_le_bytes());
-        b.extend_from_slice(&0u32.to_le_bytes());
+        b.extend_from_slice(&(if self.grid { FLAG_GRID } else { 0 }).to_le_bytes());
         for a in &self.accesses {
             let mode = code_of(&MODE_CODES, a.mode);
             b.extend_from_slice(&a.param.to_le_bytes());
@@ -392,6 +418,7 @@ pub struct Entry {
 
 /// Map-type bits the plan reads (libomptarget's `OMP_TGT_MAPTYPE_*`).
 mod bits {
+    pub const TO: i64 = 0x1;
     pub const FROM: i64 = 0x2;
     pub const PTR_AND_OBJ: i64 = 0x10;
     pub const TARGET_PARAM: i64 = 0x20;
@@ -458,6 +485,8 @@ enum Cut {
     Affine { forms: Vec<Form>, writes: bool },
     /// A reduction variable: a partial per block (the caller's), combined on the host.
     Reduce { op: i32, ty: i32 },
+    /// Written by a grid kernel: a whole copy per block (the caller's), merged on the host.
+    Merge,
 }
 
 /// A reduction variable of a spread launch.
@@ -557,6 +586,9 @@ fn cut_argument(
             i,
             format!("argument {k} is a zero-length map (the data is not mapped by this construct)"),
         );
+    }
+    if mine.iter().any(|a| a.mode == Mode::Merge) {
+        return Ok(Cut::Merge);
     }
     let reduced = |a: &&&Access| matches!(a.mode, Mode::Reduce | Mode::ReduceElements);
     if let Some(r) = mine.iter().find(reduced) {
@@ -869,6 +901,20 @@ impl Plan {
             .collect()
     }
 
+    /// The entries a grid kernel writes: each block's section of one is the caller's copy of
+    /// the whole mapped section.
+    pub fn merges(&self) -> Vec<usize> {
+        (0..self.cuts.len())
+            .filter(|&i| self.cuts[i] == Cut::Merge)
+            .collect()
+    }
+
+    /// Entry `i`'s mapped section: its first host byte and size.
+    pub fn section_of(&self, i: usize) -> (usize, usize) {
+        let e = &self.entries[i];
+        (e.begin, usize::try_from(e.size).unwrap_or(0))
+    }
+
     /// The entries that share host bytes with another one (read-only, see [`shared_groups`]),
     /// as groups of entry numbers.
     pub fn shared(&self) -> &[Vec<usize>] {
@@ -908,6 +954,14 @@ impl Plan {
                     size: e.size,
                     types: e.types,
                     writes: false,
+                },
+                // The copy must start from the current values: bytes no team writes are
+                // merged as unchanged.
+                Cut::Merge => Section {
+                    begin: e.begin,
+                    size: e.size,
+                    types: e.types | bits::TO | bits::FROM,
+                    writes: true,
                 },
                 Cut::Replicate => Section {
                     begin: e.begin,
@@ -1207,6 +1261,7 @@ mod tests {
                 },
                 acc(3, Mode::Whole, 0, 0, 8),
             ],
+            grid: false,
         };
         let b = info.to_bytes();
         assert_eq!(KernelInfo::parse(&b), Ok(info.clone()));
@@ -1282,6 +1337,7 @@ mod tests {
                 acc(2, Mode::Read, 0, 4, 4),
                 acc(1, Mode::ReadWrite, 0, 4, 4),
             ],
+            grid: false,
         };
         let n = 10u64;
         let e = [lit(n), arr(0x1000, 40, TOFROM), arr(0x2000, 40, TO), lit(0)];
@@ -1308,6 +1364,7 @@ mod tests {
     fn read_only_arguments_are_not_copied_back() {
         let info = KernelInfo {
             accesses: vec![acc(0, Mode::Read, 0, 8, 8), acc(1, Mode::Write, 0, 8, 8)],
+            grid: false,
         };
         let e = [arr(0x1000, 80, TOFROM), arr(0x2000, 80, TOFROM)];
         let p = Plan::new(&info, &e, 10).expect("spreads");
@@ -1324,6 +1381,7 @@ mod tests {
                 acc(1, Mode::Read, -4, 4, 4),
                 acc(1, Mode::Read, 0, 4, 4),
             ],
+            grid: false,
         };
         let n = 100;
         let e = [arr(0x1000, 4 * n, 0x2), arr(0x8000, 4 * n, TO)];
@@ -1342,6 +1400,7 @@ mod tests {
         // A write outside the map keeps the tripcount's message, and without a name the text.
         let info = KernelInfo {
             accesses: vec![acc(0, Mode::Write, 0, 4, 8)],
+            grid: false,
         };
         let r = Plan::new(&info, &e, n as u64).expect_err("the last write ends past the map");
         assert!(
@@ -1363,6 +1422,7 @@ mod tests {
                 acc(1, Mode::Read, 4, 4, 4),
                 acc(1, Mode::Read, 8, 4, 4),
             ],
+            grid: false,
         };
         let n = 100;
         let e = [arr(0x1000, 4 * n, 0x2), arr(0x8000, 4 * n, TO)];
@@ -1387,6 +1447,7 @@ mod tests {
                 },
                 acc(2, Mode::Read, 0, 4, 4),
             ],
+            grid: false,
         };
         let n = 10u64;
         let e = [lit(n), arr(0x1000, 40, 0x2), arr(0x2000, 40, TO)];
@@ -1402,6 +1463,7 @@ mod tests {
     fn refusals_say_why() {
         let w = KernelInfo {
             accesses: vec![acc(0, Mode::Write, 0, 4, 4)],
+            grid: false,
         };
         let why =
             |info: &KernelInfo, e: &[Entry], t: u64| Plan::new(info, e, t).expect_err("refused").0;
@@ -1416,22 +1478,26 @@ mod tests {
         // Both ends: y[i] and y[n-1-i].
         let both = KernelInfo {
             accesses: vec![acc(0, Mode::Write, 0, 4, 4), acc(0, Mode::Write, 36, -4, 4)],
+            grid: false,
         };
         assert!(why(&both, &[arr(0x1000, 40, 0x2)], 10).contains("overlap"));
         // A write at one address for every iteration.
         let scalar = KernelInfo {
             accesses: vec![acc(0, Mode::Write, 0, 0, 4)],
+            grid: false,
         };
         assert!(why(&scalar, &[arr(0x1000, 40, 0x2)], 10).contains("overlap"));
         // Aliasing sections.
         let two = KernelInfo {
             accesses: vec![acc(0, Mode::Write, 0, 4, 4), acc(1, Mode::Read, 0, 4, 4)],
+            grid: false,
         };
         let e = [arr(0x1000, 40, 0x2), arr(0x1010, 40, TO)];
         assert!(why(&two, &e, 10).contains("overlap in host memory"));
         // A gather into a written argument.
         let g = KernelInfo {
             accesses: vec![acc(0, Mode::Whole, 0, 0, 4), acc(0, Mode::Write, 0, 4, 4)],
+            grid: false,
         };
         assert!(why(&g, &[arr(0x1000, 40, 0x3)], 10).contains("cannot follow"));
     }
@@ -1441,6 +1507,7 @@ mod tests {
         // s += x[i]: args (s, n, x).
         let info = KernelInfo {
             accesses: vec![acc(0, Mode::Reduce, 1, 10, 8), acc(2, Mode::Read, 0, 8, 8)],
+            grid: false,
         };
         let e = [arr(0x100, 8, TOFROM), lit(10), arr(0x2000, 80, TO)];
         let p = Plan::new(&info, &e, 10).expect("spreads");
@@ -1470,6 +1537,7 @@ mod tests {
                 acc(1, Mode::Whole, 0, 0, 8),
                 acc(2, Mode::Read, 0, 4, 4),
             ],
+            grid: false,
         };
         let e = [
             arr(0x1000, 80, 0x2),
@@ -1509,6 +1577,7 @@ mod tests {
                 acc(1, Mode::Read, 4, 8, 4),
                 acc(2, Mode::Write, 36, -4, 4),
             ],
+            grid: false,
         };
         let e = [
             arr(0x1000, 80, 0x2),
@@ -1546,6 +1615,7 @@ mod tests {
                 jacobi(Mode::Read, 0, -1),
                 jacobi(Mode::Read, 0, 1),
             ],
+            grid: false,
         };
         let n = 510 * 510;
         let e = [
@@ -1587,6 +1657,7 @@ mod tests {
         let r = Plan::new(
             &KernelInfo {
                 accesses: vec![rd.clone(), tr.clone()],
+                grid: false,
             },
             &e,
             n,
@@ -1606,6 +1677,7 @@ mod tests {
         let p = Plan::new(
             &KernelInfo {
                 accesses: vec![rt, wr],
+                grid: false,
             },
             &e,
             n,
@@ -1651,6 +1723,7 @@ mod tests {
                     },
                 ),
             ],
+            grid: false,
         };
         let e = [arr(0x1000, 800, 0x2), arr(0x2000, 800, TO), lit(n)];
         let p = Plan::new(&info, &e, n).expect("spreads");
@@ -1674,6 +1747,7 @@ mod tests {
                     },
                 ),
             ],
+            grid: false,
         };
         let p = Plan::new(&one, &e, n).expect("spreads");
         assert_eq!(p.block(50, 60)[1].size, 8);
@@ -1732,6 +1806,7 @@ mod tests {
         };
         let info = KernelInfo {
             accesses: vec![w, row, up, left],
+            grid: false,
         };
         let bytes = 8 * n * n;
         let e = [
@@ -1770,6 +1845,7 @@ mod tests {
         };
         let info = KernelInfo {
             accesses: vec![end(0), end(508)],
+            grid: false,
         };
         let e = [lit(1000), arr(0x1000, 4000, 0x2)];
         let p = Plan::new(&info, &e, 8).expect("spreads");
@@ -1792,6 +1868,7 @@ mod tests {
                 acc(0, Mode::Write, 0, 4 * n, 4),
                 acc(0, Mode::Write, 0, 4 * n + 4, 4),
             ],
+            grid: false,
         };
         let e = [arr(0x1000, 4 * n * n, 0x2)];
         let p = Plan::new(&info, &e, n as u64).expect("spreads");
@@ -1804,6 +1881,7 @@ mod tests {
                 acc(0, Mode::Write, 0, 4 * n, 4),
                 acc(0, Mode::Write, 0, 4 * n + 8, 4),
             ],
+            grid: false,
         };
         let e = [arr(0x1000, 4 * n * (n + 1), 0x2)];
         assert!(Plan::new(&wide, &e, n as u64)
@@ -1821,6 +1899,7 @@ mod tests {
                 acc(1, Mode::Read, 0, 4, 4),
                 acc(2, Mode::Write, 0, 4, 4),
             ],
+            grid: false,
         };
         let e = [
             arr(0x1000, 40, TO),
@@ -1838,6 +1917,7 @@ mod tests {
         // The same array passed twice, read whole: one section, the array.
         let whole = KernelInfo {
             accesses: vec![acc(0, Mode::Whole, 0, 0, 4), acc(1, Mode::Whole, 0, 0, 4)],
+            grid: false,
         };
         let e2 = [arr(0x1000, 40, TO), arr(0x1000, 40, TO)];
         let plan = Plan::new(&whole, &e2, 10).expect("the same read-only array twice");
@@ -1851,5 +1931,50 @@ mod tests {
             "{}",
             r.0
         );
+    }
+
+    #[test]
+    fn grid_descriptors_round_trip_and_refuse_affine_records() {
+        let info = KernelInfo {
+            accesses: vec![acc(0, Mode::Whole, 0, 0, 1), acc(1, Mode::Merge, 0, 0, 1)],
+            grid: true,
+        };
+        let bytes = info.to_bytes();
+        assert_eq!(u32_at(&bytes, 12), FLAG_GRID);
+        assert_eq!(KernelInfo::parse(&bytes).expect("parses"), info);
+        // A grid kernel's blocks are windows of teams: an affine record would be cut by them.
+        let bad = KernelInfo {
+            accesses: vec![acc(0, Mode::Write, 0, 4, 4)],
+            grid: true,
+        };
+        assert!(KernelInfo::parse(&bad.to_bytes()).is_err());
+        // Flags this runtime does not know are refused, not ignored.
+        let mut unknown = info.to_bytes();
+        unknown[12] = 2;
+        assert!(KernelInfo::parse(&unknown).is_err());
+    }
+
+    #[test]
+    fn grid_blocks_map_inputs_whole_and_write_whole_copies() {
+        let info = KernelInfo {
+            accesses: vec![acc(0, Mode::Whole, 0, 0, 1), acc(1, Mode::Merge, 0, 0, 1)],
+            grid: true,
+        };
+        // A `from` output: the copy still starts from the host's values (TO added).
+        let e = [arr(0x1000, 400, TO), arr(0x2000, 400, 0x2), lit(7)];
+        let p = Plan::new(&info, &e, 63).expect("spreads");
+        assert_eq!(p.merges(), vec![1]);
+        for (lo, hi) in [(0, 16), (48, 63)] {
+            let b = p.block(lo, hi);
+            assert_eq!((b[0].begin, b[0].size, b[0].types & 0x3), (0x1000, 400, TO));
+            assert!(!b[0].writes);
+            assert_eq!(
+                (b[1].begin, b[1].size, b[1].types & 0x3),
+                (0x2000, 400, TOFROM)
+            );
+            assert!(b[1].writes);
+        }
+        // A league of one team: nothing to cut.
+        assert!(Plan::new(&info, &e, 1).is_err());
     }
 }

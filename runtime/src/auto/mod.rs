@@ -10,6 +10,7 @@
 //! and a refusal is the program's own launch, unchanged: a refusal never changes results.
 
 mod churn;
+mod grid;
 pub mod kinfo;
 mod ranges;
 pub mod report;
@@ -139,6 +140,7 @@ pub fn target_kernel(
         });
         return Outcome::NotMine;
     };
+    let grid = matches!(&known, Ok(info) if info.grid);
     match decide(rt, known, wanted, device, region, args, cfg, &resident) {
         Ok((devices, plan, left_out)) => {
             let blocks_shown = say(Decision::Spread(devices.clone()), &|| {
@@ -148,8 +150,9 @@ pub fn target_kernel(
                 } else {
                     format!(" (left out: {})", left_out.join("; "))
                 };
+                let unit = if grid { "teams" } else { "iterations" };
                 format!(
-                    "spread over devices {:?}: {} iterations{why}",
+                    "spread over devices {:?}: {} {unit}{why}",
                     devices,
                     plan.tripcount()
                 )
@@ -170,6 +173,7 @@ pub fn target_kernel(
                 cfg,
                 plan,
                 resident,
+                grid,
                 (&at, blocks_shown),
             ))
         }
@@ -210,12 +214,32 @@ fn decide(
     if args.mappers.iter().any(|&m| m != 0) {
         return Err("a map clause has a user-defined mapper".into());
     }
+    // A grid kernel's blocks are windows of its league of teams, each of which handles about
+    // as many elements as it has threads.
+    let (tripcount, team_weight) = if info.grid {
+        let threads = u64::from(cfg.thread_limit[0].max(1));
+        (grid::league(cfg)?, threads)
+    } else {
+        (cfg.tripcount, 1)
+    };
+    let unit = if info.grid { "team(s)" } else { "iterations" };
+    if info.grid && tripcount < 2 {
+        return Err(format!(
+            "a grid kernel's league of {tripcount} team: nothing to cut"
+        ));
+    }
     // Each block at least SPREAD_AUTO_MIN iterations: a block costs a launch. (Checked on the
     // iterations alone first; below, on the elements they handle.)
-    if cfg.tripcount < 2 * rt.config.auto_min.max(1) && info.most_elements_per_iteration() <= 1 {
-        return Err(too_small(cfg.tripcount, 1, rt.config.auto_min));
+    if tripcount < 2 * rt.config.auto_min.max(1)
+        && info.most_elements_per_iteration() <= 1
+        && team_weight <= 1
+    {
+        return Err(too_small(tripcount, 1, rt.config.auto_min, unit));
     }
     let (mut devices, left_out) = devices_for(rt, wanted, region)?;
+    if info.grid {
+        grid::exact_leagues(rt, &devices)?;
+    }
     let entries: Vec<Entry> = (0..args.len())
         .map(|i| {
             // A pointer into resident data passed without a section (clang's implicit
@@ -234,7 +258,7 @@ fn decide(
         .collect();
     // A map entry's name as the program wrote it, where the build keeps map names.
     let declared = |i: usize| args.names.get(i).and_then(|&n| crate::info::declared(n));
-    let plan = Plan::new(&info, &entries, cfg.tripcount).map_err(|r| r.named(declared))?;
+    let plan = Plan::new(&info, &entries, tripcount).map_err(|r| r.named(declared))?;
     // Read-only entries sharing host bytes get one section per block: all of them in the same
     // resident object, or none.
     for group in plan.shared() {
@@ -248,12 +272,12 @@ fn decide(
     }
     // An iteration that handles a row (an inner loop, a nested parallel loop) counts as the
     // elements it handles.
-    let weight = plan.elements_per_iteration();
-    let fit = cfg.tripcount.saturating_mul(weight) / rt.config.auto_min.max(1);
+    let weight = plan.elements_per_iteration().max(team_weight);
+    let fit = tripcount.saturating_mul(weight) / rt.config.auto_min.max(1);
     if fit < 2 {
-        return Err(too_small(cfg.tripcount, weight, rt.config.auto_min));
+        return Err(too_small(tripcount, weight, rt.config.auto_min, unit));
     }
-    devices.truncate(usize::try_from(fit.min(cfg.tripcount)).unwrap_or(usize::MAX));
+    devices.truncate(usize::try_from(fit.min(tripcount)).unwrap_or(usize::MAX));
     // A reduction's partials are combined into the program's variable on the host: a variable
     // that lives on the devices (resident data of an enclosing `target data`) would keep its
     // device value and lose them (HeCBench's scatterAdd, mr, randomAccess: histograms and
@@ -269,6 +293,18 @@ fn decide(
             r.entry
         ));
     }
+    // A grid kernel's written arrays are merged on the host from the blocks' copies: an array
+    // that lives on the devices would keep its device value.
+    if let Some(&i) = plan
+        .merges()
+        .iter()
+        .find(|&&i| resident.get(i).copied().flatten().is_some())
+    {
+        let name = declared(i).map_or(String::new(), |n| format!(" {n}"));
+        return Err(format!(
+            "map entry {i}{name} is written by a grid kernel's teams but lives on the devices (data of an enclosing target data): the blocks' copies are merged on the host"
+        ));
+    }
     let others: Vec<Entry> = entries
         .iter()
         .zip(resident)
@@ -281,14 +317,15 @@ fn decide(
     Ok((devices, plan, left_out))
 }
 
-/// The reason a launch too small to spread stays on its device.
-fn too_small(tripcount: u64, weight: u64, min: u64) -> String {
+/// The reason a launch too small to spread stays on its device (`unit`: what its blocks cut,
+/// iterations or a grid kernel's teams).
+fn too_small(tripcount: u64, weight: u64, min: u64, unit: &str) -> String {
     let each = if weight > 1 {
         format!(" of {weight} elements each")
     } else {
         String::new()
     };
-    format!("{tripcount} iterations{each}, fewer than two blocks of SPREAD_AUTO_MIN={min}")
+    format!("{tripcount} {unit}{each}, fewer than two blocks of SPREAD_AUTO_MIN={min}")
 }
 
 /// A data construct under `SPREAD_AUTO`: arrays a construct without a `device` clause keeps
@@ -386,17 +423,13 @@ fn present_anywhere(rt: &Runtime, devices: &[i32], entries: &[Entry]) -> Option<
     None
 }
 
-/// Sets `slot`'s window of the kernel and waits for the copy.
-fn set_window(slot: &DeviceSlot, addr: usize, window: [i64; 2]) -> Result<()> {
-    let bytes: [u8; 16] = {
-        let mut b = [0u8; 16];
-        b[..8].copy_from_slice(&window[0].to_le_bytes());
-        b[8..].copy_from_slice(&window[1].to_le_bytes());
-        b
-    };
+/// Sets `slot`'s window of the kernel (`[lo, hi)`, and a grid kernel's league) and waits for
+/// the copy.
+fn set_window(slot: &DeviceSlot, addr: usize, window: &[i64]) -> Result<()> {
+    let bytes: Vec<u8> = window.iter().flat_map(|w| w.to_le_bytes()).collect();
     let mut st = slot.stream()?;
     slot.dev
-        .copy_to_device(addr, bytes.as_ptr() as usize, 16, &mut st)?;
+        .copy_to_device(addr, bytes.as_ptr() as usize, bytes.len(), &mut st)?;
     slot.dev.synchronize(&mut st)
 }
 
@@ -444,8 +477,10 @@ fn with_resident(
     Ok(peer)
 }
 
-/// One block: window `[lo, hi)`, the block's sections, the kernel, the full window again.
-/// Returns the resident bytes brought from other devices.
+/// One block: window `[lo, hi)` (of iterations, or of a grid kernel's league of `league` teams),
+/// the block's sections, the kernel, the full window again. Returns the resident bytes brought
+/// from other devices.
+#[allow(clippy::too_many_arguments)]
 fn run_block(
     rt: &Runtime,
     slot: &DeviceSlot,
@@ -453,18 +488,29 @@ fn run_block(
     mut args: MapArgs,
     cfg: &LaunchConfig,
     (lo, hi): (u64, u64),
+    league: Option<u64>,
     resident: &[(usize, usize, bool)],
 ) -> Result<usize> {
     let addr = window_of(rt, slot, region).map_err(|why| Error::new(ErrorKind::Image, why))?;
     let lock = window_lock(slot.id, region);
     let _held = lock.lock();
-    set_window(slot, addr, [lo as i64, hi as i64])?;
     let mut cfg = *cfg;
-    cfg.tripcount = hi - lo;
+    let full: &[i64] = match league {
+        Some(n) => {
+            set_window(slot, addr, &[lo as i64, hi as i64, n as i64])?;
+            cfg.num_teams[0] = u32::try_from(hi - lo).unwrap_or(u32::MAX);
+            &grid::FULL
+        }
+        None => {
+            set_window(slot, addr, &[lo as i64, hi as i64])?;
+            cfg.tripcount = hi - lo;
+            &FULL
+        }
+    };
     let r = with_resident(rt, slot, resident, || {
         slot.launch(rt, region, &mut args, &cfg)
     });
-    let reset = set_window(slot, addr, FULL);
+    let reset = set_window(slot, addr, full);
     r.and_then(|bytes| reset.map(|()| bytes))
 }
 
@@ -480,9 +526,12 @@ fn spread(
     cfg: &LaunchConfig,
     plan: Plan,
     resident: Vec<Option<(usize, usize)>>,
+    grid: bool,
     (kernel, show_blocks): (&dyn Fn() -> String, bool),
 ) -> Result<()> {
     let tripcount = plan.tripcount();
+    let league = grid.then_some(tripcount);
+    let mut copies = grid.then(|| grid::Copies::new(&plan));
     let plan = Arc::new(plan);
     let what = format!("{} at {}", construct.name(), construct.at());
     let mut reductions = plan
@@ -523,6 +572,12 @@ fn spread(
             block.bases[*i] = p;
             block.begins[*i] = p;
         }
+        // A grid kernel's block writes into copies of its own, at the same offsets from the
+        // pointer the kernel receives.
+        for (i, at) in copies.as_mut().map(grid::Copies::block).unwrap_or_default() {
+            block.bases[i] = at.wrapping_add(args.bases[i].wrapping_sub(args.begins[i]));
+            block.begins[i] = at;
+        }
         blocks += 1;
         if show_blocks {
             eprintln!(
@@ -534,7 +589,7 @@ fn spread(
         let cfg = *cfg;
         let peer = peer.clone();
         reg.submit(slot, move || {
-            let bytes = run_block(rt, slot, region, block, &cfg, (lo, hi), &sections)?;
+            let bytes = run_block(rt, slot, region, block, &cfg, (lo, hi), league, &sections)?;
             peer.fetch_add(bytes, Ordering::Relaxed);
             Ok(())
         });
@@ -552,6 +607,9 @@ fn spread(
     for (_, var) in &reductions {
         // The program's variable, mapped by the launch: alive for its whole call.
         var.fold_into_original();
+    }
+    if let Some(copies) = copies {
+        copies.merge();
     }
     Ok(())
 }
