@@ -3559,15 +3559,6 @@ SmallVector<Function *, 6> gridBodies(const Chain &C) {
   return Out;
 }
 
-unsigned countTeamQueries(ArrayRef<Function *> Fs) {
-  unsigned N = 0;
-  for (Function *F : Fs)
-    for (Instruction &I : instructions(*F))
-      if (auto *CB = dyn_cast<CallBase>(&I))
-        N += isTeamQuery(calleeName(CB));
-  return N;
-}
-
 // Whether the teams or threads of the kernel ask who they are (a team's
 // threads dividing its work by their number: a grid of one or more teams).
 bool queriesTeamOrThread(ArrayRef<Function *> Fs) {
@@ -3580,6 +3571,22 @@ bool queriesTeamOrThread(ArrayRef<Function *> Fs) {
           return true;
       }
   return false;
+}
+
+// Whether parallel region Q is used only by the call Fork that runs it and,
+// on GPUs, by the wrapper clang passes along with it (generic mode: the
+// workers' state machine calls Q through `<Q>_wrapper`).
+bool onlyForked(Function &Q, CallBase &Fork) {
+  std::string Wrapper = Q.getName().str() + "_wrapper";
+  for (User *U : Q.users()) {
+    if (U == &Fork)
+      continue;
+    auto *CB = dyn_cast<CallBase>(U);
+    if (!CB || CB->getCalledOperand() != &Q ||
+        CB->getFunction()->getName() != Wrapper)
+      return false;
+  }
+  return true;
 }
 
 // K forks a teams function T with no distribute loop (that is the loop
@@ -3625,8 +3632,8 @@ bool findGridChain(Function &K, Chain &C) {
     if (!Target)
       continue;
     if (Target->isDeclaration() || !Target->hasLocalLinkage() ||
-        !Target->hasOneUse() || Target->arg_size() < 2 || Target == C.T ||
-        Target == &K)
+        !onlyForked(*Target, *CB) || Target->arg_size() < 2 ||
+        Target == C.T || Target == &K)
       return false;
     if (!C.P) {
       C.P = Target;
@@ -3649,15 +3656,20 @@ public:
     SmallVector<std::pair<Function *, CallBase *>, 4> Regions;
     if (C.P)
       Regions = C.regions();
-    bool Ok = scan(*C.K, C) && scan(*C.T, C);
-    for (auto [Q, Call] : Regions) {
-      if (!Ok)
-        break;
+    auto RegionChain = [&](Function *Q, CallBase *Call) {
       Chain R = C;
       R.P = R.PBody = Q;
       R.PCall = Call;
       R.MoreP.clear();
-      Ok = scan(*Q, R);
+      return R;
+    };
+    for (auto [Q, Call] : Regions)
+      noteSharedWrites(*Q, RegionChain(Q, Call));
+    bool Ok = scan(*C.K, C) && scan(*C.T, C);
+    for (auto [Q, Call] : Regions) {
+      if (!Ok)
+        break;
+      Ok = scan(*Q, RegionChain(Q, Call));
     }
     if (!Ok) {
       WhyOut = Why;
@@ -3697,17 +3709,13 @@ private:
       Where W{Kind::Bad, 0};
       if (isa<AllocaInst>(O)) {
         W.K = Kind::Local;
+      } else if (auto *CB = dyn_cast<CallBase>(O);
+                 CB && calleeName(CB) == "__kmpc_alloc_shared") {
+        W.K = Kind::Local; // GPUs: a variable of the teams region its threads share
       } else if (auto *GV = dyn_cast<GlobalVariable>(O)) {
         W.K = GV->isConstant() ? Kind::Constant : Kind::Bad;
       } else {
-        Tracer Tr(R, DL);
-        unsigned Bits = 64;
-        Source S = Tr.resolve(const_cast<Value *>(O), Bits);
-        if (S.Kind == Source::KernelArg &&
-            C.K->getArg(S.Index + 1)->getType()->isPointerTy())
-          W = {Kind::Arg, S.Index};
-        else if (S.Kind == Source::Slot || S.Kind == Source::ThreadId)
-          W.K = Kind::Local;
+        W = follow(const_cast<Value *>(O), R);
       }
       if (W.K == Kind::Bad || (W.K == Kind::Arg && Out.K == Kind::Arg &&
                                W.Arg != Out.Arg))
@@ -3716,6 +3724,67 @@ private:
         Out = W;
     }
     return Out;
+  }
+
+  // Where pointer V comes from: a mapped argument, the team's or a thread's
+  // own memory, or Bad. On GPUs (generic mode) a pointer the teams region
+  // shares with its threads travels through memory the runtime allocates
+  // (`__kmpc_alloc_shared`): a load from there is the value the teams region
+  // stored into it, where it stored one and nothing else writes it.
+  Where follow(Value *V, const Chain &R) {
+    Tracer Tr(R, DL);
+    for (unsigned Hop = 0; Hop < 4; ++Hop) {
+      unsigned Bits = 64;
+      Source S = Tr.resolve(V, Bits);
+      if (S.Kind == Source::KernelArg &&
+          C.K->getArg(S.Index + 1)->getType()->isPointerTy())
+        return {Kind::Arg, S.Index};
+      if (S.Kind == Source::Slot || S.Kind == Source::ThreadId)
+        return {Kind::Local, 0};
+      if (auto *A = dyn_cast_or_null<CallBase>(S.Stop);
+          A && calleeName(A) == "__kmpc_alloc_shared")
+        return {Kind::Local, 0}; // the shared variable itself
+      auto *L = dyn_cast_or_null<LoadInst>(S.Stop);
+      CallBase *Shared = L ? sharedAlloc(L->getPointerOperand(), R) : nullptr;
+      Value *Stored = Shared ? onlyStore(*Shared) : nullptr;
+      if (!Stored)
+        return {};
+      V = Stored;
+    }
+    return {};
+  }
+
+  // The `__kmpc_alloc_shared` call Ptr points at (offset 0), if it does.
+  CallBase *sharedAlloc(Value *Ptr, const Chain &R) {
+    Tracer Tr(R, DL);
+    unsigned Bits = 64;
+    Source S = Tr.resolve(Ptr, Bits);
+    auto *CB = dyn_cast_or_null<CallBase>(S.Stop);
+    return CB && calleeName(CB) == "__kmpc_alloc_shared" ? CB : nullptr;
+  }
+
+  // The value stored into shared memory A by its one store (in the teams
+  // region), if no parallel region writes it (SharedWrites).
+  Value *onlyStore(CallBase &A) {
+    if (SharedWrites.contains(&A))
+      return nullptr;
+    Value *Out = nullptr;
+    for (User *U : A.users())
+      if (auto *SI = dyn_cast<StoreInst>(U); SI && SI->getPointerOperand() == &A) {
+        if (Out)
+          return nullptr;
+        Out = SI->getValueOperand();
+      }
+    return Out;
+  }
+
+  // The shared memory the parallel regions store into (recorded before the
+  // scan, so that onlyStore can refuse to follow it).
+  void noteSharedWrites(Function &F, const Chain &R) {
+    for (Instruction &I : instructions(F))
+      if (auto *SI = dyn_cast<StoreInst>(&I))
+        if (CallBase *A = sharedAlloc(SI->getPointerOperand(), R))
+          SharedWrites.insert(A);
   }
 
   // One access of F: a load, a store, a memory intrinsic's operand.
@@ -3833,12 +3902,12 @@ private:
   const DataLayout &DL;
   std::string Why;
   std::map<unsigned, bool> Touched; // argument -> written
+  SmallPtrSet<CallBase *, 4> SharedWrites;
 };
 
 // The grid analysis on the clone: K, T and the parallel regions with their
-// -g bodies put back and the program's functions inlined. A team-number query
-// the inlining brought in (from a function the kernel calls) would escape the
-// window's rewrite of the real kernel: refused.
+// -g bodies put back and the program's functions inlined (the real kernel gets
+// its own copies of those that ask the team number: specializeHelpers).
 bool analyseGrid(Workbench &WB, const Chain &Real, const DataLayout &DL,
                  std::vector<Record> &Records, std::string &Why) {
   Chain Clone;
@@ -3862,10 +3931,6 @@ bool analyseGrid(Workbench &WB, const Chain &Real, const DataLayout &DL,
     inlineProgramCalls(*Q);
   SmallVector<Function *, 6> All{Clone.K, Clone.T};
   All.append(Regions.begin(), Regions.end());
-  if (countTeamQueries(All) != countTeamQueries(gridBodies(Real))) {
-    Why = "a team-number query in a function the kernel calls";
-    return false;
-  }
   for (Function *F : All)
     WB.simplify(*F);
   // The cleanup may have rewritten the calls: find the chain again.
@@ -3876,6 +3941,56 @@ bool analyseGrid(Workbench &WB, const Chain &Real, const DataLayout &DL,
   return GridAnalysis(Clone, DL).run(Records, Why);
 }
 
+// The program's functions a grid kernel calls that ask the team number,
+// directly or through further calls (`declare target` helpers: HeCBench pns's
+// `int blockIdx_x = omp_get_team_num();` in a function of its own).
+bool reachesTeamQuery(Function &F, DenseMap<Function *, bool> &Memo) {
+  auto [It, New] = Memo.try_emplace(&F, false);
+  if (!New)
+    return It->second; // known, or on the current path (a cycle adds nothing)
+  bool Found = false;
+  for (Instruction &I : instructions(F))
+    if (auto *CB = dyn_cast<CallBase>(&I)) {
+      Function *G = CB->getCalledFunction();
+      if (isTeamQuery(calleeName(CB)) ||
+          (G && isProgramFunction(G) && !G->getName().contains("omp_outlined") &&
+           reachesTeamQuery(*G, Memo)))
+        Found = true;
+    }
+  Memo[&F] = Found;
+  return Found;
+}
+
+// Gives the kernel copies of its own of the program's functions that reach a
+// team query (one per function, calls among them redirected), so that the
+// window's rewrite reaches their queries and no other caller sees it. Bodies
+// grows by the copies.
+void specializeHelpers(SmallVectorImpl<Function *> &Bodies, StringRef Kernel) {
+  DenseMap<Function *, bool> Memo;
+  DenseMap<Function *, Function *> Copies;
+  for (unsigned I = 0; I < Bodies.size(); ++I) {
+    SmallVector<CallBase *, 8> Calls;
+    for (Instruction &Ins : instructions(*Bodies[I]))
+      if (auto *CB = dyn_cast<CallBase>(&Ins))
+        Calls.push_back(CB);
+    for (CallBase *CB : Calls) {
+      Function *G = CB->getCalledFunction();
+      if (!G || !isProgramFunction(G) || G->getName().contains("omp_outlined") ||
+          !reachesTeamQuery(*G, Memo))
+        continue;
+      Function *&Copy = Copies[G];
+      if (!Copy) {
+        ValueToValueMapTy VM;
+        Copy = CloneFunction(G, VM);
+        Copy->setName(G->getName() + ".spread.grid." + Kernel);
+        Copy->setLinkage(GlobalValue::InternalLinkage);
+        Bodies.push_back(Copy);
+      }
+      CB->setCalledFunction(Copy);
+    }
+  }
+}
+
 // On the real module: team numbers through the window, the league's size
 // from it, and (x86) the teams pushed for the window's width.
 void applyGridWindow(const Chain &C, GlobalVariable *Win) {
@@ -3884,8 +3999,10 @@ void applyGridWindow(const Chain &C, GlobalVariable *Win) {
     return B.CreateLoad(B.getInt64Ty(),
                         B.CreateConstInBoundsGEP2_32(ArrTy, Win, 0, I), Name);
   };
+  SmallVector<Function *, 8> Bodies = gridBodies(C);
+  specializeHelpers(Bodies, C.K->getName());
   SmallVector<CallBase *, 8> Calls;
-  for (Function *F : gridBodies(C))
+  for (Function *F : Bodies)
     for (Instruction &I : instructions(*F))
       if (auto *CB = dyn_cast<CallBase>(&I)) {
         StringRef N = calleeName(CB);

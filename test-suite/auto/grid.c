@@ -8,11 +8,11 @@
 // most as many teams as cores, so a window would not run the teams it names. Shapes: blocks of
 // threads with a team-local tile and a barrier; a 2-D tiling whose team number is split by a
 // divisor the launch gives (HeCBench reaction's form); a teams region without a parallel region; a
-// kernel that writes part of its array (the rest keeps the host's values); grid-stride loops that
-// are right for any league; a league of one team (left on its device). Refused: a grid kernel whose
-// teams update mapped data atomically (a merge would keep one block's updates). Every result is the
-// serial loop's, on 1 to 8 devices, both load paths, -O0, and on stock (grid-stride kernels only,
-// since stock's leagues are not exact).
+// team number asked in a helper function; a kernel that writes part of its array (the rest keeps
+// the host's values); grid-stride loops that are right for any league; a league of one team (left
+// on its device). Refused: a grid kernel whose teams update mapped data atomically (a merge would
+// keep one block's updates). Every result is the serial loop's, on 1 to 8 devices, both load paths,
+// -O0, and on stock (grid-stride kernels only, since stock's leagues are not exact).
 //
 // REQUIRES: spread
 // RUN: %clang-offload -O2 -fpass-plugin=%spread-pass -Rpass=spread-auto -Rpass-missed=spread-auto %s -o %t 2>%t.remarks
@@ -32,6 +32,7 @@
 // EXACT: blocks: ok
 // EXACT: tiles: ok
 // EXACT: teams_only: ok
+// EXACT: helper: ok
 // EXACT: partial: ok
 // CHECK: strided: ok
 // CHECK: one_team: ok
@@ -40,6 +41,7 @@
 // REMARK-DAG: kernel {{.*}}_blocks_l{{[0-9]+}} can be spread over devices by its teams (a grid kernel): arg{{[0-9]}}:whole arg{{[0-9]}}:merge
 // REMARK-DAG: kernel {{.*}}_tiles_l{{[0-9]+}} can be spread over devices by its teams
 // REMARK-DAG: kernel {{.*}}_teams_only_l{{[0-9]+}} can be spread over devices by its teams
+// REMARK-DAG: kernel {{.*}}_helper_l{{[0-9]+}} can be spread over devices by its teams
 // REMARK-DAG: kernel {{.*}}_partial_l{{[0-9]+}} can be spread over devices by its teams
 // REMARK-DAG: kernel {{.*}}_strided_l{{[0-9]+}} can be spread over devices by its teams
 // REMARK-DAG: kernel {{.*}}_one_team_l{{[0-9]+}} can be spread over devices by its teams (a grid kernel): {{.*}}:merge
@@ -48,6 +50,7 @@
 // INFO-DAG: kernel {{.*}}_blocks_l{{[0-9]+}} spread over devices [0, 1, 2, 3]: {{[0-9]+}} teams
 // INFO-DAG: kernel {{.*}}_tiles_l{{[0-9]+}} spread over devices
 // INFO-DAG: kernel {{.*}}_teams_only_l{{[0-9]+}} spread over devices
+// INFO-DAG: kernel {{.*}}_helper_l{{[0-9]+}} spread over devices
 // INFO-DAG: kernel {{.*}}_partial_l{{[0-9]+}} spread over devices
 // INFO-DAG: kernel {{.*}}_strided_l{{[0-9]+}} spread over devices
 // INFO-DAG: kernel {{.*}}_one_team_l{{[0-9]+}} runs on device 0: a grid kernel's league of 1 team: nothing to cut
@@ -109,6 +112,21 @@ static void teams_only(int n, const float *in, float *out) {
   {
     int b = omp_get_team_num();
     out[b] = in[n - 1 - b] * 3;
+  }
+}
+
+// The team's first element, asked in a helper the kernel calls (HeCBench pns's form): the kernel
+// gets a copy of its own of the helper, whose team number the window offsets.
+static int first_of_team(void) { return omp_get_team_num() * BS; }
+
+static void helper(int n, const float *in, float *out) {
+  int nb = (n + BS - 1) / BS;
+#pragma omp target teams num_teams(nb) thread_limit(BS) map(to : in[0:n]) map(from : out[0:n])
+  {
+#pragma omp parallel num_threads(BS)
+    for (int t = omp_get_thread_num(); t < BS; t += omp_get_num_threads())
+      if (first_of_team() + t < n)
+        out[first_of_team() + t] = in[first_of_team() + t] * in[first_of_team() + t];
   }
 }
 
@@ -190,6 +208,11 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n; i++)
       want[i] = in[n - 1 - i] * 3;
     check("teams_only", out, want, n);
+
+    helper(n, in, out);
+    for (int i = 0; i < n; i++)
+      want[i] = in[i] * in[i];
+    check("helper", out, want, n);
 
     for (int i = 0; i < n; i++)
       out[i] = want[i] = (float)i;

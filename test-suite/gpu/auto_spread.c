@@ -2,10 +2,12 @@
  * that records which image ran each iteration, a stencil with halos, a Jacobi sweep over
  * data kept by target data, and the forms of issue 44: Jacobi over the interior of a grid with
  * collapse(2) and a max reduction (a divisor in the descriptor), a heat step whose halo reads
- * are guarded, and row sums in an inner loop. Both images of the fat binary carry the pass plugin's descriptors
+ * are guarded, row sums in an inner loop, and a grid kernel (a CUDA-style port: teams indexed
+ * by omp_get_team_num(), a team-local tile and a barrier; windows of its league spread, host
+ * devices with exact leagues: the program sets SPREAD_TEAMS=exact too). Both images of the fat binary carry the pass plugin's descriptors
  * (the runtime refuses kernels whose images disagree); on Spread the iterations must run on both
  * kinds of device, and every result equals the serial loop. The program sets SPREAD_AUTO=1 and
- * SPREAD_AUTO_MIN=1024 for itself (re-executing) when they are not set.
+ * SPREAD_AUTO_MIN=1024 (and SPREAD_TEAMS=exact) for itself (re-executing) when they are not set.
  *
  * Build: spread-cc -O2 --offload-arch=sm_90 auto_spread.c -o auto_spread
  * Run:   ./auto_spread
@@ -86,12 +88,40 @@ static void rowsum(int n, int m, const double *u, double *s) {
   }
 }
 
+#define GBS 128
+
+static void grid_blocks(int n) {
+  int nb = (n + GBS - 1) / GBS;
+#pragma omp target teams num_teams(nb) thread_limit(GBS) map(to : x[0:n]) map(tofrom : y[0:n])  \
+    map(from : kind[0:n])
+  {
+    float tile[GBS];
+#pragma omp parallel
+    {
+      int b = omp_get_team_num();
+      // Threads stride over the tile: a host device's teams get the threads it can give.
+      for (int t = omp_get_thread_num(); t < GBS; t += omp_get_num_threads())
+        tile[t] = b * GBS + t < n ? x[b * GBS + t] : 0.0f;
+#pragma omp barrier
+      for (int t = omp_get_thread_num(); t < GBS; t += omp_get_num_threads()) {
+        int i = b * GBS + t;
+        if (i < n) {
+          y[i] = tile[GBS - 1 - t] + y[i];
+          kind[i] = ON_GPU;
+        }
+      }
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   (void)argc;
   if (!getenv("SPREAD_AUTO")) {
     setenv("SPREAD_AUTO", "1", 1);
     if (!getenv("SPREAD_AUTO_MIN"))
       setenv("SPREAD_AUTO_MIN", "1024", 1);
+    if (!getenv("SPREAD_TEAMS"))
+      setenv("SPREAD_TEAMS", "exact", 1);
     execv("/proc/self/exe", argv);
     printf("FAIL: cannot re-execute with SPREAD_AUTO=1\n");
     return 1;
@@ -189,6 +219,23 @@ int main(int argc, char **argv) {
   }
   printf("%s guarded heat and row sums: %d wrong values\n", wrong ? "FAIL" : "PASS", wrong);
   bad += wrong != 0;
+
+  // A grid kernel: windows of the league on the GPUs and the host devices.
+  for (int i = 0; i < N; i++)
+    y[i] = want[i] = (float)(i % 13), kind[i] = -1;
+  grid_blocks(N);
+  wrong = on_gpu = on_host = 0;
+  for (int i = 0; i < N; i++) {
+    int b = i / GBS, j = b * GBS + GBS - 1 - i % GBS;
+    want[i] += j < N ? x[j] : 0.0f;
+    wrong += y[i] != want[i];
+    on_gpu += kind[i] == gpu_kind && gpu_kind == 1;
+    on_host += kind[i] == 0;
+  }
+  mixed = !spread_rt || (on_gpu > 0 && on_host > 0) || gpu_kind == 0;
+  printf("%s grid kernel: %d wrong values, %d elements by GPU teams, %d by host teams\n",
+         wrong || !mixed ? "FAIL" : "PASS", wrong, on_gpu, on_host);
+  bad += wrong || !mixed;
 
   printf("%s: auto_spread on %d GPU(s)\n", bad ? "FAIL" : "PASS", gpu_count);
   return bad != 0;
