@@ -3559,18 +3559,39 @@ SmallVector<Function *, 6> gridBodies(const Chain &C) {
   return Out;
 }
 
+bool isTeamOrThreadQuery(StringRef N) {
+  return isTeamQuery(N) || N == "omp_get_thread_num" ||
+         N == "omp_get_num_threads";
+}
+
+// Whether F calls a query Is names, itself or through the program's functions
+// it calls (not parallel regions).
+bool reachesQuery(Function &F, bool (*Is)(StringRef),
+                  DenseMap<Function *, bool> &Memo) {
+  auto [It, New] = Memo.try_emplace(&F, false);
+  if (!New)
+    return It->second; // known, or on the current path (a cycle adds nothing)
+  bool Found = false;
+  for (Instruction &I : instructions(F))
+    if (auto *CB = dyn_cast<CallBase>(&I)) {
+      Function *G = CB->getCalledFunction();
+      if (Is(calleeName(CB)) ||
+          (G && isProgramFunction(G) && !G->getName().contains("omp_outlined") &&
+           reachesQuery(*G, Is, Memo)))
+        Found = true;
+    }
+  Memo[&F] = Found;
+  return Found;
+}
+
 // Whether the teams or threads of the kernel ask who they are (a team's
-// threads dividing its work by their number: a grid of one or more teams).
+// threads dividing its work by their number: a grid of one or more teams),
+// in its own code or in the program's functions it calls.
 bool queriesTeamOrThread(ArrayRef<Function *> Fs) {
-  for (Function *F : Fs)
-    for (Instruction &I : instructions(*F))
-      if (auto *CB = dyn_cast<CallBase>(&I)) {
-        StringRef N = calleeName(CB);
-        if (isTeamQuery(N) || N == "omp_get_thread_num" ||
-            N == "omp_get_num_threads")
-          return true;
-      }
-  return false;
+  DenseMap<Function *, bool> Memo;
+  return any_of(Fs, [&](Function *F) {
+    return reachesQuery(*F, isTeamOrThreadQuery, Memo);
+  });
 }
 
 // Whether parallel region Q is used only by the call Fork that runs it and,
@@ -3945,20 +3966,7 @@ bool analyseGrid(Workbench &WB, const Chain &Real, const DataLayout &DL,
 // directly or through further calls (`declare target` helpers: HeCBench pns's
 // `int blockIdx_x = omp_get_team_num();` in a function of its own).
 bool reachesTeamQuery(Function &F, DenseMap<Function *, bool> &Memo) {
-  auto [It, New] = Memo.try_emplace(&F, false);
-  if (!New)
-    return It->second; // known, or on the current path (a cycle adds nothing)
-  bool Found = false;
-  for (Instruction &I : instructions(F))
-    if (auto *CB = dyn_cast<CallBase>(&I)) {
-      Function *G = CB->getCalledFunction();
-      if (isTeamQuery(calleeName(CB)) ||
-          (G && isProgramFunction(G) && !G->getName().contains("omp_outlined") &&
-           reachesTeamQuery(*G, Memo)))
-        Found = true;
-    }
-  Memo[&F] = Found;
-  return Found;
+  return reachesQuery(F, isTeamQuery, Memo);
 }
 
 // Gives the kernel copies of its own of the program's functions that reach a
