@@ -420,10 +420,12 @@ struct Chain {
   }
 };
 
-// Finds T and P from K. Refuses unless K runs exactly one teams function and
-// that one exactly one parallel function, each used only there.
-bool findChain(Function &K, Chain &C, std::string &Why) {
-  const std::string NoLoop = "no combined teams distribute parallel for loop";
+const char *const NoLoop = "no combined teams distribute parallel for loop";
+
+// Starts C at kernel K: its body and the one teams function T it runs
+// (forked on x86, called on GPUs), with TBody. False, with Why, if K runs a
+// parallel region without teams or calls more than one function.
+bool findTeamsFunction(Function &K, Chain &C, std::string &Why) {
   C = Chain();
   C.K = &K;
   C.KBody = debugBody(K);
@@ -436,14 +438,14 @@ bool findChain(Function &K, Chain &C, std::string &Why) {
     if (isForkTeams(CB) && CB->arg_size() >= 3)
       Target = dyn_cast<Function>(CB->getArgOperand(2)->stripPointerCasts());
     else if (isForkCall(CB) || isParallel51(CB)) {
-      Why = NoLoop + " (a parallel region without teams)";
+      Why = std::string(NoLoop) + " (a parallel region without teams)";
       return false;
     } else if (isProgramFunction(Callee))
       Target = Callee;
     if (!Target)
       continue;
     if (C.T) {
-      Why = NoLoop + " (the kernel calls more than one function)";
+      Why = std::string(NoLoop) + " (the kernel calls more than one function)";
       return false;
     }
     C.T = Target;
@@ -454,21 +456,36 @@ bool findChain(Function &K, Chain &C, std::string &Why) {
     return false;
   }
   C.TBody = debugBody(*C.T);
+  return true;
+}
+
+// The parallel region a call forks (`__kmpc_fork_call` on x86,
+// `__kmpc_parallel_51` on GPUs), or null.
+Function *forkedRegion(CallBase &CB) {
+  if (isForkCall(&CB) && CB.arg_size() >= 3)
+    return dyn_cast<Function>(CB.getArgOperand(2)->stripPointerCasts());
+  if (isParallel51(&CB) && CB.arg_size() >= 9)
+    return dyn_cast<Function>(CB.getArgOperand(5)->stripPointerCasts());
+  return nullptr;
+}
+
+// Finds T and P from K. Refuses unless K runs exactly one teams function and
+// that one exactly one parallel function, each used only there.
+bool findChain(Function &K, Chain &C, std::string &Why) {
+  if (!findTeamsFunction(K, C, Why))
+    return false;
   for (Instruction &I : instructions(*C.TBody)) {
     auto *CB = dyn_cast<CallBase>(&I);
     if (!CB)
       continue;
-    Function *Target = nullptr;
-    if (isForkCall(CB) && CB->arg_size() >= 3)
-      Target = dyn_cast<Function>(CB->getArgOperand(2)->stripPointerCasts());
-    else if (isParallel51(CB) && CB->arg_size() >= 9)
-      Target = dyn_cast<Function>(CB->getArgOperand(5)->stripPointerCasts());
-    else if (CB->getCalledFunction() &&
-             isUserReduction(CB->getCalledFunction()->getName())) {
+    Function *Target = forkedRegion(*CB);
+    if (!Target && CB->getCalledFunction() &&
+        isUserReduction(CB->getCalledFunction()->getName())) {
       Why = UserReduction;
       return false;
-    } else if (isProgramFunction(CB->getCalledFunction())) {
-      Why = NoLoop + " (the teams region calls '" +
+    }
+    if (!Target && isProgramFunction(CB->getCalledFunction())) {
+      Why = std::string(NoLoop) + " (the teams region calls '" +
             demangle(calleeName(CB).str()) + "')";
       return false;
     }
@@ -482,7 +499,7 @@ bool findChain(Function &K, Chain &C, std::string &Why) {
     C.PCall = CB;
   }
   if (!C.P || C.P->isDeclaration()) {
-    Why = NoLoop + " (a teams region without a parallel loop)";
+    Why = std::string(NoLoop) + " (a teams region without a parallel loop)";
     return false;
   }
   C.PBody = debugBody(*C.P);
@@ -491,13 +508,13 @@ bool findChain(Function &K, Chain &C, std::string &Why) {
   if (!C.T->hasLocalLinkage() || !C.T->hasOneUse() || !C.P->hasLocalLinkage() ||
       !C.P->hasOneUse() || C.P->arg_size() < 2 || C.PBody->arg_size() < 2 ||
       C.T->arg_size() < 2 || C.T == C.P || C.T == &K || C.P == &K) {
-    Why = NoLoop + " (unexpected outlined functions)";
+    Why = std::string(NoLoop) + " (unexpected outlined functions)";
     return false;
   }
   for (auto [Q, Call] : C.MoreP)
     if (Q->isDeclaration() || !Q->hasLocalLinkage() || !Q->hasOneUse() ||
         Q == C.P || Q == C.T || Q->arg_size() < 2) {
-      Why = NoLoop + " (unexpected outlined functions)";
+      Why = std::string(NoLoop) + " (unexpected outlined functions)";
       return false;
     }
   return true;
@@ -1777,43 +1794,43 @@ bool loadsFrom(Value *V, Value *Slot) {
 // hands it (prev.lb, prev.ub), so that the window clamps in T and P bound
 // the iterations, and the IV is the normalized iteration.
 bool KernelAnalysis::checkPlumbing() {
-  const std::string NoLoop = "no combined teams distribute parallel for loop";
+  const std::string NoLoopWhy = NoLoop;
   CallBase *TInit = nullptr;
   for (Instruction &I : instructions(*C.T))
     if (auto *CB = dyn_cast<CallBase>(&I);
         CB && isDistributeInit(calleeName(CB))) {
       if (TInit)
-        return refuse(NoLoop + " (more than one distribute loop)");
+        return refuse(NoLoopWhy + " (more than one distribute loop)");
       TInit = CB;
     }
   if (!TInit)
-    return refuse(NoLoop + " (no distribute loop in the teams region)");
+    return refuse(NoLoopWhy + " (no distribute loop in the teams region)");
   if (!Nested && !C.MoreP.empty())
-    return refuse(NoLoop + " (more than one parallel region in the teams "
+    return refuse(NoLoopWhy + " (more than one parallel region in the teams "
                            "region, one taking the distribute chunk)");
   if (Nested) {
     // The distribute loop is the loop; its iteration is the normalized one.
     PInit = TInit;
     LbSlot = dyn_cast<AllocaInst>(TInit->getArgOperand(4)->stripPointerCasts());
-    return LbSlot || refuse(NoLoop + " (unexpected distribute bounds)");
+    return LbSlot || refuse(NoLoopWhy + " (unexpected distribute bounds)");
   }
   for (Instruction &I : instructions(*C.P))
     if (auto *CB = dyn_cast<CallBase>(&I);
         CB && isForStaticInit(calleeName(CB))) {
       if (PInit)
-        return refuse(NoLoop + " (more than one worksharing loop)");
+        return refuse(NoLoopWhy + " (more than one worksharing loop)");
       PInit = CB;
     }
   if (!PInit)
-    return refuse(NoLoop +
+    return refuse(NoLoopWhy +
                   " (no static worksharing loop in the parallel region)");
   if (PInit->arg_size() < 7)
-    return refuse(NoLoop);
+    return refuse(NoLoopWhy);
   LbSlot = dyn_cast<AllocaInst>(PInit->getArgOperand(4)->stripPointerCasts());
   auto *UbSlot =
       dyn_cast<AllocaInst>(PInit->getArgOperand(5)->stripPointerCasts());
   if (!LbSlot || !UbSlot)
-    return refuse(NoLoop + " (unexpected worksharing bounds)");
+    return refuse(NoLoopWhy + " (unexpected worksharing bounds)");
   // The last stores to the bound slots before the init, in its block.
   auto StoredBefore = [&](AllocaInst *Slot) -> Value * {
     for (Instruction *I = PInit->getPrevNode(); I; I = I->getPrevNode())
@@ -1829,12 +1846,12 @@ bool KernelAnalysis::checkPlumbing() {
   };
   if (C.P->arg_size() < 4 || !FromArg(StoredBefore(LbSlot), 2) ||
       !FromArg(StoredBefore(UbSlot), 3))
-    return refuse(NoLoop + " (the parallel loop does not take the distribute "
+    return refuse(NoLoopWhy + " (the parallel loop does not take the distribute "
                            "chunk)");
   // And T hands P its distribute bounds (loads of the init's lb/ub slots).
   if (!loadsFrom(Tr.actualFor(C.P, 2), TInit->getArgOperand(4)) ||
       !loadsFrom(Tr.actualFor(C.P, 3), TInit->getArgOperand(5)))
-    return refuse(NoLoop + " (the parallel loop does not take the distribute "
+    return refuse(NoLoopWhy + " (the parallel loop does not take the distribute "
                            "chunk)");
   return true;
 }
@@ -1842,7 +1859,7 @@ bool KernelAnalysis::checkPlumbing() {
 // The worksharing IV: the loop-header phi that starts at the lb slot's value
 // after the init.
 bool KernelAnalysis::findIV() {
-  const std::string NoLoop = "no combined teams distribute parallel for loop";
+  const std::string NoLoopWhy = NoLoop;
   auto &LI = WB.fam().getResult<LoopAnalysis>(*C.P);
   auto &DTree = WB.fam().getResult<DominatorTreeAnalysis>(*C.P);
   SE = &WB.fam().getResult<ScalarEvolutionAnalysis>(*C.P);
@@ -1860,13 +1877,13 @@ bool KernelAnalysis::findIV() {
       if (!L || L->getHeader() != Phi->getParent() || L->contains(Load))
         continue;
       if (IVPhi && IVPhi != Phi)
-        return refuse(NoLoop + " (two candidate loops)");
+        return refuse(NoLoopWhy + " (two candidate loops)");
       IVPhi = Phi;
       IVLoop = L;
     }
   }
   if (!IVPhi)
-    return refuse(NoLoop + " (the worksharing loop was not found)");
+    return refuse(NoLoopWhy + " (the worksharing loop was not found)");
   Lin = std::make_unique<Linearizer>(*SE, IVLoop);
   const SCEV *S = SE->getSCEV(IVPhi);
   auto *AR = dyn_cast<SCEVAddRecExpr>(S);
@@ -1874,7 +1891,7 @@ bool KernelAnalysis::findIV() {
   if (AR && AR->getLoop() == IVLoop)
     P = Lin->run(S);
   if (!P)
-    return refuse(NoLoop + " (the loop's induction is not affine)");
+    return refuse(NoLoopWhy + " (the loop's induction is not affine)");
   IVPoly = *P;
   Lin->setIV(IVPhi, IVPoly);
   DT = &DTree;
@@ -3614,42 +3631,17 @@ bool onlyForked(Function &Q, CallBase &Fork) {
 // form's) whose code or parallel regions (any number) ask their team or
 // thread numbers.
 bool findGridChain(Function &K, Chain &C) {
-  C = Chain();
-  C.K = &K;
-  C.KBody = debugBody(K);
-  for (Instruction &I : instructions(*C.KBody)) {
-    auto *CB = dyn_cast<CallBase>(&I);
-    if (!CB)
-      continue;
-    Function *Target = nullptr;
-    if (isForkTeams(CB) && CB->arg_size() >= 3)
-      Target = dyn_cast<Function>(CB->getArgOperand(2)->stripPointerCasts());
-    else if (isForkCall(CB) || isParallel51(CB))
-      return false;
-    else if (isProgramFunction(CB->getCalledFunction()))
-      Target = CB->getCalledFunction();
-    if (!Target)
-      continue;
-    if (C.T)
-      return false;
-    C.T = Target;
-    C.TCall = CB;
-  }
-  if (!C.T || C.T->isDeclaration() || !C.T->hasLocalLinkage() ||
+  std::string Unused;
+  if (!findTeamsFunction(K, C, Unused) || !C.T->hasLocalLinkage() ||
       !C.T->hasOneUse() || C.T->arg_size() < 2 || C.T == &K)
     return false;
-  C.TBody = debugBody(*C.T);
   for (Instruction &I : instructions(*C.TBody)) {
     auto *CB = dyn_cast<CallBase>(&I);
     if (!CB)
       continue;
     if (isDistributeInit(calleeName(CB)))
       return false;
-    Function *Target = nullptr;
-    if (isForkCall(CB) && CB->arg_size() >= 3)
-      Target = dyn_cast<Function>(CB->getArgOperand(2)->stripPointerCasts());
-    else if (isParallel51(CB) && CB->arg_size() >= 9)
-      Target = dyn_cast<Function>(CB->getArgOperand(5)->stripPointerCasts());
+    Function *Target = forkedRegion(*CB);
     if (!Target)
       continue;
     if (Target->isDeclaration() || !Target->hasLocalLinkage() ||
@@ -4351,7 +4343,7 @@ PreservedAnalyses SpreadAutoPass::run(Module &M, ModuleAnalysisManager &) {
              Clone.MoreP.size() == More.size();
       }
       if (!Ok)
-        Why = "no combined teams distribute parallel for loop";
+        Why = NoLoop;
       if (Ok && !takesChunk(Clone, M.getDataLayout()) &&
           nestedCandidate(Clone)) {
         Nested = true;
