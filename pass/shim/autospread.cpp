@@ -469,6 +469,22 @@ Function *forkedRegion(CallBase &CB) {
   return nullptr;
 }
 
+// Whether parallel region Q is used only by the call Fork that runs it and,
+// on GPUs, by the wrapper clang passes along with it (generic mode: the
+// workers' state machine calls Q through `<Q>_wrapper`).
+bool onlyForked(Function &Q, CallBase &Fork) {
+  std::string Wrapper = Q.getName().str() + "_wrapper";
+  for (User *U : Q.users()) {
+    if (U == &Fork)
+      continue;
+    auto *CB = dyn_cast<CallBase>(U);
+    if (!CB || CB->getCalledOperand() != &Q ||
+        CB->getFunction()->getName() != Wrapper)
+      return false;
+  }
+  return true;
+}
+
 // Finds T and P from K. Refuses unless K runs exactly one teams function and
 // that one exactly one parallel function, each used only there.
 bool findChain(Function &K, Chain &C, std::string &Why) {
@@ -506,13 +522,14 @@ bool findChain(Function &K, Chain &C, std::string &Why) {
   // T and P are clang's outlined functions: one caller each, and P takes the
   // distribute chunk as its arguments 2 and 3.
   if (!C.T->hasLocalLinkage() || !C.T->hasOneUse() || !C.P->hasLocalLinkage() ||
-      !C.P->hasOneUse() || C.P->arg_size() < 2 || C.PBody->arg_size() < 2 ||
+      !onlyForked(*C.P, *C.PCall) || C.P->arg_size() < 2 ||
+      C.PBody->arg_size() < 2 ||
       C.T->arg_size() < 2 || C.T == C.P || C.T == &K || C.P == &K) {
     Why = std::string(NoLoop) + " (unexpected outlined functions)";
     return false;
   }
   for (auto [Q, Call] : C.MoreP)
-    if (Q->isDeclaration() || !Q->hasLocalLinkage() || !Q->hasOneUse() ||
+    if (Q->isDeclaration() || !Q->hasLocalLinkage() || !onlyForked(*Q, *Call) ||
         Q == C.P || Q == C.T || Q->arg_size() < 2) {
       Why = std::string(NoLoop) + " (unexpected outlined functions)";
       return false;
@@ -1230,7 +1247,13 @@ public:
   }
 
   // Stage 1: promote clang's stack slots and clean up (all of K, T, P).
+  // GPUs' generic mode keeps a teams region's variables that its parallel
+  // regions share (and the pointers it hands them) in memory from
+  // `__kmpc_alloc_shared`; on the clone they are stack slots like any other
+  // (what OpenMPOpt's heap-to-stack does for SPMD kernels), so that the
+  // cleanup forwards what is stored in them.
   void simplify(Function &F) {
+    demoteSharedAllocs(F);
     FunctionPassManager FPM;
     FPM.addPass(SROAPass(SROAOptions::ModifyCFG));
     FPM.addPass(EarlyCSEPass(/*UseMemorySSA=*/false));
@@ -1251,6 +1274,39 @@ public:
   }
 
   FunctionAnalysisManager &fam() { return FAM; }
+
+  static void demoteSharedAllocs(Function &F) {
+    SmallVector<CallBase *, 8> Allocs, Frees;
+    for (Instruction &I : instructions(F))
+      if (auto *CB = dyn_cast<CallBase>(&I)) {
+        StringRef N = calleeName(CB);
+        if (N == "__kmpc_alloc_shared" && isa<ConstantInt>(CB->getArgOperand(0)))
+          Allocs.push_back(CB);
+        else if (N == "__kmpc_free_shared")
+          Frees.push_back(CB);
+      }
+    if (Allocs.empty())
+      return;
+    // Only when every free is of one of these allocations.
+    SmallPtrSet<Value *, 8> Ours(Allocs.begin(), Allocs.end());
+    for (CallBase *Free : Frees)
+      if (!Ours.contains(Free->getArgOperand(0)->stripPointerCasts()))
+        return;
+    IRBuilder<> B(&*F.getEntryBlock().getFirstInsertionPt());
+    for (CallBase *A : Allocs) {
+      uint64_t Size = cast<ConstantInt>(A->getArgOperand(0))->getZExtValue();
+      // A typed array, not a count: SROA splits only the former.
+      AllocaInst *Slot = B.CreateAlloca(ArrayType::get(B.getInt8Ty(), Size));
+      Slot->setAlignment(Align(16));
+      Value *P = Slot;
+      if (P->getType() != A->getType())
+        P = B.CreateAddrSpaceCast(P, A->getType());
+      A->replaceAllUsesWith(P);
+      A->eraseFromParent();
+    }
+    for (CallBase *Free : Frees)
+      Free->eraseFromParent();
+  }
 
 private:
   // Declaration order = reverse destruction order: the analysis managers go
@@ -3611,22 +3667,6 @@ bool queriesTeamOrThread(ArrayRef<Function *> Fs) {
   });
 }
 
-// Whether parallel region Q is used only by the call Fork that runs it and,
-// on GPUs, by the wrapper clang passes along with it (generic mode: the
-// workers' state machine calls Q through `<Q>_wrapper`).
-bool onlyForked(Function &Q, CallBase &Fork) {
-  std::string Wrapper = Q.getName().str() + "_wrapper";
-  for (User *U : Q.users()) {
-    if (U == &Fork)
-      continue;
-    auto *CB = dyn_cast<CallBase>(U);
-    if (!CB || CB->getCalledOperand() != &Q ||
-        CB->getFunction()->getName() != Wrapper)
-      return false;
-  }
-  return true;
-}
-
 // K forks a teams function T with no distribute loop (that is the loop
 // form's) whose code or parallel regions (any number) ask their team or
 // thread numbers.
@@ -3676,8 +3716,6 @@ public:
       R.MoreP.clear();
       return R;
     };
-    for (auto [Q, Call] : Regions)
-      noteSharedWrites(*Q, RegionChain(Q, Call));
     bool Ok = scan(*C.K, C) && scan(*C.T, C);
     for (auto [Q, Call] : Regions) {
       if (!Ok)
@@ -3722,9 +3760,6 @@ private:
       Where W{Kind::Bad, 0};
       if (isa<AllocaInst>(O)) {
         W.K = Kind::Local;
-      } else if (auto *CB = dyn_cast<CallBase>(O);
-                 CB && calleeName(CB) == "__kmpc_alloc_shared") {
-        W.K = Kind::Local; // GPUs: a variable of the teams region its threads share
       } else if (auto *GV = dyn_cast<GlobalVariable>(O)) {
         W.K = GV->isConstant() ? Kind::Constant : Kind::Bad;
       } else {
@@ -3740,64 +3775,17 @@ private:
   }
 
   // Where pointer V comes from: a mapped argument, the team's or a thread's
-  // own memory, or Bad. On GPUs (generic mode) a pointer the teams region
-  // shares with its threads travels through memory the runtime allocates
-  // (`__kmpc_alloc_shared`): a load from there is the value the teams region
-  // stored into it, where it stored one and nothing else writes it.
+  // own memory, or Bad.
   Where follow(Value *V, const Chain &R) {
     Tracer Tr(R, DL);
-    for (unsigned Hop = 0; Hop < 4; ++Hop) {
-      unsigned Bits = 64;
-      Source S = Tr.resolve(V, Bits);
-      if (S.Kind == Source::KernelArg &&
-          C.K->getArg(S.Index + 1)->getType()->isPointerTy())
-        return {Kind::Arg, S.Index};
-      if (S.Kind == Source::Slot || S.Kind == Source::ThreadId)
-        return {Kind::Local, 0};
-      if (auto *A = dyn_cast_or_null<CallBase>(S.Stop);
-          A && calleeName(A) == "__kmpc_alloc_shared")
-        return {Kind::Local, 0}; // the shared variable itself
-      auto *L = dyn_cast_or_null<LoadInst>(S.Stop);
-      CallBase *Shared = L ? sharedAlloc(L->getPointerOperand(), R) : nullptr;
-      Value *Stored = Shared ? onlyStore(*Shared) : nullptr;
-      if (!Stored)
-        return {};
-      V = Stored;
-    }
-    return {};
-  }
-
-  // The `__kmpc_alloc_shared` call Ptr points at (offset 0), if it does.
-  CallBase *sharedAlloc(Value *Ptr, const Chain &R) {
-    Tracer Tr(R, DL);
     unsigned Bits = 64;
-    Source S = Tr.resolve(Ptr, Bits);
-    auto *CB = dyn_cast_or_null<CallBase>(S.Stop);
-    return CB && calleeName(CB) == "__kmpc_alloc_shared" ? CB : nullptr;
-  }
-
-  // The value stored into shared memory A by its one store (in the teams
-  // region), if no parallel region writes it (SharedWrites).
-  Value *onlyStore(CallBase &A) {
-    if (SharedWrites.contains(&A))
-      return nullptr;
-    Value *Out = nullptr;
-    for (User *U : A.users())
-      if (auto *SI = dyn_cast<StoreInst>(U); SI && SI->getPointerOperand() == &A) {
-        if (Out)
-          return nullptr;
-        Out = SI->getValueOperand();
-      }
-    return Out;
-  }
-
-  // The shared memory the parallel regions store into (recorded before the
-  // scan, so that onlyStore can refuse to follow it).
-  void noteSharedWrites(Function &F, const Chain &R) {
-    for (Instruction &I : instructions(F))
-      if (auto *SI = dyn_cast<StoreInst>(&I))
-        if (CallBase *A = sharedAlloc(SI->getPointerOperand(), R))
-          SharedWrites.insert(A);
+    Source S = Tr.resolve(V, Bits);
+    if (S.Kind == Source::KernelArg &&
+        C.K->getArg(S.Index + 1)->getType()->isPointerTy())
+      return {Kind::Arg, S.Index};
+    if (S.Kind == Source::Slot || S.Kind == Source::ThreadId)
+      return {Kind::Local, 0};
+    return {};
   }
 
   // One access of F: a load, a store, a memory intrinsic's operand.
@@ -3915,7 +3903,6 @@ private:
   const DataLayout &DL;
   std::string Why;
   std::map<unsigned, bool> Touched; // argument -> written
-  SmallPtrSet<CallBase *, 4> SharedWrites;
 };
 
 // The grid analysis on the clone: K, T and the parallel regions with their
@@ -4356,6 +4343,12 @@ PreservedAnalyses SpreadAutoPass::run(Module &M, ModuleAnalysisManager &) {
       if (Ok) {
         KernelAnalysis KA(*WB, Clone, M.getDataLayout(), Nested);
         Ok = KA.run(Records, Why);
+        // GPUs run a parallel loop as a loop over chunks (`lb += stride`),
+        // which the clone keeps once its init is gone: say so, since the
+        // refusal names only its effect.
+        if (!Ok && Nested && globalAddressSpace(M) != 0)
+          Why += " (on GPUs the nested parallel loop runs as a loop over "
+                 "chunks, which the analysis does not follow yet)";
       }
     }
     if (Ok)
