@@ -4217,6 +4217,14 @@ std::string describe(const Record &R) {
   return Out + "]";
 }
 
+// " arg1:r[...] arg2:w[...]", the spread remark's list of records.
+std::string describeAll(const std::vector<Record> &Records) {
+  std::string List;
+  for (const Record &R : Records)
+    List += " " + describe(R);
+  return Records.empty() ? " (no memory accessed)" : List;
+}
+
 template <typename RemarkT>
 void emitRemark(Function &K, StringRef RemarkName, const std::string &Msg) {
   OptimizationRemarkEmitter ORE(&K);
@@ -4277,17 +4285,12 @@ PreservedAnalyses SpreadAutoPass::run(Module &M, ModuleAnalysisManager &) {
       applyGridWindow(Grid, addWindow(M, KName, /*Grid=*/true));
       addInfo(M, KName, Records, InfoFlagGrid);
       Changed = true;
-      std::string List;
-      for (const Record &R : Records)
-        List += " " + describe(R);
-      if (Records.empty())
-        List = " (no memory accessed)";
       emitRemark<OptimizationRemark>(
           *K, "KernelSpread",
           withSource("kernel " + KName.str() +
                          " can be spread over devices by its teams (a grid "
                          "kernel):" +
-                         List,
+                         describeAll(Records),
                      KName));
       continue;
     }
@@ -4365,11 +4368,7 @@ PreservedAnalyses SpreadAutoPass::run(Module &M, ModuleAnalysisManager &) {
     applyClamps(Real, Plan, Win);
     addInfo(M, Name, Records);
     Changed = true;
-    std::string List;
-    for (const Record &R : Records)
-      List += " " + describe(R);
-    if (Records.empty())
-      List = " (no memory accessed)";
+    std::string List = describeAll(Records);
     auto Div = find_if(Records, [](const Record &R) { return !R.Div.isZero(); });
     if (Div != Records.end())
       List += " (collapsed: q, r = i / m, i % m with m = " +
