@@ -3312,6 +3312,34 @@ bool nestedCandidate(const Chain &C) {
 // are erased, so that its loop runs its whole range (the union of what the
 // threads run) once per distribute iteration, and T is the function whose
 // loop the analysis describes. False if that cannot be done.
+// Makes each loop of F whose header phi steps by a marked chunk increment
+// (inlineParallelRegion) leave after its first iteration: its latch goes to
+// its exit. True if it changed F.
+bool chunkLoopsOnce(Function &F, unsigned ChunkKind) {
+  DominatorTree DT(F);
+  LoopInfo LI(DT);
+  bool Changed = false;
+  for (Loop *L : LI.getLoopsInPreorder()) {
+    BasicBlock *Header = L->getHeader(), *Latch = L->getLoopLatch();
+    BasicBlock *Exit = L->getUniqueExitBlock();
+    if (!Latch || !Exit || !isa<PHINode>(Header->front()) || !Exit->phis().empty())
+      continue;
+    auto *Br = dyn_cast<BranchInst>(Latch->getTerminator());
+    if (!Br || Br->isConditional())
+      continue;
+    bool Steps = any_of(Header->phis(), [&](PHINode &Phi) {
+      auto *In = dyn_cast<Instruction>(Phi.getIncomingValueForBlock(Latch));
+      return In && In->getMetadata(ChunkKind);
+    });
+    if (!Steps)
+      continue;
+    Header->removePredecessor(Latch);
+    Br->setSuccessor(0, Exit);
+    Changed = true;
+  }
+  return Changed;
+}
+
 bool inlineParallelRegion(Workbench &WB, Chain &C, const DataLayout &DL) {
   SmallPtrSet<CallBase *, 8> Before;
   for (Instruction &I : instructions(*C.T))
@@ -3382,13 +3410,30 @@ bool inlineParallelRegion(Workbench &WB, Chain &C, const DataLayout &DL) {
     CB->replaceAllUsesWith(ConstantInt::get(CB->getType(), 1));
     CB->eraseFromParent();
   }
-  for (CallBase *CB : Inits)
+  // GPUs run a parallel loop as chunks: after the inner loop, `lb +=
+  // stride; ub += stride` and back while lb <= ub. Without the init, lb and
+  // ub are the whole range, so the first chunk is all of it: the increments
+  // (the users of the stride slot's loads) are marked, and once the cleanup
+  // has made them values, the loop they step runs once (chunkLoopsOnce).
+  LLVMContext &Ctx = C.T->getContext();
+  unsigned ChunkKind = Ctx.getMDKindID("spread.chunk.step");
+  for (CallBase *CB : Inits) {
+    if (isForStaticInit(calleeName(CB)) && CB->arg_size() >= 7)
+      for (User *U : CB->getArgOperand(6)->users())
+        if (auto *LI = dyn_cast<LoadInst>(U))
+          for (User *Step : LI->users())
+            if (auto *Add = dyn_cast<BinaryOperator>(Step);
+                Add && Add->getOpcode() == Instruction::Add)
+              Add->setMetadata(ChunkKind, MDNode::get(Ctx, {}));
     CB->eraseFromParent();
+  }
   C.P = C.T;
   C.PBody = C.TBody;
   C.PCall = nullptr;
   C.MoreP.clear();
   WB.simplify(*C.T);
+  if (chunkLoopsOnce(*C.T, ChunkKind))
+    WB.simplify(*C.T);
   return true;
 }
 
@@ -4346,12 +4391,6 @@ PreservedAnalyses SpreadAutoPass::run(Module &M, ModuleAnalysisManager &) {
       if (Ok) {
         KernelAnalysis KA(*WB, Clone, M.getDataLayout(), Nested);
         Ok = KA.run(Records, Why);
-        // GPUs run a parallel loop as a loop over chunks (`lb += stride`),
-        // which the clone keeps once its init is gone: say so, since the
-        // refusal names only its effect.
-        if (!Ok && Nested && globalAddressSpace(M) != 0)
-          Why += " (on GPUs the nested parallel loop runs as a loop over "
-                 "chunks, which the analysis does not follow yet)";
       }
     }
     if (Ok)

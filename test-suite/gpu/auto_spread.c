@@ -2,7 +2,8 @@
  * that records which image ran each iteration, a stencil with halos, a Jacobi sweep over
  * data kept by target data, and the forms of issue 44: Jacobi over the interior of a grid with
  * collapse(2) and a max reduction (a divisor in the descriptor), a heat step whose halo reads
- * are guarded, row sums in an inner loop, and a grid kernel (a CUDA-style port: teams indexed
+ * are guarded, row sums in an inner loop, a block stencil written `teams distribute` + a nested
+ * `parallel for`, and a grid kernel (a CUDA-style port: teams indexed
  * by omp_get_team_num(), a team-local tile and a barrier; windows of its league spread, host
  * devices with exact leagues: the program sets SPREAD_TEAMS=exact too). Both images of the fat binary carry the pass plugin's descriptors
  * (the runtime refuses kernels whose images disagree); on Spread the iterations must run on both
@@ -85,6 +86,25 @@ static void rowsum(int n, int m, const double *u, double *s) {
     for (int j = 0; j < m; j++)
       t += u[i * m + j];
     s[i] = t;
+  }
+}
+
+#define NBS 256
+
+// A 1-D block stencil written `teams distribute` + a nested `parallel for` per block, the last
+// block partly past n (issue 44's shape: the distribute loop is cut).
+static void blocks_nested(int n) {
+  int nb = (n + NBS - 1) / NBS;
+#pragma omp target teams distribute map(to : x[0:n]) map(tofrom : y[0:n]) map(from : kind[0:n])
+  for (int b = 0; b < nb; b++) {
+#pragma omp parallel for
+    for (int t = 0; t < NBS; t++) {
+      int i = b * NBS + t;
+      if (i < n) {
+        y[i] = x[i] + (i > 0 ? x[i - 1] : 0.0f) + y[i];
+        kind[i] = ON_GPU;
+      }
+    }
   }
 }
 
@@ -219,6 +239,22 @@ int main(int argc, char **argv) {
   }
   printf("%s guarded heat and row sums: %d wrong values\n", wrong ? "FAIL" : "PASS", wrong);
   bad += wrong != 0;
+
+  // The nested block stencil: its distribute loop cut over the GPUs and the host devices.
+  for (int i = 0; i < N; i++)
+    y[i] = want[i] = (float)(i % 11), kind[i] = -1;
+  blocks_nested(N);
+  wrong = on_gpu = on_host = 0;
+  for (int i = 0; i < N; i++) {
+    want[i] += x[i] + (i > 0 ? x[i - 1] : 0.0f);
+    wrong += y[i] != want[i];
+    on_gpu += kind[i] == gpu_kind && gpu_kind == 1;
+    on_host += kind[i] == 0;
+  }
+  mixed = !spread_rt || (on_gpu > 0 && on_host > 0) || gpu_kind == 0;
+  printf("%s nested block stencil: %d wrong values, %d elements on GPUs, %d on host devices\n",
+         wrong || !mixed ? "FAIL" : "PASS", wrong, on_gpu, on_host);
+  bad += wrong || !mixed;
 
   // A grid kernel: windows of the league on the GPUs and the host devices.
   for (int i = 0; i < N; i++)
