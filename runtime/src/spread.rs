@@ -253,6 +253,9 @@ impl Dealer {
 pub struct Region {
     /// The construct this region executes.
     pub construct: Construct,
+    /// This execution of it, numbered over the process: its chunks' data are told from another
+    /// execution's (`crate::presence`).
+    pub execution: u64,
     /// The region whose chunk loop the beginning thread was in when this one began (the C
     /// ABI's record of the dealing thread, `capi/spread_exports.rs`), restored at its end.
     pub dealing_outer: usize,
@@ -321,12 +324,18 @@ static TOKENS: [u8; TOKEN_SLOTS] = [0; TOKEN_SLOTS];
 static NEXT_TOKEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// The construct and device each token slot was last given to.
-static TOKEN_OWNERS: Mutex<Option<std::collections::HashMap<usize, (Construct, i32)>>> =
-    Mutex::new(None);
+static TOKEN_OWNERS: Mutex<Option<std::collections::HashMap<usize, TokenOwner>>> = Mutex::new(None);
 
-/// The spread construct and device whose `nowait` chunk a target task with `depend` items at
-/// `addrs` is, if one of them is a chunk token (see [`Region::device_token`]).
-pub fn chunk_of_token(mut addrs: impl Iterator<Item = usize>) -> Option<(Construct, i32)> {
+/// A chunk token's construct, device and execution ([`chunk_of_token`]).
+type TokenOwner = (Construct, i32, u64);
+
+/// Executions of spread constructs so far (each region's [`Region::execution`]).
+static EXECUTIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The spread construct, device and execution ([`Region::execution`]) whose `nowait` chunk a
+/// target task with `depend` items at `addrs` is, if one of them is a chunk token (see
+/// [`Region::device_token`]).
+pub fn chunk_of_token(mut addrs: impl Iterator<Item = usize>) -> Option<(Construct, i32, u64)> {
     let lo = std::ptr::addr_of!(TOKENS) as usize;
     let token = addrs.find(|&a| a >= lo && a < lo + TOKEN_SLOTS)?;
     TOKEN_OWNERS.lock().as_ref()?.get(&token).cloned()
@@ -491,6 +500,7 @@ impl Region {
         Ok(Region {
             dealing_outer: 0,
             construct,
+            execution: EXECUTIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             dealer,
             devices: list,
             unit: None,
@@ -831,7 +841,7 @@ impl Region {
             TOKEN_OWNERS
                 .lock()
                 .get_or_insert_with(Default::default)
-                .insert(addr, (self.construct.clone(), d));
+                .insert(addr, (self.construct.clone(), d, self.execution));
         }
         addr
     }
