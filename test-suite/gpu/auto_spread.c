@@ -134,6 +134,21 @@ static void grid_blocks(int n) {
   }
 }
 
+// y against want, and which kind of device wrote each element (kind): one PASS or FAIL line;
+// on Spread both kinds must have taken part. Returns 1 on failure.
+static int check_kinds(const char *what, int spread_rt) {
+  int wrong = 0, on_gpu = 0, on_host = 0;
+  for (int i = 0; i < N; i++) {
+    wrong += y[i] != want[i];
+    on_gpu += kind[i] == gpu_kind && gpu_kind == 1;
+    on_host += kind[i] == 0;
+  }
+  int mixed = !spread_rt || (on_gpu > 0 && on_host > 0) || gpu_kind == 0;
+  printf("%s %s: %d wrong values, %d elements on GPUs, %d on host devices\n",
+         wrong || !mixed ? "FAIL" : "PASS", what, wrong, on_gpu, on_host);
+  return wrong || !mixed;
+}
+
 int main(int argc, char **argv) {
   (void)argc;
   if (!getenv("SPREAD_AUTO")) {
@@ -244,34 +259,19 @@ int main(int argc, char **argv) {
   for (int i = 0; i < N; i++)
     y[i] = want[i] = (float)(i % 11), kind[i] = -1;
   blocks_nested(N);
-  wrong = on_gpu = on_host = 0;
-  for (int i = 0; i < N; i++) {
+  for (int i = 0; i < N; i++)
     want[i] += x[i] + (i > 0 ? x[i - 1] : 0.0f);
-    wrong += y[i] != want[i];
-    on_gpu += kind[i] == gpu_kind && gpu_kind == 1;
-    on_host += kind[i] == 0;
-  }
-  mixed = !spread_rt || (on_gpu > 0 && on_host > 0) || gpu_kind == 0;
-  printf("%s nested block stencil: %d wrong values, %d elements on GPUs, %d on host devices\n",
-         wrong || !mixed ? "FAIL" : "PASS", wrong, on_gpu, on_host);
-  bad += wrong || !mixed;
+  bad += check_kinds("nested block stencil", spread_rt);
 
   // A grid kernel: windows of the league on the GPUs and the host devices.
   for (int i = 0; i < N; i++)
     y[i] = want[i] = (float)(i % 13), kind[i] = -1;
   grid_blocks(N);
-  wrong = on_gpu = on_host = 0;
   for (int i = 0; i < N; i++) {
     int b = i / GBS, j = b * GBS + GBS - 1 - i % GBS;
     want[i] += j < N ? x[j] : 0.0f;
-    wrong += y[i] != want[i];
-    on_gpu += kind[i] == gpu_kind && gpu_kind == 1;
-    on_host += kind[i] == 0;
   }
-  mixed = !spread_rt || (on_gpu > 0 && on_host > 0) || gpu_kind == 0;
-  printf("%s grid kernel: %d wrong values, %d elements by GPU teams, %d by host teams\n",
-         wrong || !mixed ? "FAIL" : "PASS", wrong, on_gpu, on_host);
-  bad += wrong || !mixed;
+  bad += check_kinds("grid kernel", spread_rt);
 
   printf("%s: auto_spread on %d GPU(s)\n", bad ? "FAIL" : "PASS", gpu_count);
   return bad != 0;
