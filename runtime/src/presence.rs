@@ -25,7 +25,7 @@ use crate::abi::map;
 use crate::runtime::mapping::MapArgs;
 use crate::runtime::{DeviceSlot, Runtime};
 use parking_lot::Mutex;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// What the mapping of one argument of a construct found on other devices.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -182,37 +182,6 @@ pub fn pointer_warning(args: &MapArgs, device: usize, f: &Finding) -> String {
         f.holder,
         holder_mapping(f)
     )
-}
-
-/// The spread construct execution whose chunk last mapped each section (device, host begin,
-/// bytes): a neighbouring chunk's halo overlaps it by design.
-static SECTIONS: Mutex<Option<HashMap<Section, u64>>> = Mutex::new(None);
-
-/// A mapped section: device, first host byte, bytes.
-type Section = (usize, usize, usize);
-
-/// Notes that a chunk of spread execution `execution` maps `args`' sections on `device`.
-pub fn note_sections(execution: u64, device: usize, args: &MapArgs) {
-    let mut sections = SECTIONS.lock();
-    let sections = sections.get_or_insert_with(HashMap::new);
-    for i in 0..args.len() {
-        if let Ok(size) = usize::try_from(args.sizes[i]) {
-            if size > 0 && args.begins[i] != 0 {
-                sections.insert((device, args.begins[i], size), execution);
-            }
-        }
-    }
-}
-
-/// Whether the mapping `f` found on another device is a section a chunk of the same spread
-/// execution mapped there (a neighbour's, whose halo this chunk's section overlaps).
-pub fn same_execution(execution: u64, f: &Finding) -> bool {
-    let (begin, size, _) = f.held;
-    SECTIONS
-        .lock()
-        .as_ref()
-        .and_then(|s| s.get(&(f.holder, begin, size)))
-        == Some(&execution)
 }
 
 /// Whether the warning for (`site`, argument `arg`) is printed for the first time: each is

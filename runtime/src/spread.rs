@@ -253,9 +253,9 @@ impl Dealer {
 pub struct Region {
     /// The construct this region executes.
     pub construct: Construct,
-    /// This execution of it, numbered over the process: its chunks' data are told from another
-    /// execution's (`crate::presence`).
-    pub execution: u64,
+    /// The sections this execution's chunks map, so that a neighbour's halo is told from
+    /// another execution's mapping (`crate::presence`).
+    pub sections: Arc<Sections>,
     /// The region whose chunk loop the beginning thread was in when this one began (the C
     /// ABI's record of the dealing thread, `capi/spread_exports.rs`), restored at its end.
     pub dealing_outer: usize,
@@ -326,16 +326,39 @@ static NEXT_TOKEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsi
 /// The construct and device each token slot was last given to.
 static TOKEN_OWNERS: Mutex<Option<std::collections::HashMap<usize, TokenOwner>>> = Mutex::new(None);
 
-/// A chunk token's construct, device and execution ([`chunk_of_token`]).
-type TokenOwner = (Construct, i32, u64);
+/// A chunk token's construct, device and execution's sections ([`chunk_of_token`]).
+type TokenOwner = (Construct, i32, Arc<Sections>);
 
-/// Executions of spread constructs so far (each region's [`Region::execution`]).
-static EXECUTIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+/// The sections the chunks of one execution of a spread construct map (device, first host
+/// byte, bytes): a neighbouring chunk's halo overlaps one of them by design
+/// (`crate::presence`). Owned by the execution's region and its `nowait` chunk tokens, so it
+/// goes with them.
+#[derive(Default)]
+pub struct Sections(Mutex<std::collections::HashSet<(usize, usize, usize)>>);
 
-/// The spread construct, device and execution ([`Region::execution`]) whose `nowait` chunk a
-/// target task with `depend` items at `addrs` is, if one of them is a chunk token (see
-/// [`Region::device_token`]).
-pub fn chunk_of_token(mut addrs: impl Iterator<Item = usize>) -> Option<(Construct, i32, u64)> {
+impl Sections {
+    /// Notes that a chunk maps `args`' sections on `device`.
+    pub fn note(&self, device: usize, args: &crate::runtime::mapping::MapArgs) {
+        let mut sections = self.0.lock();
+        for i in 0..args.len() {
+            if let Ok(size) = usize::try_from(args.sizes[i]) {
+                if size > 0 && args.begins[i] != 0 {
+                    sections.insert((device, args.begins[i], size));
+                }
+            }
+        }
+    }
+
+    /// Whether a chunk of this execution mapped `size` bytes at host `begin` on `device`.
+    pub fn holds(&self, device: usize, begin: usize, size: usize) -> bool {
+        self.0.lock().contains(&(device, begin, size))
+    }
+}
+
+/// The spread construct, device and execution's sections ([`Region::sections`]) whose
+/// `nowait` chunk a target task with `depend` items at `addrs` is, if one of them is a chunk
+/// token (see [`Region::device_token`]).
+pub fn chunk_of_token(mut addrs: impl Iterator<Item = usize>) -> Option<TokenOwner> {
     let lo = std::ptr::addr_of!(TOKENS) as usize;
     let token = addrs.find(|&a| a >= lo && a < lo + TOKEN_SLOTS)?;
     TOKEN_OWNERS.lock().as_ref()?.get(&token).cloned()
@@ -500,7 +523,7 @@ impl Region {
         Ok(Region {
             dealing_outer: 0,
             construct,
-            execution: EXECUTIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            sections: Arc::default(),
             dealer,
             devices: list,
             unit: None,
@@ -841,7 +864,7 @@ impl Region {
             TOKEN_OWNERS
                 .lock()
                 .get_or_insert_with(Default::default)
-                .insert(addr, (self.construct.clone(), d, self.execution));
+                .insert(addr, (self.construct.clone(), d, self.sections.clone()));
         }
         addr
     }

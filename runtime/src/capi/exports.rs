@@ -321,14 +321,14 @@ fn start_nowait(
     }
     // A chunk task of a `target spread nowait` (its depend items name the region's token):
     // its data must be where it runs, as a chunk the region launches itself.
-    if let Some((construct, _, execution)) = owner
+    if let Some((construct, _, sections)) = owner
         .as_ref()
         .and_then(|o| crate::spread::chunk_of_token(o.deps.iter().map(|d| d.addr)))
     {
         let what = format!("a nowait chunk of {construct}");
         if let Err(e) = super::spread_exports::chunk_data_check_of(
             rt,
-            (&construct, execution),
+            (&construct, &sections),
             &what,
             slot,
             args,

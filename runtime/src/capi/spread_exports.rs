@@ -318,16 +318,16 @@ fn chunk_data_check(
 ) -> Result<(), Error> {
     let c = reg.current();
     let what = format!("{} chunk [{},{})", reg.construct, c.lo, c.hi);
-    chunk_data_check_of(rt, (&reg.construct, reg.execution), &what, slot, args)
+    chunk_data_check_of(rt, (&reg.construct, &reg.sections), &what, slot, args)
 }
 
-/// [`chunk_data_check`] for a chunk of `construct`'s execution `execution` described as `what`
-/// (the chunk tasks of a `target spread nowait` reach the runtime as target tasks of their
-/// own). A section that overlaps another device's mapping made by a chunk of the same execution
-/// is a neighbour's halo, overlapping by design: not warned about.
+/// [`chunk_data_check`] for a chunk of an execution of `construct` that maps `sections`,
+/// described as `what` (the chunk tasks of a `target spread nowait` reach the runtime as target
+/// tasks of their own). A section that overlaps another device's mapping made by a chunk of the
+/// same execution is a neighbour's halo, overlapping by design: not warned about.
 pub(super) fn chunk_data_check_of(
     rt: &runtime::Runtime,
-    (construct, execution): (&Construct, u64),
+    (construct, sections): (&Construct, &crate::spread::Sections),
     what: &str,
     slot: &runtime::DeviceSlot,
     args: &MapArgs,
@@ -340,7 +340,7 @@ pub(super) fn chunk_data_check_of(
             ));
         }
     }
-    crate::presence::note_sections(execution, slot.id, args);
+    sections.note(slot.id, args);
     for f in crate::presence::elsewhere(rt, slot, args, false) {
         if f.pointer {
             return Err(Error::new(
@@ -348,7 +348,7 @@ pub(super) fn chunk_data_check_of(
                 crate::presence::chunk_error(args, slot.id, &f),
             ));
         }
-        if crate::presence::same_execution(execution, &f) {
+        if sections.holds(f.holder, f.held.0, f.held.1) {
             continue;
         }
         if crate::presence::first_time(construct.to_string(), f.arg) {
