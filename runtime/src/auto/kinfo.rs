@@ -512,6 +512,8 @@ pub struct Plan {
     /// The groups of read-only entries that share host bytes (entry numbers, ascending).
     groups: Vec<Vec<usize>>,
     tripcount: u64,
+    /// A grid kernel's: the tripcount is its league's teams.
+    grid: bool,
 }
 
 /// The section of one entry for one block.
@@ -857,12 +859,18 @@ impl Plan {
             cuts,
             groups,
             tripcount,
+            grid: info.grid,
         })
     }
 
     /// The launch's tripcount.
     pub fn tripcount(&self) -> u64 {
         self.tripcount
+    }
+
+    /// Whether the blocks are windows of a grid kernel's league (its tripcount counts teams).
+    pub fn grid(&self) -> bool {
+        self.grid
     }
 
     /// Elements (of an access's width) one iteration handles at most, where an iteration

@@ -140,7 +140,6 @@ pub fn target_kernel(
         });
         return Outcome::NotMine;
     };
-    let grid = matches!(&known, Ok(info) if info.grid);
     match decide(rt, known, wanted, device, region, args, cfg, &resident) {
         Ok((devices, plan, left_out)) => {
             let blocks_shown = say(Decision::Spread(devices.clone()), &|| {
@@ -150,7 +149,7 @@ pub fn target_kernel(
                 } else {
                     format!(" (left out: {})", left_out.join("; "))
                 };
-                let unit = if grid { "teams" } else { "iterations" };
+                let unit = if plan.grid() { "teams" } else { "iterations" };
                 format!(
                     "spread over devices {:?}: {} {unit}{why}",
                     devices,
@@ -173,7 +172,6 @@ pub fn target_kernel(
                 cfg,
                 plan,
                 resident,
-                grid,
                 (&at, blocks_shown),
             ))
         }
@@ -526,12 +524,11 @@ fn spread(
     cfg: &LaunchConfig,
     plan: Plan,
     resident: Vec<Option<(usize, usize)>>,
-    grid: bool,
     (kernel, show_blocks): (&dyn Fn() -> String, bool),
 ) -> Result<()> {
     let tripcount = plan.tripcount();
-    let league = grid.then_some(tripcount);
-    let mut copies = grid.then(|| grid::Copies::new(&plan));
+    let league = plan.grid().then_some(tripcount);
+    let mut copies = plan.grid().then(|| grid::Copies::new(&plan));
     let plan = Arc::new(plan);
     let what = format!("{} at {}", construct.name(), construct.at());
     let mut reductions = plan
