@@ -107,8 +107,6 @@ enum AccessMode : uint32_t {
 };
 // Header flags: the kernel is a grid kernel (its window counts teams).
 constexpr uint32_t InfoFlagGrid = 1;
-// A grid kernel's window: {lo, hi, league}; league 0 until the runtime cuts.
-constexpr unsigned GridWindowWords = 3;
 
 // Reduction operators and types as spread.h codes them (__SPREAD_RED_*,
 // __SPREAD_TYPE_*), the runtime's Mode::Reduce. `-` is combined as `+`
@@ -3754,18 +3752,16 @@ public:
     SmallVector<std::pair<Function *, CallBase *>, 4> Regions;
     if (C.P)
       Regions = C.regions();
-    auto RegionChain = [&](Function *Q, CallBase *Call) {
-      Chain R = C;
-      R.P = R.PBody = Q;
-      R.PCall = Call;
-      R.MoreP.clear();
-      return R;
-    };
     bool Ok = scan(*C.K, C) && scan(*C.T, C);
     for (auto [Q, Call] : Regions) {
       if (!Ok)
         break;
-      Ok = scan(*Q, RegionChain(Q, Call));
+      // The Tracer finds the actual arguments of the region its chain names.
+      Chain R = C;
+      R.P = R.PBody = Q;
+      R.PCall = Call;
+      R.MoreP.clear();
+      Ok = scan(*Q, R);
     }
     if (!Ok) {
       WhyOut = Why;
@@ -3794,10 +3790,11 @@ private:
     return false;
   }
 
-  // Where the memory Ptr points at lives, seen from the chain R: an argument
+  // Where the memory Ptr points at lives, seen from the scanned function's
+  // chain: an argument
   // when any of its possible objects is one (all the same argument), Bad when
   // one cannot be traced.
-  Where locate(Value *Ptr, const Chain &R) {
+  Where locate(Value *Ptr) {
     SmallVector<const Value *, 4> Objs;
     getUnderlyingObjects(Ptr, Objs, nullptr, 0);
     Where Out{Kind::Local, 0};
@@ -3808,7 +3805,7 @@ private:
       } else if (auto *GV = dyn_cast<GlobalVariable>(O)) {
         W.K = GV->isConstant() ? Kind::Constant : Kind::Bad;
       } else {
-        W = follow(const_cast<Value *>(O), R);
+        W = follow(const_cast<Value *>(O));
       }
       if (W.K == Kind::Bad || (W.K == Kind::Arg && Out.K == Kind::Arg &&
                                W.Arg != Out.Arg))
@@ -3821,10 +3818,9 @@ private:
 
   // Where pointer V comes from: a mapped argument, the team's or a thread's
   // own memory, or Bad.
-  Where follow(Value *V, const Chain &R) {
-    Tracer Tr(R, DL);
+  Where follow(Value *V) {
     unsigned Bits = 64;
-    Source S = Tr.resolve(V, Bits);
+    Source S = Tr->resolve(V, Bits);
     if (S.Kind == Source::KernelArg &&
         C.K->getArg(S.Index + 1)->getType()->isPointerTy())
       return {Kind::Arg, S.Index};
@@ -3834,8 +3830,8 @@ private:
   }
 
   // One access of F: a load, a store, a memory intrinsic's operand.
-  bool access(Instruction &I, Value *Ptr, bool IsWrite, const Chain &R) {
-    Where W = locate(Ptr, R);
+  bool access(Instruction &I, Value *Ptr, bool IsWrite) {
+    Where W = locate(Ptr);
     switch (W.K) {
     case Kind::Local:
       return true;
@@ -3858,39 +3854,43 @@ private:
     return true;
   }
 
+  // F's instructions, its pointers traced through chain R (one Tracer for
+  // the function: it keeps what it found about the slots).
   bool scan(Function &F, const Chain &R) {
+    Tracer FTr(R, DL);
+    Tr = &FTr;
     for (Instruction &I : instructions(F)) {
       if (auto *CB = dyn_cast<CallBase>(&I)) {
-        if (!call(*CB, R))
+        if (!call(*CB))
           return false;
         continue;
       }
       if (auto *LI = dyn_cast<LoadInst>(&I)) {
-        if (LI->isAtomic() && locate(LI->getPointerOperand(), R).K != Kind::Local)
+        if (LI->isAtomic() && locate(LI->getPointerOperand()).K != Kind::Local)
           return refuse("an atomic access to mapped data" + lineOf(&I));
-        if (!access(I, LI->getPointerOperand(), false, R))
+        if (!access(I, LI->getPointerOperand(), false))
           return false;
       } else if (auto *SI = dyn_cast<StoreInst>(&I)) {
-        if (SI->isAtomic() && locate(SI->getPointerOperand(), R).K != Kind::Local)
+        if (SI->isAtomic() && locate(SI->getPointerOperand()).K != Kind::Local)
           return refuse("an atomic access to mapped data" + lineOf(&I));
-        if (!access(I, SI->getPointerOperand(), true, R))
+        if (!access(I, SI->getPointerOperand(), true))
           return false;
         // A mapped address kept in memory other than the team's own
         // variables: each device holds its copy at its own address.
         if (SI->getValueOperand()->getType()->isPointerTy() &&
-            locate(SI->getValueOperand(), R).K == Kind::Arg &&
-            locate(SI->getPointerOperand(), R).K != Kind::Local)
+            locate(SI->getValueOperand()).K == Kind::Arg &&
+            locate(SI->getPointerOperand()).K != Kind::Local)
           return refuse("a mapped address stored to memory" + lineOf(&I));
       } else if (isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I)) {
         Value *Ptr = isa<AtomicRMWInst>(I)
                          ? cast<AtomicRMWInst>(I).getPointerOperand()
                          : cast<AtomicCmpXchgInst>(I).getPointerOperand();
-        if (locate(Ptr, R).K != Kind::Local)
+        if (locate(Ptr).K != Kind::Local)
           return refuse("an atomic update of mapped data (teams would each "
                         "update a copy of their own)" +
                         lineOf(&I));
       } else if (auto *PI = dyn_cast<PtrToIntInst>(&I)) {
-        if (locate(PI->getOperand(0), R).K == Kind::Arg)
+        if (locate(PI->getOperand(0)).K == Kind::Arg)
           return refuse("the address of a mapped argument used as a value "
                         "(each device holds its own copy at its own "
                         "address)" +
@@ -3902,7 +3902,7 @@ private:
     return true;
   }
 
-  bool call(CallBase &CB, const Chain &R) {
+  bool call(CallBase &CB) {
     if (&CB == C.TCall)
       return true;
     if (C.P)
@@ -3910,10 +3910,10 @@ private:
         if (&CB == Call)
           return true;
     if (auto *MI = dyn_cast<MemIntrinsic>(&CB)) {
-      if (!access(CB, MI->getRawDest(), true, R))
+      if (!access(CB, MI->getRawDest(), true))
         return false;
       if (auto *MT = dyn_cast<MemTransferInst>(MI))
-        return access(CB, MT->getRawSource(), false, R);
+        return access(CB, MT->getRawSource(), false);
       return true;
     }
     if (auto *II = dyn_cast<IntrinsicInst>(&CB)) {
@@ -3948,6 +3948,7 @@ private:
   const DataLayout &DL;
   std::string Why;
   std::map<unsigned, bool> Touched; // argument -> written
+  Tracer *Tr = nullptr;               // the scanned function's
 };
 
 // The grid analysis on the clone: K, T and the parallel regions with their
